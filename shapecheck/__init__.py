@@ -1,0 +1,19 @@
+"""shapecheck: a symbolic shape and type checker for tensor operators.
+
+Spec text -> parsed spec -> solver -> result -> report.  The public hook:
+
+* ``infer(op, opset, inputs, attrs)`` -> ``Result`` for one operator query;
+* ``execute(op, opset, inputs, attrs)`` -> output arrays, checked against the same spec;
+* ``check_model(model_or_path)`` -> a report for every node of an ONNX model or OpenVINO IR;
+* ``diff(a, b)`` -> what changed between two operator versions, with witnesses.
+"""
+from __future__ import annotations
+
+from .api import infer
+from .errors import ConstraintError, ShapeCheckError, SpecError, UsageError
+from .result import Finding, Result
+from .types import TensorType, parse_type
+
+__all__ = ["infer", "Result", "Finding", "TensorType", "parse_type", "ShapeCheckError", "UsageError",
+           "SpecError", "ConstraintError"]
+__version__ = "0.1.0"

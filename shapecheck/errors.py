@@ -1,0 +1,42 @@
+"""The package's exceptions: every error a user can cause is one of these.
+
+The CLI turns a ``ShapeCheckError`` into one paragraph on stderr and an exit
+code; nothing else the package raises is meant for users.
+"""
+from __future__ import annotations
+
+
+class ShapeCheckError(Exception):
+    """Base of every error shapecheck reports to a user."""
+
+    exit_code = 2
+
+
+class UsageError(ShapeCheckError):
+    """Input that cannot be used: a bad type string, unknown op, unreadable model."""
+
+
+class SpecError(UsageError):
+    """A spec file that does not parse or does not make sense, located at ``file:line``."""
+
+    def __init__(self, message: str, file: str = "", line: int = 0):
+        self.file, self.line = file, line
+        where = f"{file}:{line}: " if file and line else (f"{file}: " if file else "")
+        super().__init__(where + message)
+
+
+class ConstraintError(ShapeCheckError):
+    """Concrete inputs break a constraint of the spec (raised by the executor).
+
+    Carries the spec name, the constraint id and text, and the values involved.
+    """
+
+    exit_code = 1
+
+    def __init__(self, spec: str, constraint: str, rule: str, message: str, values: dict | None = None):
+        self.spec, self.constraint, self.rule, self.values = spec, constraint, rule, values or {}
+        vals = ", ".join(f"{k} = {v}" for k, v in self.values.items())
+        text = f"{spec} {constraint} `{rule}` does not hold: {message}"
+        if vals:
+            text += f" ({vals})"
+        super().__init__(text)

@@ -1,0 +1,97 @@
+"""The one result type: produced by the solver, read by reports, model checks, verify and diff.
+
+>>> r = Result(status="valid", spec="ScatterND-16")
+>>> r.ok
+True
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .types import TensorType
+
+STATUSES = ("valid", "conditional", "invalid")
+# Per constraint: proved, refuted, conditional (holds under stated relations),
+# unchecked (needs tensor contents known only at run time), skipped (meaningless once another failed).
+CONSTRAINT_STATUSES = ("proved", "refuted", "conditional", "unchecked", "skipped")
+
+
+@dataclass
+class Finding:
+    """A violated constraint or a warning: which rule, its text, the values involved, a fix."""
+
+    constraint: str
+    rule: str
+    message: str
+    values: dict[str, str] = field(default_factory=dict)
+    fix: str = ""
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"constraint": self.constraint, "rule": self.rule, "message": self.message}
+        if self.values:
+            d["values"] = dict(self.values)
+        if self.detail:
+            d["detail"] = self.detail
+        if self.fix:
+            d["fix"] = self.fix
+        return d
+
+    def __str__(self) -> str:
+        s = f"{self.constraint} `{self.rule}`: {self.message}"
+        if self.detail:
+            s += f" ({self.detail})"
+        return s
+
+
+@dataclass
+class ConstraintResult:
+    id: str
+    rule: str
+    message: str
+    status: str
+    conditions: list[str] = field(default_factory=list)
+    values: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"id": self.id, "rule": self.rule, "status": self.status}
+        if self.conditions:
+            d["conditions"] = list(self.conditions)
+        if self.values:
+            d["values"] = dict(self.values)
+        return d
+
+
+@dataclass
+class Result:
+    """What the solver concluded about one operator query."""
+
+    status: str
+    spec: str
+    op: str = ""
+    opset: int | None = None
+    outputs: dict[str, TensorType] = field(default_factory=dict)
+    conditions: list[str] = field(default_factory=list)
+    violations: list[Finding] = field(default_factory=list)
+    warnings: list[Finding] = field(default_factory=list)
+    constraints: list[ConstraintResult] = field(default_factory=list)
+    # which constraint each condition comes from, for reports that group them
+    condition_sources: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.status != "invalid"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "spec": self.spec,
+            "op": self.op,
+            "opset": self.opset,
+            "outputs": {k: str(v) for k, v in self.outputs.items()},
+            "conditions": list(self.conditions),
+            "violations": [v.to_dict() for v in self.violations],
+            "warnings": [w.to_dict() for w in self.warnings],
+            "constraints": [c.to_dict() for c in self.constraints],
+        }

@@ -1,0 +1,600 @@
+"""A query (input types, attributes) + its spec -> a ``Result``.
+
+Every constraint ends as proved, refuted, conditional (with the residual relation in
+the user's symbols), unchecked (needs run-time index values) or skipped.  When every dim is
+an ``int`` the constraints run on plain integers; sympy is used only where symbols are.
+
+Unknown dims and ranks are *unified* with what the constraints require (``updates``
+of unknown rank gets the shape C7 asks for), and a symbol used as a slice bound
+(ScatterND's ``k``) is solved from the rank equations when one value fits.
+
+>>> from shapecheck.spec.load import default_registry
+>>> spec = default_registry().resolve("ScatterND", 18)
+>>> r = solve(spec, {"data": "float[N,C]", "indices": "int64[M,1]", "updates": "float[M,C]"})
+>>> r.status, str(r.outputs["output"])
+('valid', 'float[N,C]')
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import numpy as np
+import sympy
+
+from .errors import UsageError
+from .result import ConstraintResult, Finding, Result
+from .spec.compile import (Cond, EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownDType, UnknownShape,
+                           as_cond, compile_expr, fresh_shape, lazy, lookup)
+from .spec.load import Rule, Spec
+from .spec.notation import Node, unparse
+from .types import TensorType, as_tensor_type, expr_str, is_unknown, normalize_dim, value_str
+
+_MAX_RANK_GUESS = 8
+
+
+# ---------------------------------------------------------------- query preparation
+
+def prepare_inputs(spec: Spec, inputs: dict[str, Any]) -> dict[str, TensorType]:
+    """Type strings / arrays -> TensorTypes; a missing or unknown input is a UsageError."""
+    if not isinstance(inputs, dict):
+        raise UsageError(f"{spec.name}: inputs must be a mapping of input name to type")
+    declared = [i.name for i in spec.inputs]
+    extra = [n for n in inputs if n not in declared]
+    if extra:
+        raise UsageError(f"{spec.name} has no input {extra[0]!r}; its inputs are {', '.join(declared)}")
+    out = {}
+    for decl in spec.inputs:
+        if decl.name not in inputs or inputs[decl.name] is None:
+            if decl.optional:
+                continue
+            raise UsageError(f"{spec.name} needs input {decl.name!r} ({decl.doc or decl.type}); "
+                             f"give all of {', '.join(declared)}")
+        out[decl.name] = as_tensor_type(inputs[decl.name], decl.name)
+    return out
+
+
+def prepare_attrs(spec: Spec, attrs: dict[str, Any] | None, unknown: str = "error") -> tuple[dict, list[Finding]]:
+    """Apply defaults and check types.  ``unknown="error"`` raises; ``"finding"`` returns violations."""
+    attrs = dict(attrs or {})
+    findings: list[Finding] = []
+    out: dict[str, Any] = {}
+    for name, value in attrs.items():
+        decl = spec.attributes.get(name)
+        if decl is None:
+            have = ", ".join(spec.attributes) or "no attributes"
+            later = _first_version_with_attr(spec, name)
+            fix = f"remove {name!r}" + (f", or use {later} (opset >= {later.rsplit('-', 1)[1]})" if later else "")
+            msg = f"{spec.name} has no attribute {name!r} (it has {have})"
+            if unknown == "error":
+                raise UsageError(msg + f"; {fix}")
+            findings.append(Finding("A1", "attributes are declared by the spec", msg, {name: repr(value)}, fix))
+            continue
+        conv = _convert_attr(decl.type, value)
+        if conv is None:
+            msg = f"{spec.name} attribute {name!r} must be {decl.type}, got {value!r}"
+            if unknown == "error":
+                raise UsageError(msg)
+            findings.append(Finding("A2", f"{name} is {decl.type}", msg, {name: repr(value)}, f"give {name} a {decl.type} value"))
+            continue
+        out[name] = conv
+    for name, decl in spec.attributes.items():
+        if name not in out:
+            out[name] = decl.default
+    return out, findings
+
+
+def _convert_attr(atype: str, value: Any) -> Any:
+    if atype == "int":
+        if isinstance(value, bool):
+            return None
+        if isinstance(value, (int, np.integer)):
+            return int(value)
+        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            return int(value)
+        return None
+    if atype == "string":
+        if isinstance(value, bytes):
+            return value.decode("utf-8", "replace")
+        return value if isinstance(value, str) else None
+    if atype == "float":
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            return None
+    if atype == "ints":
+        try:
+            return tuple(int(v) for v in value)
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+def _first_version_with_attr(spec: Spec, name: str) -> str | None:
+    from .spec.load import default_registry
+    try:
+        for s in default_registry().versions(spec.op, spec.domain):
+            if s.version > spec.version and name in s.attributes:
+                return s.name
+    except UsageError:
+        return None
+    return None
+
+
+# ---------------------------------------------------------------- environments
+
+def _env(spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any]) -> dict:
+    env: dict = {}
+    env.update(spec.types)
+    env.update(attrs)
+    for name, t in types.items():
+        env[name] = TensorVal(name, t)
+    for name, (_text, fn) in spec.lets.items():
+        env[name] = lazy(fn)
+    return env
+
+
+def _subst_type(t: TensorType, dims: dict, shape: tuple | None = None, dtype: str | None = None) -> TensorType:
+    new_shape = shape if shape is not None else t.shape
+    if new_shape is not None and dims:
+        new_shape = tuple(normalize_dim(d.xreplace(dims)) if isinstance(d, sympy.Basic) else d for d in new_shape)
+    return TensorType(dtype if dtype is not None else t.dtype, new_shape, t.value)
+
+
+class _Bindings:
+    """What unification learned: unknown dims, ranks, dtypes, and integers for slice-bound symbols."""
+
+    def __init__(self):
+        self.dims: dict = {}          # Dummy -> dim
+        self.shapes: dict = {}        # input name -> fresh shape (was unknown rank)
+        self.dtypes: dict = {}        # input name -> dtype (was unknown)
+        self.ints: dict = {}          # symbol -> int, needed to slice a shape
+        self.conds: dict[str, list[Rel]] = {}   # rule id -> relations assumed by these bindings
+        self.refuted: dict[str, str] = {}       # rule id -> why no binding can satisfy it
+
+    def types(self, base: dict[str, TensorType], dims=True, user_ints=True) -> dict[str, TensorType]:
+        sub = dict(self.dims) if dims else {}
+        for s, v in self.ints.items():
+            if user_ints or is_unknown(s):
+                sub[s] = v
+        out = {}
+        for name, t in base.items():
+            out[name] = _subst_type(t, sub, self.shapes.get(name), self.dtypes.get(name) if dims else None)
+        return out
+
+
+def _resolve(b: _Bindings, d):
+    if isinstance(d, sympy.Basic) and b.dims:
+        for _ in range(8):
+            nd = d.xreplace(b.dims)
+            if nd == d:
+                break
+            d = nd
+        return normalize_dim(d)
+    return d
+
+
+def _unify(b: _Bindings, lhs, rhs) -> bool:
+    changed = False
+    if isinstance(lhs, UnknownShape) and lhs.owner and isinstance(rhs, tuple) and lhs.owner not in b.shapes:
+        b.shapes[lhs.owner] = fresh_shape(lhs.owner, len(rhs))
+        return True
+    if isinstance(rhs, UnknownShape) and rhs.owner and isinstance(lhs, tuple) and rhs.owner not in b.shapes:
+        b.shapes[rhs.owner] = fresh_shape(rhs.owner, len(lhs))
+        return True
+    if isinstance(lhs, UnknownDType) and isinstance(rhs, str) and lhs.owner and lhs.owner not in b.dtypes:
+        b.dtypes[lhs.owner] = rhs
+        return True
+    if isinstance(rhs, UnknownDType) and isinstance(lhs, str) and rhs.owner and rhs.owner not in b.dtypes:
+        b.dtypes[rhs.owner] = lhs
+        return True
+    if isinstance(lhs, tuple) and isinstance(rhs, tuple) and len(lhs) == len(rhs):
+        for x, y in zip(lhs, rhs):
+            x, y = _resolve(b, x), _resolve(b, y)
+            if x == y:
+                continue
+            if is_unknown(x) and not (isinstance(y, sympy.Basic) and x in y.free_symbols):
+                b.dims[x] = y
+                changed = True
+            elif is_unknown(y) and not (isinstance(x, sympy.Basic) and y in x.free_symbols):
+                b.dims[y] = x
+                changed = True
+    return changed
+
+
+def _equalities(spec: Spec, rule: Rule) -> list[tuple]:
+    """The top-level ``a == b`` parts of a rule (compiled once per spec)."""
+    cache = spec.__dict__.setdefault("_eq_cache", {})
+    if rule.id not in cache:
+        out = []
+
+        def walk(n: Node):
+            if n.kind == "compare" and n.value == ("==",):
+                out.append((compile_expr(n.children[0]), compile_expr(n.children[1])))
+            elif n.kind == "and":
+                for c in n.children:
+                    walk(c)
+        walk(rule.tree)
+        cache[rule.id] = out
+    return cache[rule.id]
+
+
+def _value_inputs(spec: Spec, rule_or_tree) -> set[str]:
+    """Inputs whose contents (not shape or type) a rule reads."""
+    cache = spec.__dict__.setdefault("_value_cache", {})
+    tree = rule_or_tree.tree if isinstance(rule_or_tree, Rule) else rule_or_tree
+    key = id(tree)
+    if key not in cache:
+        names = {i.name for i in spec.inputs}
+        out: set[str] = set()
+
+        def walk(n: Node, shape_ctx: bool):
+            if not isinstance(n, Node):
+                return
+            if n.kind == "name":
+                if n.value in names and not shape_ctx:
+                    out.add(n.value)
+                return
+            if n.kind == "attr":
+                walk(n.children[0], True)
+                return
+            if n.kind == "call" and n.value in ("rank", "dtype"):
+                for c in n.children:
+                    walk(c, True)
+                return
+            for c in n.children:
+                walk(c, False)
+        walk(tree, False)
+        # a let read by the rule may read values too
+        for let_name, (text, _fn) in spec.lets.items():
+            if let_name in _names(tree):
+                from .spec.notation import parse
+                out |= _value_inputs(spec, parse(text))
+        cache[key] = out
+    return cache[key]
+
+
+def _names(tree: Node) -> set[str]:
+    from .spec.notation import names_in
+    return names_in(tree)
+
+
+# ---------------------------------------------------------------- solving
+
+def _learn(spec: Spec, base: dict[str, TensorType], attrs: dict) -> _Bindings:
+    b = _Bindings()
+    for _round in range(6):
+        changed = False
+        env = _env(spec, b.types(base), attrs)
+        for rule in spec.constraints:
+            for lhs_fn, rhs_fn in _equalities(spec, rule):
+                try:
+                    lhs, rhs = lhs_fn(env), rhs_fn(env)
+                except NeedInt as need:
+                    if _solve_int(spec, b, base, attrs, rule, need.expr):
+                        changed = True
+                        break
+                    continue
+                except EvalError:
+                    continue
+                if _unify(b, lhs, rhs):
+                    changed = True
+                    for ch in (lhs, rhs):
+                        if isinstance(ch, UnknownShape) and ch.owner in b.shapes:
+                            b.conds.setdefault(rule.id, []).append(
+                                Rel("==", sympy.Symbol(f"rank({ch.owner})"), len(b.shapes[ch.owner])))
+            if changed:
+                break
+        if not changed:
+            break
+    return b
+
+
+def _solve_int(spec: Spec, b: _Bindings, base, attrs, rule: Rule, expr) -> bool:
+    """Find the one integer that a slice-bound symbol can take so that every shape equality has matching ranks."""
+    free = [s for s in getattr(expr, "free_symbols", ()) if s not in b.ints]
+    if len(free) != 1:
+        return False
+    sym = free[0]
+    feasible = []
+    undetermined = False
+    for v in range(_MAX_RANK_GUESS + 1):
+        trial = _Bindings()
+        trial.dims, trial.shapes, trial.dtypes = b.dims, b.shapes, b.dtypes
+        trial.ints = dict(b.ints)
+        trial.ints[sym] = v
+        env = _env(spec, trial.types(base), attrs)
+        ok = True
+        for r in spec.constraints:
+            for lhs_fn, rhs_fn in _equalities(spec, r):
+                try:
+                    lhs, rhs = lhs_fn(env), rhs_fn(env)
+                except (NeedInt, EvalError):
+                    continue
+                if isinstance(lhs, tuple) and isinstance(rhs, tuple) and len(lhs) != len(rhs):
+                    ok = False
+                elif isinstance(lhs, Unknown) or isinstance(rhs, Unknown):
+                    undetermined = True
+        if ok:
+            feasible.append(v)
+    if len(feasible) == 1 and not undetermined:
+        b.ints[sym] = feasible[0]
+        b.conds.setdefault(rule.id, []).append(Rel("==", sym, feasible[0]))
+        return True
+    if not feasible:
+        b.refuted[rule.id] = (f"no value of {expr_str(sym)} makes the ranks agree "
+                              f"(tried 0..{_MAX_RANK_GUESS})")
+    return False
+
+
+def _rule_status(spec: Spec, rule: Rule, env: dict, types: dict[str, TensorType], b: _Bindings):
+    """-> (status, conditions, Cond-or-None, error text)"""
+    if rule.id in b.refuted:
+        return "refuted", [], None, b.refuted[rule.id]
+    need = _value_inputs(spec, rule)
+    if any(types[n].value is None for n in need if n in types):
+        return "unchecked", [], None, ""
+    try:
+        v = rule.fn(env)
+    except NeedInt:
+        return "conditional", [rule.rule], None, ""
+    except EvalError as exc:
+        return "error", [], None, str(exc)
+    extra = [str(r) for r in b.conds.get(rule.id, [])]
+    if v is True or (isinstance(v, (bool, np.bool_)) and v):
+        return ("conditional" if extra else "proved"), extra, None, ""
+    if v is False or isinstance(v, (bool, np.bool_)):
+        return "refuted", [], None, ""
+    c = as_cond(v)
+    texts = c.texts()
+    if c.opaque and not texts:
+        texts = [rule.rule]
+    if not texts and c.needs_value:
+        return ("conditional" if extra else "unchecked"), extra, c, ""
+    return "conditional", extra + [t for t in texts if t not in extra], c, ""
+
+
+def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = None, *,
+          opset: int | None = None, unknown_attrs: str = "error", hints: bool = True) -> Result:
+    """Check one query against one spec and infer its outputs."""
+    base = prepare_inputs(spec, inputs)
+    attr_values, attr_findings = prepare_attrs(spec, attrs, unknown_attrs)
+    symbolic = any(t.dtype is None or t.shape is None or any(type(d) is not int for d in t.shape)
+                   for t in base.values())
+    b = _learn(spec, base, attr_values) if symbolic else _Bindings()
+    types = b.types(base, dims=False) if symbolic else base
+    env = _env(spec, types, attr_values)
+
+    result = Result(status="valid", spec=spec.name, op=spec.qualified_op, opset=opset)
+    result.violations.extend(attr_findings)
+    statuses = []
+    for rule in spec.constraints:
+        status, conds, cond, err = _rule_status(spec, rule, env, types, b)
+        statuses.append((rule, status, conds, err))
+    any_refuted = any(s == "refuted" for _, s, _, _ in statuses) or bool(attr_findings)
+    for rule, status, conds, err in statuses:
+        if status == "error":
+            status = "skipped" if any_refuted else "refuted"
+        cr = ConstraintResult(rule.id, rule.rule, rule.message, status, conds)
+        if status in ("refuted", "conditional"):
+            cr.values = _values_involved(spec, rule, env)
+        result.constraints.append(cr)
+        if status == "refuted":
+            result.violations.append(Finding(rule.id, rule.rule, rule.message, cr.values,
+                                             _fix(spec, rule, env, base, attrs, hints, opset), err))
+        for c in conds:
+            if c not in result.conditions:
+                result.conditions.append(c)
+            result.condition_sources.setdefault(c, []).append(rule.id)
+
+    contradiction = _contradiction(result)
+    if contradiction:
+        result.violations.append(contradiction)
+
+    out_types = b.types(base, dims=True, user_ints=False) if symbolic else base
+    out_env = _env(spec, out_types, attr_values)
+    for out in spec.outputs:
+        result.outputs[out.name] = _output_type(out, out_env)
+
+    for rule in spec.warnings:
+        need = _value_inputs(spec, rule)
+        if any(types[n].value is None for n in need if n in types):
+            continue
+        try:
+            v = rule.fn(env)
+        except (EvalError, NeedInt):
+            continue
+        if v is False or (isinstance(v, (bool, np.bool_)) and not v):
+            result.warnings.append(Finding(rule.id, rule.rule, rule.message))
+    if spec.deprecated:
+        # onnx.checker and onnxruntime reject a deprecated op at the opsets where it is deprecated
+        result.violations.append(Finding("deprecated", f"{spec.op} is deprecated at opset {spec.version}",
+                                         spec.deprecated, {}, _deprecation_fix(spec)))
+
+    if result.violations:
+        result.status = "invalid"
+    elif result.conditions:
+        result.status = "conditional"
+    return result
+
+
+def _deprecation_fix(spec: Spec) -> str:
+    from .spec.load import default_registry
+    older = [s for s in default_registry().versions(spec.op, spec.domain) if s.version < spec.version and not s.deprecated]
+    fix = "replace the node by its successor named in the message"
+    if older:
+        fix += f", or keep the model's opset below {spec.version}"
+    return fix
+
+
+def _output_type(out, env) -> TensorType:
+    try:
+        dt = out.type_fn(env)
+    except (EvalError, NeedInt):
+        dt = None
+    try:
+        shape = out.shape_fn(env)
+    except (EvalError, NeedInt):
+        shape = None
+    return TensorType(dt if isinstance(dt, str) else None,
+                      tuple(normalize_dim(d) for d in shape) if isinstance(shape, tuple) else None)
+
+
+def _contradiction(result: Result) -> Finding | None:
+    """Conditions that cannot all hold (``N == 4`` and ``N == 5``) make the query invalid."""
+    eqs = []
+    for text in result.conditions:
+        rel = parse_relation(text)
+        if rel is not None and isinstance(rel, sympy.Eq):
+            eqs.append((text, rel))
+    if len(eqs) < 2:
+        return None
+    return contradiction_of(eqs, lambda t: result.condition_sources.get(t, []))
+
+
+def contradiction_of(eqs: list[tuple[str, Any]], sources) -> Finding | None:
+    """A Finding when the equalities ``eqs`` (text, sympy Eq) have no common solution."""
+    syms = set()
+    for _, e in eqs:
+        syms |= e.free_symbols
+    try:
+        sol = sympy.solve([e for _, e in eqs], list(syms), dict=True)
+    except (NotImplementedError, ValueError, TypeError):
+        return None
+    if sol:
+        for s in sol:
+            if all(not (v.is_number and (v < 0 or not v.is_integer)) for v in s.values()):
+                return None
+    ids = []
+    for t, _ in eqs:
+        for i in sources(t):
+            if i not in ids:
+                ids.append(i)
+    texts = [t for t, _ in eqs]
+    return Finding("+".join(ids) or "conditions", " and ".join(texts),
+                   "these conditions cannot all hold", {},
+                   "make the dims agree: " + ", ".join(texts), "no values of the dims satisfy them together")
+
+
+_REL_OPS = ("==", "!=", "<=", ">=", "<", ">")
+
+
+def parse_relation(text: str) -> Any:
+    """A condition string -> a sympy relation over dim symbols (None if it is not one).
+
+    >>> parse_relation("K == M")
+    Eq(K, M)
+    """
+    from .types import parse_dim
+    for op in _REL_OPS:
+        if f" {op} " in text:
+            lhs, rhs = text.split(f" {op} ", 1)
+            try:
+                a, b = parse_dim(lhs), parse_dim(rhs)
+            except UsageError:
+                return None
+            return {"==": sympy.Eq, "!=": sympy.Ne, "<=": sympy.Le, ">=": sympy.Ge,
+                    "<": sympy.Lt, ">": sympy.Gt}[op](a, b)
+    return None
+
+
+# ---------------------------------------------------------------- explaining
+
+def _leaves(n: Node) -> Iterable[Node]:
+    if n is None or not isinstance(n, Node):
+        return
+    if n.kind in ("attr", "index") or (n.kind == "call" and n.value in ("rank", "dtype", "item", "prod")):
+        yield n
+        return
+    if n.kind == "name":
+        yield n
+        return
+    if n.kind == "comp":
+        return
+    for c in n.children:
+        yield from _leaves(c)
+
+
+def _fmt(v) -> str | None:
+    if isinstance(v, tuple):
+        return "[" + ",".join(expr_str(d) if not is_unknown(d) else "?" for d in v) + "]"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, sympy.Basic):
+        return expr_str(v)
+    if isinstance(v, str):
+        return repr(v) if v not in ("none",) else "'none'"
+    if isinstance(v, TensorVal):
+        return None if v.value is None else value_str(v.value)
+    if isinstance(v, np.ndarray):
+        return value_str(v)
+    if isinstance(v, UnknownShape):
+        return "unknown rank"
+    if isinstance(v, Unknown):
+        return "unknown"
+    return None
+
+
+def _values_involved(spec: Spec, rule: Rule, env: dict) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for leaf in _leaves(rule.tree):
+        text = unparse(leaf)
+        if text in out or (leaf.kind == "name" and leaf.value in spec.types):
+            continue
+        try:
+            v = compile_expr(leaf)(env) if leaf.kind != "name" else lookup(env, leaf.value)
+        except (EvalError, NeedInt, KeyError):
+            continue
+        s = _fmt(v)
+        if s is not None:
+            out[text] = s
+        if len(out) >= 6:
+            break
+    return out
+
+
+def _fix(spec: Spec, rule: Rule, env: dict, base, attrs, hints: bool, opset) -> str:
+    """What would make a refuted rule hold: an expected shape, the allowed values, a later version."""
+    parts = []
+    t = rule.tree
+    if t.kind == "compare" and t.value == ("==",):
+        lhs, rhs = t.children
+        try:
+            want = compile_expr(rhs)(env)
+        except (EvalError, NeedInt):
+            want = None
+        if isinstance(want, tuple) and lhs.kind == "attr" and lhs.value == "shape":
+            parts.append(f"give {unparse(lhs.children[0])} the shape {_fmt(want)}")
+        elif isinstance(want, str):
+            parts.append(f"make {unparse(lhs)} {want}")
+    if t.kind == "compare" and t.value == ("in",):
+        try:
+            allowed = compile_expr(t.children[1])(env)
+        except (EvalError, NeedInt):
+            allowed = None
+        if isinstance(allowed, frozenset):
+            parts.append(f"use one of {', '.join(sorted(map(str, allowed)))}")
+    if hints:
+        later = _later_version_accepting(spec, rule, base, attrs)
+        if later:
+            parts.append(f"or raise the opset: {later.name} (opset {later.version}) accepts this")
+    if rule.fix:
+        parts.insert(0, rule.fix)
+    return "; ".join(parts)
+
+
+def _later_version_accepting(spec: Spec, rule: Rule, base, attrs) -> Spec | None:
+    from .spec.load import default_registry
+    try:
+        versions = default_registry().versions(spec.op, spec.domain)
+    except UsageError:
+        return None
+    for s in versions:
+        if s.version <= spec.version:
+            continue
+        try:
+            r = solve(s, base, attrs, hints=False)
+        except UsageError:
+            continue
+        if r.ok:
+            return s
+    return None

@@ -1,0 +1,729 @@
+"""Expression trees -> closures that evaluate over concrete or symbolic values.
+
+One evaluator serves the solver and the executor.  Values are:
+
+* dims: ``int`` (the fast path, never wrapped) or sympy expressions;
+* shapes: tuples of dims, or ``UnknownShape`` when a rank is unknown;
+* element types: ``str``; type sets: ``frozenset``; attribute values: ``int``/``str``;
+* tensors: ``TensorVal`` (type + optional constant value); index values: ``numpy.ndarray``;
+* truth: ``True``/``False``, or ``Cond`` -- true under stated relations, or undecidable here.
+
+Anything not known evaluates to an ``Unknown`` that says why (static: unknown rank or
+type; value: a tensor's contents, checkable only at run time).
+
+>>> from shapecheck.spec.notation import parse
+>>> f = compile_expr(parse("a + 1 <= b"))
+>>> f({"a": 2, "b": 3})
+True
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+import sympy
+
+from ..types import Dim, TensorType, expr_str, normalize_dim, symbol, unknown_dim
+from .notation import Node
+
+Env = dict
+Fn = Callable[[Env], Any]
+
+
+# ---------------------------------------------------------------- value kinds
+
+class Unknown:
+    """A value not known statically; ``reason`` is "static" or "value" (run-time contents)."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"Unknown({self.reason})"
+
+
+UNKNOWN = Unknown("static")
+NO_VALUE = Unknown("value")
+
+
+class UnknownShape(Unknown):
+    """The shape of a tensor of unknown rank; ``owner`` names the tensor so it can be bound."""
+
+    __slots__ = ("owner",)
+
+    def __init__(self, owner: str | None):
+        super().__init__("static")
+        self.owner = owner
+
+
+class UnknownDType(Unknown):
+    __slots__ = ("owner",)
+
+    def __init__(self, owner: str | None):
+        super().__init__("static")
+        self.owner = owner
+
+
+@dataclass(frozen=True)
+class Rel:
+    """One relation between dims, kept in the user's direction for printing."""
+
+    op: str
+    lhs: Any
+    rhs: Any
+
+    def __str__(self) -> str:
+        return f"{expr_str(self.lhs)} {self.op} {expr_str(self.rhs)}"
+
+    def negate(self) -> "Rel":
+        return Rel(_NEGATE[self.op], self.lhs, self.rhs)
+
+    def sympy(self) -> sympy.Basic:
+        return _SYMPY_REL[self.op](self.lhs, self.rhs)
+
+
+_NEGATE = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+_SYMPY_REL = {"==": sympy.Eq, "!=": sympy.Ne, "<": sympy.Lt, "<=": sympy.Le, ">": sympy.Gt, ">=": sympy.Ge}
+
+
+class Cond:
+    """A truth value that holds under ``rels`` (a conjunction), or is undecidable here.
+
+    ``alts`` holds a disjunction of conjunctions when an ``or`` could not be decided;
+    ``opaque`` means part of it depends on something unknown (rank, type);
+    ``needs_value`` means part of it depends on tensor contents only known at run time.
+    """
+
+    __slots__ = ("rels", "alts", "opaque", "needs_value")
+
+    def __init__(self, rels=(), alts=(), opaque=False, needs_value=False):
+        self.rels, self.alts, self.opaque, self.needs_value = tuple(rels), tuple(alts), opaque, needs_value
+
+    def texts(self) -> list[str]:
+        out = [str(r) for r in self.rels]
+        for alt in self.alts:
+            out.append(" or ".join("(" + " and ".join(str(r) for r in conj) + ")" if len(conj) > 1
+                                   else str(conj[0]) for conj in alt))
+        return out
+
+    def __repr__(self) -> str:
+        return f"Cond({self.texts()}, opaque={self.opaque}, needs_value={self.needs_value})"
+
+
+class NeedInt(Exception):
+    """A symbolic dim was used where an integer is needed (a slice bound, a range)."""
+
+    def __init__(self, expr: Any):
+        super().__init__(str(expr))
+        self.expr = expr
+
+
+class EvalError(Exception):
+    """Evaluation is meaningless for these inputs (an index past a shape's end)."""
+
+
+class TensorVal:
+    """A tensor as the notation sees it: ``.shape``, ``.dtype``, and its contents if constant."""
+
+    __slots__ = ("name", "dtype", "shape", "value")
+
+    def __init__(self, name: str, t: TensorType):
+        self.name, self.dtype, self.shape, self.value = name, t.dtype, t.shape, t.value
+
+    def __repr__(self) -> str:
+        return f"TensorVal({self.name})"
+
+
+class _Lazy:
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Fn):
+        self.fn = fn
+
+
+def lookup(env: Env, name: str) -> Any:
+    v = env[name]
+    if type(v) is _Lazy:
+        v = v.fn(env)
+        env[name] = v
+    return v
+
+
+def lazy(fn: Fn) -> _Lazy:
+    return _Lazy(fn)
+
+
+# ---------------------------------------------------------------- truth logic
+
+def and_(vals) -> Any:
+    rels: list = []
+    alts: list = []
+    opaque = needs = False
+    undecided = False
+    for v in vals:
+        if v is True:
+            continue
+        if v is False:
+            return False
+        undecided = True
+        if isinstance(v, Cond):
+            rels.extend(r for r in v.rels if r not in rels)
+            alts.extend(v.alts)
+            opaque |= v.opaque
+            needs |= v.needs_value
+        elif isinstance(v, Unknown):
+            if v.reason == "value":
+                needs = True
+            else:
+                opaque = True
+        elif isinstance(v, (bool, np.bool_)):
+            if not v:
+                return False
+        else:
+            raise EvalError(f"expected a truth value, got {v!r}")
+    return Cond(rels, alts, opaque, needs) if undecided else True
+
+
+def or_(vals) -> Any:
+    conds = []
+    for v in vals:
+        if v is True or (isinstance(v, (bool, np.bool_)) and v):
+            return True
+        if v is False or isinstance(v, (bool, np.bool_)):
+            continue
+        conds.append(v)
+    if not conds:
+        return False
+    if len(conds) == 1:
+        return as_cond(conds[0])
+    cs = [as_cond(c) for c in conds]
+    if any(c.opaque or c.needs_value or c.alts for c in cs):
+        return Cond((), (), any(c.opaque or c.alts for c in cs), any(c.needs_value for c in cs))
+    return Cond((), (tuple(c.rels for c in cs),))
+
+
+def not_(v) -> Any:
+    if isinstance(v, (bool, np.bool_)):
+        return not v
+    c = as_cond(v)
+    if len(c.rels) == 1 and not c.alts:
+        return Cond((c.rels[0].negate(),), (), c.opaque, c.needs_value)
+    return Cond((), (), True, c.needs_value)
+
+
+def as_cond(v) -> Cond:
+    if isinstance(v, Cond):
+        return v
+    if isinstance(v, Unknown):
+        return Cond((), (), v.reason != "value", v.reason == "value")
+    raise EvalError(f"expected a truth value, got {v!r}")
+
+
+# ---------------------------------------------------------------- comparisons
+
+_PYOP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+         ">": operator.gt, ">=": operator.ge}
+
+
+def _is_dim(x) -> bool:
+    return type(x) is int or isinstance(x, (sympy.Basic, np.integer))
+
+
+def compare_dims(a, op: str, b):
+    """Compare two dims: ints directly, symbols by sympy's assumptions, else a Cond."""
+    if type(a) is int and type(b) is int:
+        return _PYOP[op](a, b)
+    d = sympy.expand(sympy.sympify(a) - sympy.sympify(b))
+    if d.is_Integer:
+        return _PYOP[op](int(d), 0)
+    if op == "==":
+        known = True if d.is_zero else (False if d.is_zero is False else None)
+    elif op == "!=":
+        known = False if d.is_zero else (True if d.is_zero is False else None)
+    elif op == "<":
+        known = True if d.is_negative else (False if d.is_nonnegative else None)
+    elif op == "<=":
+        known = True if d.is_nonpositive else (False if d.is_positive else None)
+    elif op == ">":
+        known = True if d.is_positive else (False if d.is_nonpositive else None)
+    else:
+        known = True if d.is_nonnegative else (False if d.is_negative else None)
+    if known is not None:
+        return known
+    return Cond((make_rel(op, a, b),))
+
+
+_FLIP = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def make_rel(op: str, a, b) -> Rel:
+    """A relation in a readable form: one symbol alone on the left when that is possible.
+
+    >>> str(make_rel("<=", 3, symbol("N") - 1))
+    'N >= 4'
+    """
+    a, b = sympy.sympify(a), sympy.sympify(b)
+    d = sympy.expand(a - b)
+    syms = d.free_symbols
+    if len(syms) == 1:
+        s = next(iter(syms))
+        coeff = d.coeff(s)
+        rest = sympy.expand(d - coeff * s)
+        if coeff in (1, -1) and rest.is_Integer:
+            # coeff*s + rest  op  0
+            value = normalize_dim(-rest * coeff)
+            return Rel(op if coeff == 1 else _FLIP[op], s, value)
+    if not a.free_symbols and b.free_symbols:
+        return Rel(_FLIP[op], normalize_dim(b), normalize_dim(a))
+    return Rel(op, normalize_dim(a), normalize_dim(b))
+
+
+def compare(a, op: str, b):
+    if type(a) is int and type(b) is int:
+        return _PYOP[op](a, b)
+    if type(a) is TensorVal:
+        a = _values(a)
+    if type(b) is TensorVal:
+        b = _values(b)
+    if op in ("in", "not in"):
+        return _member(a, b, op == "not in")
+    if isinstance(a, Unknown) or isinstance(b, Unknown):
+        if isinstance(a, Unknown) and isinstance(b, Unknown):
+            return a if a.reason == "static" else b
+        return a if isinstance(a, Unknown) else b
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return _compare_array(a, op, b)
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        if op not in ("==", "!="):
+            raise EvalError("shapes can only be compared with == or !=")
+        if len(a) != len(b):
+            return op == "!="
+        eq = and_(compare_dims(x, "==", y) for x, y in zip(a, b))
+        return eq if op == "==" else not_(eq)
+    if _is_dim(a) and _is_dim(b):
+        return compare_dims(int(a) if isinstance(a, np.integer) else a, op,
+                            int(b) if isinstance(b, np.integer) else b)
+    if op in ("==", "!="):
+        return _PYOP[op](a, b)
+    raise EvalError(f"cannot compare {_show(a)} {op} {_show(b)}")
+
+
+def _member(a, s, negate: bool):
+    if isinstance(a, Unknown):
+        return a
+    if isinstance(s, Unknown):
+        return s
+    if isinstance(s, (frozenset, set, list, tuple, range)):
+        r = a in s
+        return (not r) if negate else r
+    raise EvalError(f"'in' needs a set on its right, got {_show(s)}")
+
+
+def _compare_array(a, op: str, b):
+    """Compare every element of an index tensor against a dim (possibly symbolic)."""
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return bool(np.all(_PYOP[op](a, b)))
+    arr, other, flipped = (a, b, False) if isinstance(a, np.ndarray) else (b, a, True)
+    if arr.size == 0:
+        return True
+    if flipped:
+        op = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}[op]
+    if type(other) is int or isinstance(other, np.integer):
+        return bool(np.all(_PYOP[op](arr, other)))
+    lo, hi = int(arr.min()), int(arr.max())
+    if op in ("<", "<="):
+        return compare_dims(hi, op, other)
+    if op in (">", ">="):
+        return compare_dims(lo, op, other)
+    if op == "==":
+        return and_([compare_dims(lo, "==", other), compare_dims(hi, "==", other)])
+    raise EvalError("'!=' between a tensor and a dim is not supported")
+
+
+# ---------------------------------------------------------------- arithmetic
+
+def arith(op: str, a, b):
+    if type(a) is int and type(b) is int:
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if b == 0:
+            raise EvalError(f"division by zero in {a} {op} {b}")
+        return a // b if op == "//" else a % b
+    for x in (a, b):
+        if isinstance(x, Unknown):
+            return x
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return {"+": np.add, "-": np.subtract, "*": np.multiply, "//": np.floor_divide, "%": np.mod}[op](a, b)
+    if not (_is_dim(a) and _is_dim(b)):
+        raise EvalError(f"cannot compute {_show(a)} {op} {_show(b)}")
+    if op == "+":
+        return normalize_dim(sympy.sympify(a) + b)
+    if op == "-":
+        return normalize_dim(sympy.sympify(a) - b)
+    if op == "*":
+        return normalize_dim(sympy.sympify(a) * b)
+    # floor division and modulo of symbols need integers (ranks, axis values) in practice
+    raise NeedInt(a if not isinstance(a, int) else b)
+
+
+def need_int(x) -> int:
+    if type(x) is int:
+        return x
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, sympy.Basic):
+        if x.is_Integer:
+            return int(x)
+        raise NeedInt(x)
+    raise EvalError(f"expected an integer, got {_show(x)}")
+
+
+# ---------------------------------------------------------------- subscripts
+
+def subscript(obj, subs: list):
+    if isinstance(obj, Unknown):
+        if isinstance(obj, UnknownShape) and len(subs) == 1 and isinstance(subs[0], slice):
+            return UnknownShape(None)
+        return Unknown(obj.reason)
+    if isinstance(obj, TensorVal):
+        if obj.value is None:
+            return NO_VALUE
+        obj = obj.value
+    if isinstance(obj, tuple):
+        if len(subs) != 1:
+            raise EvalError("a shape takes one subscript")
+        s = subs[0]
+        if isinstance(s, Unknown):
+            return s if not isinstance(s, slice) else UnknownShape(None)
+        if isinstance(s, slice):
+            lo = None if s.start is None else need_int(s.start)
+            hi = None if s.stop is None else need_int(s.stop)
+            return obj[lo:hi]
+        i = need_int(s)
+        if not -len(obj) <= i < len(obj):
+            raise EvalError(f"index {i} is outside a shape of rank {len(obj)}")
+        return obj[i]
+    if isinstance(obj, np.ndarray):
+        idx = []
+        for s in subs:
+            if isinstance(s, Unknown):
+                return s
+            if s is Ellipsis or isinstance(s, slice):
+                idx.append(s)
+            else:
+                idx.append(need_int(s))
+        try:
+            return obj[tuple(idx)]
+        except IndexError as exc:
+            raise EvalError(str(exc)) from None
+    raise EvalError(f"cannot subscript {_show(obj)}")
+
+
+# ---------------------------------------------------------------- functions
+
+def _rank(t):
+    if isinstance(t, TensorVal):
+        return UNKNOWN if t.shape is None else len(t.shape)
+    if isinstance(t, tuple):
+        return len(t)
+    if isinstance(t, Unknown):
+        return UNKNOWN
+    raise EvalError(f"rank() takes a tensor, got {_show(t)}")
+
+
+def _dtype(t):
+    if isinstance(t, TensorVal):
+        return UnknownDType(t.name) if t.dtype is None else t.dtype
+    raise EvalError(f"dtype() takes a tensor, got {_show(t)}")
+
+
+def _item(t):
+    """The single value of a scalar or one-element tensor (OpenVINO's axis input)."""
+    if isinstance(t, TensorVal):
+        if t.value is None:
+            return NO_VALUE
+        t = t.value
+    if isinstance(t, np.ndarray):
+        if t.size != 1:
+            raise EvalError(f"expected one value, got {t.size}")
+        return int(t.reshape(-1)[0])
+    return t
+
+
+def _len(x):
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    return len(x)
+
+
+def _range(*args):
+    for a in args:
+        if isinstance(a, Unknown):
+            return a
+    return range(*(need_int(a) for a in args))
+
+
+def _minmax(fn):
+    def f(*args):
+        if len(args) == 1 and isinstance(args[0], TensorVal):
+            v = args[0].value
+            return NO_VALUE if v is None else (fn(v) if v.size else UNKNOWN)
+        if len(args) == 1 and isinstance(args[0], np.ndarray):
+            return fn(args[0]) if args[0].size else UNKNOWN
+        if all(type(a) is int for a in args):
+            return (max if fn is np.max else min)(args)
+        for a in args:
+            if isinstance(a, Unknown):
+                return a
+        return normalize_dim((sympy.Max if fn is np.max else sympy.Min)(*args))
+    return f
+
+
+def _prod(shape):
+    if isinstance(shape, Unknown):
+        return shape
+    out = 1
+    for d in shape:
+        out = arith("*", out, d)
+    return out
+
+
+def _values(t):
+    if isinstance(t, TensorVal):
+        return NO_VALUE if t.value is None else t.value
+    return t
+
+
+def _unique_rows(t, shape):
+    """True when no two index tuples (rows over the last axis) address the same slice."""
+    v = _values(t)
+    if isinstance(v, Unknown):
+        return v
+    if isinstance(shape, Unknown) or v.ndim == 0:
+        return UNKNOWN
+    k = v.shape[-1]
+    dims = shape[:k]
+    if any(type(d) is not int for d in dims) or len(dims) < k:
+        return UNKNOWN
+    rows = v.reshape(-1, k).astype(np.int64) % np.maximum(np.array(dims, dtype=np.int64), 1)
+    return len(np.unique(rows, axis=0)) == len(rows)
+
+
+def _unique_along(t, axis, size):
+    """True when no two entries of an index tensor land on the same element (ScatterElements)."""
+    v = _values(t)
+    for x in (v, axis, size):
+        if isinstance(x, Unknown):
+            return x
+    if type(axis) is not int or type(size) is not int or v.ndim == 0 or size == 0:
+        return UNKNOWN
+    norm = np.sort(v.astype(np.int64) % size, axis=axis)
+    return not bool(np.any(np.diff(norm, axis=axis) == 0))
+
+
+FUNCTIONS: dict[str, Callable] = {
+    "rank": _rank,
+    "dtype": _dtype,
+    "item": _item,
+    "len": _len,
+    "range": _range,
+    "min": _minmax(np.min),
+    "max": _minmax(np.max),
+    "prod": _prod,
+    "unique_rows": _unique_rows,
+    "unique_along": _unique_along,
+}
+
+# Functions handled by the compiler itself (they take a comprehension or short-circuit).
+SPECIAL_FORMS = {"all", "any"}
+
+
+def _show(x) -> str:
+    if isinstance(x, TensorVal):
+        return x.name
+    if isinstance(x, tuple):
+        return "[" + ", ".join(expr_str(d) for d in x) + "]"
+    return repr(x)
+
+
+# ---------------------------------------------------------------- compiler
+
+def compile_expr(node: Node) -> Fn:
+    """Compile a tree into a closure ``env -> value``; names resolve through ``lookup``."""
+    k = node.kind
+    if k == "num" or k == "str" or k == "bool":
+        v = node.value
+        return lambda env: v
+    if k == "name":
+        name = node.value
+        return lambda env: lookup(env, name)
+    if k == "attr":
+        obj = compile_expr(node.children[0])
+        field_ = node.value
+        if field_ == "shape":
+            def shape_of(env):
+                t = obj(env)
+                if isinstance(t, TensorVal):
+                    return UnknownShape(t.name) if t.shape is None else t.shape
+                if isinstance(t, Unknown):
+                    return UnknownShape(None)
+                raise EvalError(f"{_show(t)} has no shape")
+            return shape_of
+        if field_ == "dtype":
+            return lambda env: _dtype(obj(env))
+        if field_ == "rank":
+            return lambda env: _rank(obj(env))
+        raise EvalError(f"unknown field .{field_}")
+    if k == "index":
+        obj = compile_expr(node.children[0])
+        subs = [_compile_sub(s) for s in node.children[1:]]
+        return lambda env: subscript(obj(env), [s(env) for s in subs])
+    if k == "unary":
+        x = compile_expr(node.children[0])
+        return lambda env: arith("-", 0, x(env))
+    if k == "binop":
+        a, b = (compile_expr(c) for c in node.children)
+        op = node.value
+        return lambda env: arith(op, a(env), b(env))
+    if k == "concat":
+        parts = [compile_expr(c) for c in node.children]
+
+        def concat(env):
+            out: tuple = ()
+            for p in parts:
+                v = p(env)
+                if isinstance(v, Unknown):
+                    return UnknownShape(None) if v.reason == "static" else v
+                if not isinstance(v, tuple):
+                    raise EvalError(f"'++' joins shapes, got {_show(v)}")
+                out += v
+            return out
+        return concat
+    if k == "compare":
+        ops = node.value
+        xs = [compile_expr(c) for c in node.children]
+        if len(ops) == 1:
+            op = ops[0]
+            a, b = xs
+            return lambda env: compare(a(env), op, b(env))
+
+        def chain(env):
+            vals = [x(env) for x in xs]
+            return and_(compare(vals[i], op, vals[i + 1]) for i, op in enumerate(ops))
+        return chain
+    if k == "and":
+        xs = [compile_expr(c) for c in node.children]
+
+        def conj(env):
+            out = []
+            for x in xs:
+                v = x(env)
+                if v is False:
+                    return False
+                out.append(v)
+            return and_(out)
+        return conj
+    if k == "or":
+        xs = [compile_expr(c) for c in node.children]
+
+        def disj(env):
+            out = []
+            for x in xs:
+                v = x(env)
+                if v is True:
+                    return True
+                out.append(v)
+            return or_(out)
+        return disj
+    if k == "not":
+        x = compile_expr(node.children[0])
+        return lambda env: not_(x(env))
+    if k == "ifelse":
+        a, c, b = (compile_expr(n) for n in node.children)
+
+        def ifelse(env):
+            cv = c(env)
+            if cv is True or cv is False or isinstance(cv, (bool, np.bool_)):
+                return a(env) if cv else b(env)
+            return UNKNOWN if as_cond(cv).opaque else NO_VALUE
+        return ifelse
+    if k in ("list", "set"):
+        xs = [compile_expr(c) for c in node.children]
+        if k == "set":
+            return lambda env: frozenset(x(env) for x in xs)
+        return lambda env: tuple(x(env) for x in xs)
+    if k == "call":
+        return _compile_call(node)
+    raise EvalError(f"cannot compile {k}")
+
+
+def _compile_sub(n: Node) -> Fn:
+    if n.kind == "ellipsis":
+        return lambda env: Ellipsis
+    if n.kind == "slice":
+        lo = compile_expr(n.children[0]) if n.children[0] is not None else (lambda env: None)
+        hi = compile_expr(n.children[1]) if n.children[1] is not None else (lambda env: None)
+
+        def sl(env):
+            a, b = lo(env), hi(env)
+            if isinstance(a, Unknown) or isinstance(b, Unknown):
+                return UnknownShape(None)
+            return slice(a, b)
+        return sl
+    return compile_expr(n)
+
+
+def _compile_call(node: Node) -> Fn:
+    name = node.value
+    if name in SPECIAL_FORMS:
+        combine = and_ if name == "all" else or_
+        if len(node.children) == 1 and node.children[0].kind == "comp":
+            comp = node.children[0]
+            var = comp.value
+            elt = compile_expr(comp.children[0])
+            it = compile_expr(comp.children[1])
+            cond = compile_expr(comp.children[2]) if comp.children[2] is not None else None
+
+            def quant(env):
+                seq = it(env)
+                if isinstance(seq, Unknown):
+                    return seq
+                out = []
+                for v in seq:
+                    local = dict(env)
+                    local[var] = v
+                    if cond is not None:
+                        c = cond(local)
+                        if c is False or (isinstance(c, (bool, np.bool_)) and not c):
+                            continue
+                        if c is not True and not isinstance(c, (bool, np.bool_)):
+                            out.append(Cond((), (), True))
+                            continue
+                    r = elt(local)
+                    if name == "all" and r is False:
+                        return False
+                    if name == "any" and r is True:
+                        return True
+                    out.append(r)
+                return combine(out)
+            return quant
+        xs = [compile_expr(c) for c in node.children]
+        return lambda env: combine([x(env) for x in xs])
+    fn = FUNCTIONS[name]
+    args = [compile_expr(c) for c in node.children]
+    if len(args) == 1:
+        a0 = args[0]
+        return lambda env: fn(a0(env))
+    return lambda env: fn(*(a(env) for a in args))
+
+
+def fresh_shape(owner: str, rank: int) -> tuple[Dim, ...]:
+    return tuple(unknown_dim(f"{owner}.shape[{i}]") for i in range(rank))

@@ -1,0 +1,475 @@
+"""Spec files -> ``Spec`` objects: parse TOML, apply ``extends``, compile every rule once.
+
+A spec file is data (TOML): no code in it is ever run.  A later version names the
+one it builds on with ``extends`` and states only what changed, so the file shows
+the difference.  The registry maps ``(domain, op)`` to its versions and resolves an
+opset to the newest version whose ``version`` is at most that opset.
+
+>>> reg = default_registry()
+>>> reg.resolve("ScatterND", 17).name
+'ScatterND-16'
+"""
+from __future__ import annotations
+
+import copy
+import re
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from ..errors import SpecError, UsageError
+from ..types import ELEMENT_TYPES, canonical_dtype
+from .compile import FUNCTIONS, SPECIAL_FORMS, Fn, compile_expr
+from .notation import Node, NotationError, names_in, parse
+
+ONNX_DOMAIN = "ai.onnx"
+DOMAIN_ALIASES = {"": ONNX_DOMAIN, "ai.onnx": ONNX_DOMAIN, "onnx": ONNX_DOMAIN, "openvino": "openvino"}
+
+_TOP_KEYS = {"op", "domain", "version", "extends", "deprecated", "summary", "source", "semantics",
+             "types", "add_types", "remove_types", "let", "inputs", "outputs", "attributes",
+             "constraints", "remove_constraints", "warnings", "examples", "notes"}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A numbered constraint (or warning) of a spec: its id, notation text and message."""
+
+    id: str
+    rule: str
+    message: str
+    tree: Node = field(repr=False, compare=False)
+    fn: Fn = field(repr=False, compare=False)
+    line: int = 0
+    note: str = ""
+    fix: str = ""
+
+
+@dataclass(frozen=True)
+class InputDecl:
+    name: str
+    type: str
+    doc: str = ""
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class OutputDecl:
+    name: str
+    type: str
+    shape: str
+    type_fn: Fn = field(repr=False, compare=False)
+    shape_fn: Fn = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class AttrDecl:
+    name: str
+    type: str  # "int" | "string" | "float" | "ints"
+    default: Any = None
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Example:
+    name: str
+    inputs: dict
+    attrs: dict
+    expect: dict
+    line: int = 0
+
+
+@dataclass
+class Spec:
+    """Everything one operator version says, compiled."""
+
+    op: str
+    domain: str
+    version: int
+    file: str
+    summary: str = ""
+    source: str = ""
+    extends: str | None = None
+    deprecated: str = ""
+    types: dict[str, frozenset] = field(default_factory=dict)
+    lets: dict[str, tuple[str, Fn]] = field(default_factory=dict)
+    inputs: list[InputDecl] = field(default_factory=list)
+    outputs: list[OutputDecl] = field(default_factory=list)
+    attributes: dict[str, AttrDecl] = field(default_factory=dict)
+    constraints: list[Rule] = field(default_factory=list)
+    warnings: list[Rule] = field(default_factory=list)
+    semantics: dict[str, Any] = field(default_factory=dict)
+    semantics_fns: dict[str, Fn] = field(default_factory=dict, repr=False)
+    examples: list[Example] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return spec_name(self.domain, self.op, self.version)
+
+    @property
+    def qualified_op(self) -> str:
+        return self.op if self.domain == ONNX_DOMAIN else f"{self.domain}:{self.op}"
+
+    def rule(self, rid: str) -> Rule:
+        for r in self.constraints + self.warnings:
+            if r.id == rid:
+                return r
+        raise KeyError(rid)
+
+
+def spec_name(domain: str, op: str, version: int) -> str:
+    return f"{op}-{version}" if domain == ONNX_DOMAIN else f"{domain}:{op}-{version}"
+
+
+def split_op(op: str, domain: str | None = None) -> tuple[str, str]:
+    """``"openvino:ScatterElementsUpdate"`` -> ``("openvino", "ScatterElementsUpdate")``."""
+    if ":" in op:
+        domain, op = op.split(":", 1)
+    return normalize_domain(domain or ""), op
+
+
+def normalize_domain(domain: str) -> str:
+    return DOMAIN_ALIASES.get(domain, domain)
+
+
+# ---------------------------------------------------------------- loading
+
+def _line_of(lines: list[str], needle: str, start: int = 0) -> int:
+    for i in range(start, len(lines)):
+        if needle in lines[i]:
+            return i + 1
+    return 0
+
+
+class _FileCtx:
+    def __init__(self, path: Path, text: str):
+        self.path, self.lines = str(path), text.splitlines()
+
+    def err(self, message: str, line: int = 0) -> SpecError:
+        return SpecError(message, self.path, line)
+
+    def line_for_id(self, rid: str) -> int:
+        return _line_of(self.lines, f'"{rid}"')
+
+    def line_for_text(self, text: str, near: int = 0) -> int:
+        probe = text.strip().splitlines()[0][:40] if text.strip() else text
+        return _line_of(self.lines, probe, max(near - 1, 0)) or _line_of(self.lines, probe) or near
+
+
+def _read(path: Path) -> tuple[dict, _FileCtx]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SpecError(f"cannot read spec: {exc.strerror}", str(path)) from None
+    ctx = _FileCtx(path, text)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        raise ctx.err(f"not valid TOML: {exc}", int(m.group(1)) if m else 0) from None
+    unknown = set(data) - _TOP_KEYS
+    if unknown:
+        raise ctx.err(f"unknown key(s) {', '.join(sorted(unknown))}; a spec has "
+                      f"{', '.join(sorted(_TOP_KEYS))}", _line_of(ctx.lines, sorted(unknown)[0]))
+    return data, ctx
+
+
+def _merge(base: dict, child: dict) -> dict:
+    """Apply a child spec's changes to its parent's (already merged) data."""
+    out = copy.deepcopy(base)
+    for key in ("op", "domain", "version", "summary", "source", "semantics", "inputs", "outputs", "deprecated"):
+        if key in child:
+            out[key] = copy.deepcopy(child[key])
+    if "deprecated" not in child:
+        out.pop("deprecated", None)  # deprecation is a fact of one version, never inherited
+    out["extends"] = child.get("extends")
+    types = dict(out.get("types", {}))
+    types.update(child.get("types", {}))
+    for tv, extra in child.get("add_types", {}).items():
+        types[tv] = list(types.get(tv, [])) + [t for t in extra if t not in types.get(tv, [])]
+    for tv, gone in child.get("remove_types", {}).items():
+        types[tv] = [t for t in types.get(tv, []) if t not in gone]
+    out["types"] = types
+    for key in ("let", "attributes"):
+        merged = dict(out.get(key, {}))
+        merged.update(child.get(key, {}))
+        out[key] = merged
+    for key in ("constraints", "warnings"):
+        by_id = {c["id"]: c for c in out.get(key, [])}
+        order = [c["id"] for c in out.get(key, [])]
+        for c in child.get(key, []):
+            if c.get("id") not in by_id:
+                order.append(c.get("id"))
+            by_id[c.get("id")] = c
+        for rid in child.get("remove_constraints", []):
+            by_id.pop(rid, None)
+        out[key] = [by_id[i] for i in order if i in by_id]
+    out["examples"] = list(out.get("examples", [])) + list(child.get("examples", []))
+    out["notes"] = list(out.get("notes", [])) + list(child.get("notes", []))
+    return out
+
+
+def _compile_rule(ctx: _FileCtx, raw: dict, known: set[str], what: str) -> Rule:
+    rid = raw.get("id")
+    if not isinstance(rid, str) or not re.fullmatch(r"[A-Z][A-Za-z0-9_]*", rid):
+        raise ctx.err(f"every {what} needs an id such as \"C1\", got {rid!r}", ctx.line_for_text(str(raw.get("rule", ""))))
+    text = raw.get("rule")
+    line = ctx.line_for_id(rid)
+    if not isinstance(text, str):
+        raise ctx.err(f"{what} {rid} needs a rule (one line of notation)", line)
+    line = ctx.line_for_text(text, line)
+    extra = set(raw) - {"id", "rule", "message", "note", "fix"}
+    if extra:
+        raise ctx.err(f"{what} {rid}: unknown key(s) {', '.join(sorted(extra))}", line)
+    tree = _parse(ctx, text, line, f"{what} {rid}")
+    _check_names(ctx, tree, known, line, f"{what} {rid}")
+    return Rule(rid, text.strip(), raw.get("message", "").strip(), tree, compile_expr(tree), line,
+                raw.get("note", "").strip(), raw.get("fix", "").strip())
+
+
+def _parse(ctx: _FileCtx, text: str, line: int, what: str) -> Node:
+    try:
+        return parse(text)
+    except NotationError as exc:
+        raise ctx.err(f"{what}: {exc} at column {exc.column + 1} of `{text.strip()}`", line) from None
+
+
+def _check_names(ctx: _FileCtx, tree: Node, known: set[str], line: int, what: str) -> None:
+    missing = names_in(tree) - known
+    if missing:
+        raise ctx.err(f"{what}: unknown name(s) {', '.join(sorted(missing))}; known are inputs, attributes, "
+                      f"lets and type sets: {', '.join(sorted(known))}", line)
+    for fn in _calls(tree):
+        if fn not in FUNCTIONS and fn not in SPECIAL_FORMS:
+            raise ctx.err(f"{what}: unknown function {fn}(); the notation has "
+                          f"{', '.join(sorted(set(FUNCTIONS) | SPECIAL_FORMS))}", line)
+
+
+def _calls(tree: Node) -> Iterable[str]:
+    if tree.kind == "call":
+        yield tree.value
+    for c in tree.children:
+        if isinstance(c, Node):
+            yield from _calls(c)
+
+
+def build_spec(data: dict, ctx: _FileCtx) -> Spec:
+    """Turn merged spec data into a compiled ``Spec``; every error names file and line."""
+    for key in ("op", "domain", "version"):
+        if key not in data:
+            raise ctx.err(f"missing required key {key!r}")
+    if not isinstance(data["version"], int):
+        raise ctx.err("version must be an integer", _line_of(ctx.lines, "version"))
+    domain = normalize_domain(str(data["domain"]))
+    spec = Spec(op=data["op"], domain=domain, version=data["version"], file=ctx.path,
+                summary=data.get("summary", "").strip(), source=data.get("source", ""),
+                extends=data.get("extends"), deprecated=str(data.get("deprecated", "") or ""),
+                notes=[n.strip() for n in data.get("notes", [])])
+    for tv, members in data.get("types", {}).items():
+        try:
+            spec.types[tv] = frozenset(canonical_dtype(m) for m in members)
+        except UsageError as exc:
+            raise ctx.err(f"type set {tv}: {exc}", _line_of(ctx.lines, tv)) from None
+    for raw in data.get("inputs", []):
+        if "name" not in raw or "type" not in raw:
+            raise ctx.err("every input needs a name and a type", _line_of(ctx.lines, "[[inputs]]"))
+        spec.inputs.append(InputDecl(raw["name"], raw["type"], raw.get("doc", "").strip(), bool(raw.get("optional", False))))
+    for name, raw in data.get("attributes", {}).items():
+        atype = raw.get("type")
+        if atype not in ("int", "string", "float", "ints"):
+            raise ctx.err(f"attribute {name}: type must be int, string, float or ints, got {atype!r}",
+                          _line_of(ctx.lines, f"attributes.{name}"))
+        spec.attributes[name] = AttrDecl(name, atype, raw.get("default"), raw.get("doc", "").strip())
+    known = {i.name for i in spec.inputs} | set(spec.attributes) | set(spec.types)
+    lets = data.get("let", {})
+    known |= set(lets)
+    for name, text in lets.items():
+        line = _line_of(ctx.lines, f"{name} =")
+        tree = _parse(ctx, text, line, f"let {name}")
+        _check_names(ctx, tree, known - {name}, line, f"let {name}")
+        spec.lets[name] = (text, compile_expr(tree))
+    for raw in data.get("outputs", []):
+        line = _line_of(ctx.lines, "[[outputs]]")
+        for key in ("name", "type", "shape"):
+            if key not in raw:
+                raise ctx.err(f"every output needs a {key}", line)
+        fns = []
+        for key in ("type", "shape"):
+            tree = _parse(ctx, raw[key], line, f"output {raw['name']} {key}")
+            _check_names(ctx, tree, known, line, f"output {raw['name']} {key}")
+            fns.append(compile_expr(tree))
+        spec.outputs.append(OutputDecl(raw["name"], raw["type"], raw["shape"], fns[0], fns[1]))
+    ids: set[str] = set()
+    for key, target, what in (("constraints", spec.constraints, "constraint"), ("warnings", spec.warnings, "warning")):
+        for raw in data.get(key, []):
+            rule = _compile_rule(ctx, raw, known, what)
+            if rule.id in ids:
+                raise ctx.err(f"duplicate id {rule.id}", rule.line)
+            ids.add(rule.id)
+            target.append(rule)
+    sem = dict(data.get("semantics", {}))
+    if "kind" not in sem:
+        raise ctx.err("missing [semantics] kind (scatter_elements or scatter_nd)", _line_of(ctx.lines, "semantics"))
+    spec.semantics = sem
+    for key, text in sem.items():
+        if key == "kind":
+            continue
+        line = _line_of(ctx.lines, f"{key} =")
+        tree = _parse(ctx, str(text), line, f"semantics {key}")
+        _check_names(ctx, tree, known, line, f"semantics {key}")
+        spec.semantics_fns[key] = compile_expr(tree)
+    for i, raw in enumerate(data.get("examples", [])):
+        name = raw.get("name", f"example {i + 1}")
+        spec.examples.append(Example(name, dict(raw.get("inputs", {})), dict(raw.get("attrs", {})),
+                                     dict(raw.get("expect", {})), _line_of(ctx.lines, name)))
+    return spec
+
+
+# ---------------------------------------------------------------- registry
+
+class Registry:
+    """All loaded specs, by ``(domain, op)`` and by name."""
+
+    def __init__(self, specs: Iterable[Spec] = ()):
+        self.by_name: dict[str, Spec] = {}
+        self.by_op: dict[tuple[str, str], list[Spec]] = {}
+        for s in specs:
+            self.add(s)
+
+    def add(self, spec: Spec) -> None:
+        self.by_name[spec.name] = spec
+        versions = self.by_op.setdefault((spec.domain, spec.op), [])
+        versions[:] = sorted([v for v in versions if v.version != spec.version] + [spec], key=lambda s: s.version)
+
+    def __iter__(self):
+        return iter(sorted(self.by_name.values(), key=lambda s: (s.domain != ONNX_DOMAIN, s.domain, s.op, s.version)))
+
+    def versions(self, op: str, domain: str | None = None) -> list[Spec]:
+        dom, name = split_op(op, domain)
+        return list(self.by_op.get((dom, name), []))
+
+    def has_op(self, op: str, domain: str | None = None) -> bool:
+        return bool(self.versions(op, domain))
+
+    def resolve(self, op: str, opset: int, domain: str | None = None) -> Spec:
+        """The newest version of ``op`` whose version is at most ``opset``."""
+        dom, name = split_op(op, domain)
+        versions = self.by_op.get((dom, name))
+        if not versions:
+            known = sorted({s.qualified_op for s in self.by_name.values()})
+            raise UsageError(f"unknown operator {op!r}; shapecheck has specs for {', '.join(known)} "
+                             "(OpenVINO operators are written openvino:NAME)")
+        if not isinstance(opset, int) or isinstance(opset, bool):
+            raise UsageError(f"opset must be an integer, got {opset!r}")
+        best = None
+        for s in versions:
+            if s.version <= opset:
+                best = s
+        if best is None:
+            raise UsageError(f"{op} does not exist at opset {opset}: its first version is {versions[0].name} "
+                             f"(opset {versions[0].version}); raise the model's opset_import for domain "
+                             f"{dom!r} to at least {versions[0].version}")
+        return best
+
+    def get(self, name: str) -> Spec:
+        """A spec by its name: ``ScatterND-16``, ``openvino:ScatterElementsUpdate-3``."""
+        if name in self.by_name:
+            return self.by_name[name]
+        m = re.fullmatch(r"(?:([A-Za-z.]+):)?([A-Za-z_][A-Za-z0-9_]*)-(\d+)", name.strip())
+        if m:
+            dom = normalize_domain(m.group(1) or "")
+            key = spec_name(dom, m.group(2), int(m.group(3)))
+            if key in self.by_name:
+                return self.by_name[key]
+        raise UsageError(f"unknown spec {name!r}; known specs are {', '.join(s.name for s in self)}")
+
+
+def load_files(paths: Iterable[Path], base: Registry | None = None) -> list[Spec]:
+    """Load spec files; ``extends`` may name a spec in these files or in ``base``."""
+    raws: dict[str, tuple[dict, _FileCtx]] = {}
+    for p in paths:
+        data, ctx = _read(p)
+        for key in ("op", "domain", "version"):
+            if key not in data and "extends" not in data:
+                raise ctx.err(f"missing required key {key!r}")
+        raws[str(p)] = (data, ctx)
+    # a child's name is known only once its parent is merged, so resolve in rounds
+    built: dict[str, dict] = {}
+    pending = dict(raws)
+    out: list[Spec] = []
+    while pending:
+        progressed = False
+        for path, (data, ctx) in list(pending.items()):
+            parent = data.get("extends")
+            if parent:
+                pdata = built.get(parent)
+                if pdata is None and base is not None and parent in base.by_name:
+                    pdata = _BASE_RAW.get(parent)
+                if pdata is None:
+                    continue
+                full = _merge(pdata, data)
+            else:
+                full = data
+            spec = build_spec(full, ctx)
+            built[spec.name] = full
+            _BASE_RAW[spec.name] = full
+            out.append(spec)
+            del pending[path]
+            progressed = True
+        if not progressed:
+            path, (data, ctx) = next(iter(pending.items()))
+            raise ctx.err(f"extends {data.get('extends')!r}, which is no known spec (or the chain is circular)",
+                          _line_of(ctx.lines, "extends"))
+    return out
+
+
+_BASE_RAW: dict[str, dict] = {}
+
+
+def specs_dir() -> Path:
+    """The shipped specs: ``specs/`` beside the package in a checkout, ``shapecheck/specs`` when installed."""
+    here = Path(__file__).resolve().parent.parent
+    for cand in (here.parent / "specs", here / "specs"):
+        if cand.is_dir() and any(cand.glob("*/*.toml")):
+            return cand
+    raise SpecError("no spec files found beside the package (expected specs/<domain>/*.toml)")
+
+
+def spec_files(root: Path) -> list[Path]:
+    if not root.exists():
+        raise UsageError(f"{root}: no such spec directory")
+    if root.is_file():
+        return [root]
+    files = sorted(root.glob("**/*.toml"))
+    if not files:
+        raise UsageError(f"{root}: no spec files (*.toml) in this directory")
+    return files
+
+
+@lru_cache(maxsize=1)
+def default_registry() -> Registry:
+    """The shipped specs, loaded and compiled once per process."""
+    return Registry(load_files(spec_files(specs_dir())))
+
+
+def registry_with(extra_dirs: Iterable[str | Path]) -> Registry:
+    """The shipped specs plus spec files from ``extra_dirs`` (a compiler team's own operators)."""
+    base = default_registry()
+    reg = Registry(base)
+    files: list[Path] = []
+    for d in extra_dirs:
+        files += spec_files(Path(d))
+    for s in load_files(files, base=base):
+        reg.add(s)
+    return reg
+
+
+__all__ = ["Spec", "Rule", "Registry", "default_registry", "registry_with", "load_files", "spec_name",
+           "split_op", "ELEMENT_TYPES", "ONNX_DOMAIN"]

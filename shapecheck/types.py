@@ -1,0 +1,324 @@
+"""Element types, dimensions and tensor types, with ONNX's text syntax.
+
+A dimension is a plain ``int`` when it is known, a sympy expression over
+non-negative integer symbols when it is symbolic (``N``, ``2*M``), and a
+sympy ``Dummy`` when it is unknown (``?``).  Plain integers are never wrapped,
+so a query whose dims are all concrete never touches sympy.
+
+>>> t = parse_type("float[N,4]")
+>>> t.dtype, t.shape[1], str(t)
+('float', 4, 'float[N,4]')
+>>> str(parse_type("int64[2,1] = [[0],[3]]"))
+'int64[2,1] = [[0], [3]]'
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Union
+
+import numpy as np
+import sympy
+
+from .errors import UsageError
+
+Dim = Union[int, sympy.Expr]
+
+# ONNX element type names, in the order ONNX's docs list them.
+ELEMENT_TYPES: tuple[str, ...] = (
+    "bfloat16", "bool", "complex128", "complex64", "double", "float", "float16",
+    "int16", "int32", "int64", "int8", "string", "uint16", "uint32", "uint64", "uint8",
+)
+
+_ALIASES = {
+    "float32": "float", "f32": "float", "fp32": "float",
+    "float64": "double", "f64": "double", "fp64": "double",
+    "half": "float16", "f16": "float16", "fp16": "float16",
+    "bf16": "bfloat16",
+    "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+    "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
+    "u1": "bool", "boolean": "bool", "str": "string",
+}
+
+# ONNX TensorProto.DataType codes (stable, part of the protobuf schema).
+ONNX_CODES: dict[int, str] = {
+    1: "float", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64",
+    8: "string", 9: "bool", 10: "float16", 11: "double", 12: "uint32", 13: "uint64",
+    14: "complex64", 15: "complex128", 16: "bfloat16",
+}
+ONNX_CODE_OF: dict[str, int] = {v: k for k, v in ONNX_CODES.items()}
+
+
+def canonical_dtype(name: str) -> str:
+    """Canonical ONNX name of an element type, accepting numpy and OpenVINO spellings.
+
+    >>> canonical_dtype("float32"), canonical_dtype("FP16"), canonical_dtype("int64")
+    ('float', 'float16', 'int64')
+    """
+    key = name.strip().lower()
+    key = _ALIASES.get(key, key)
+    if key not in ELEMENT_TYPES:
+        raise UsageError(f"unknown element type {name!r}; expected one of {', '.join(ELEMENT_TYPES)} "
+                         "(numpy names such as float32 are accepted too)")
+    return key
+
+
+def numpy_dtype(elem: str) -> np.dtype:
+    """The numpy dtype that holds an ONNX element type (bfloat16 from ml_dtypes)."""
+    if elem == "bfloat16":
+        import ml_dtypes
+        return np.dtype(ml_dtypes.bfloat16)
+    if elem == "string":
+        return np.dtype(object)
+    return np.dtype({"float": "float32", "double": "float64"}.get(elem, elem))
+
+
+def dtype_of_array(arr: np.ndarray) -> str:
+    """ONNX element type name of a numpy array."""
+    kind = arr.dtype
+    if kind.kind in "OUS":
+        return "string"
+    if kind.name == "bfloat16":
+        return "bfloat16"
+    return canonical_dtype(kind.name)
+
+
+# ---------------------------------------------------------------- dimensions
+
+@lru_cache(maxsize=None)
+def symbol(name: str) -> sympy.Symbol:
+    """The user-visible dim symbol ``name`` (cached, so ``N`` is one object per process)."""
+    return sympy.Symbol(name, integer=True, nonnegative=True)
+
+
+def unknown_dim(label: str) -> sympy.Dummy:
+    """A fresh unknown dim; ``label`` says where it stands (``updates.shape[0]``)."""
+    return sympy.Dummy(label, integer=True, nonnegative=True)
+
+
+def is_unknown(d: Any) -> bool:
+    return isinstance(d, sympy.Dummy)
+
+
+def has_unknown(d: Any) -> bool:
+    return isinstance(d, sympy.Basic) and any(isinstance(s, sympy.Dummy) for s in d.free_symbols)
+
+
+def dim_str(d: Dim, unknown_as: str = "?") -> str:
+    """Text of a dim as ONNX's text format writes it.
+
+    >>> dim_str(4), dim_str(2 * symbol("N")), dim_str(unknown_dim("x"))
+    ('4', '2*N', '?')
+    """
+    if isinstance(d, (int, np.integer)):
+        return str(int(d))
+    if is_unknown(d):
+        return unknown_as
+    if has_unknown(d):
+        return unknown_as
+    return sympy.sstr(d).replace(" ", "")
+
+
+def expr_str(e: Any) -> str:
+    """Text of a dim expression in conditions, naming unknowns by where they stand."""
+    if isinstance(e, (int, np.integer)):
+        return str(int(e))
+    if isinstance(e, sympy.Basic):
+        repl = {s: sympy.Symbol(s.name) for s in e.free_symbols if isinstance(s, sympy.Dummy)}
+        return sympy.sstr(e.xreplace(repl) if repl else e)
+    return str(e)
+
+
+_DIM_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_.]*)|(\?)|(//|[-+*()%]))")
+
+
+def parse_dim(text: str, where: str = "") -> Dim:
+    """Parse one dim: ``4``, ``N``, ``2*M+1``, ``?`` (a fresh unknown).
+
+    >>> parse_dim("2*M+1")
+    2*M + 1
+    """
+    text = text.strip()
+    if text.isdigit():
+        return int(text)
+    if text == "?" or text == "":
+        return unknown_dim(where or "?")
+    toks = []
+    pos = 0
+    while pos < len(text):
+        m = _DIM_TOKEN.match(text, pos)
+        if not m or m.end() == pos:
+            raise UsageError(f"bad dimension {text!r}: unexpected {text[pos:]!r}")
+        pos = m.end()
+        toks.append(m.group(1) or m.group(2) or m.group(3) or m.group(4))
+    toks = [t for t in toks if t]
+    i = 0
+
+    def peek():
+        return toks[i] if i < len(toks) else None
+
+    def take():
+        nonlocal i
+        i += 1
+        return toks[i - 1]
+
+    def atom():
+        t = take() if peek() is not None else None
+        if t is None:
+            raise UsageError(f"bad dimension {text!r}: ends early")
+        if t == "(":
+            v = add()
+            if take() != ")":
+                raise UsageError(f"bad dimension {text!r}: missing ')'")
+            return v
+        if t == "-":
+            return -atom()
+        if t.isdigit():
+            return sympy.Integer(int(t))
+        if t == "?":
+            return unknown_dim(where or "?")
+        if re.match(r"[A-Za-z_]", t):
+            return symbol(t)
+        raise UsageError(f"bad dimension {text!r}: unexpected {t!r}")
+
+    def mul():
+        v = atom()
+        while peek() in ("*", "//", "%"):
+            op = take()
+            r = atom()
+            v = v * r if op == "*" else (sympy.floor(v / r) if op == "//" else sympy.Mod(v, r))
+        return v
+
+    def add():
+        v = mul()
+        while peek() in ("+", "-"):
+            op = take()
+            r = mul()
+            v = v + r if op == "+" else v - r
+        return v
+
+    v = add()
+    if i != len(toks):
+        raise UsageError(f"bad dimension {text!r}: unexpected {toks[i]!r}")
+    return normalize_dim(v)
+
+
+def normalize_dim(d: Any) -> Dim:
+    """Collapse a constant sympy expression to a plain int."""
+    if isinstance(d, (int, np.integer)):
+        return int(d)
+    if isinstance(d, sympy.Basic) and d.is_Integer:
+        return int(d)
+    return d
+
+
+# ---------------------------------------------------------------- tensor types
+
+@dataclass(eq=False)
+class TensorType:
+    """An element type, a shape (None = unknown rank) and, for constants, a value."""
+
+    dtype: str | None
+    shape: tuple[Dim, ...] | None
+    value: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def rank(self) -> int | None:
+        return None if self.shape is None else len(self.shape)
+
+    @property
+    def is_static(self) -> bool:
+        return self.shape is not None and all(type(d) is int for d in self.shape)
+
+    def shape_str(self) -> str:
+        if self.shape is None:
+            return ""
+        return "[" + ",".join(dim_str(d) for d in self.shape) + "]"
+
+    def __str__(self) -> str:
+        s = (self.dtype or "?") + self.shape_str()
+        if self.value is not None:
+            s += " = " + value_str(self.value)
+        return s
+
+    def signature(self) -> tuple:
+        """A hashable key for caching solver results."""
+        val = None
+        if self.value is not None:
+            val = (self.value.dtype.str, self.value.shape, self.value.tobytes())
+        return (self.dtype, self.shape, val)
+
+
+def value_str(v: np.ndarray, limit: int = 12) -> str:
+    flat = np.asarray(v).ravel()
+    if flat.size > limit:
+        return f"<{flat.size} values, min {flat.min()} max {flat.max()}>" if flat.dtype.kind in "iuf" else f"<{flat.size} values>"
+    return json.dumps(np.asarray(v).tolist()).replace('"', "'")
+
+
+_TYPE_RE = re.compile(r"^\s*([A-Za-z?][A-Za-z0-9_]*|\?)\s*(?:\[(.*?)\])?\s*(?:=\s*(.+))?\s*$", re.S)
+
+
+def parse_type(text: str, name: str = "") -> TensorType:
+    """Parse ``float[N,4]``, ``int64[2,1] = [[0],[3]]``, ``float`` (unknown rank), ``?[N]``.
+
+    ``name`` labels unknown dims (``updates.shape[0]``) so conditions can name them.
+    """
+    m = _TYPE_RE.match(text)
+    if not m:
+        raise UsageError(f"bad tensor type {text!r}{_for(name)}: expected ELEMTYPE[DIM,...] such as float[N,4], "
+                         "optionally followed by '= VALUE' for a constant")
+    elem, dims_text, value_text = m.group(1), m.group(2), m.group(3)
+    dtype = None if elem == "?" else canonical_dtype(elem)
+    shape: tuple[Dim, ...] | None = None
+    if dims_text is not None:
+        parts = [p for p in dims_text.split(",")] if dims_text.strip() else []
+        shape = tuple(parse_dim(p, f"{name}.shape[{i}]" if name else "?") for i, p in enumerate(parts))
+        for d in shape:
+            if type(d) is int and d < 0:
+                raise UsageError(f"bad tensor type {text!r}{_for(name)}: dims cannot be negative")
+    value = None
+    if value_text is not None:
+        try:
+            raw = json.loads(value_text.replace("'", '"'))
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"bad constant value in {text!r}{_for(name)}: {exc.msg}; "
+                             "write it as a JSON list such as [[0],[3]]") from None
+        if dtype is None:
+            raise UsageError(f"constant {text!r}{_for(name)} needs an element type")
+        try:
+            value = np.array(raw, dtype=numpy_dtype(dtype))
+        except (ValueError, TypeError) as exc:
+            raise UsageError(f"bad constant value in {text!r}{_for(name)}: {exc}") from None
+        if shape is None:
+            shape = tuple(value.shape)
+        elif all(type(d) is int for d in shape) and tuple(shape) != value.shape:
+            raise UsageError(f"constant {text!r}{_for(name)}: the value has shape {list(value.shape)}, "
+                             f"not {[dim_str(d) for d in shape]}")
+        else:
+            shape = tuple(value.shape)
+    return TensorType(dtype, shape, value)
+
+
+def _for(name: str) -> str:
+    return f" for {name}" if name else ""
+
+
+def tensor_type_of(arr: np.ndarray) -> TensorType:
+    """The (static) type of a concrete array, carrying its value."""
+    arr = np.asarray(arr)
+    return TensorType(dtype_of_array(arr), tuple(int(d) for d in arr.shape), arr)
+
+
+def as_tensor_type(t: Any, name: str = "") -> TensorType:
+    """Accept a TensorType, a type string, or a numpy array."""
+    if isinstance(t, TensorType):
+        return t
+    if isinstance(t, str):
+        return parse_type(t, name)
+    if isinstance(t, np.ndarray):
+        return tensor_type_of(t)
+    raise UsageError(f"input {name!r}: expected a type string such as 'float[N,4]' or a numpy array, "
+                     f"got {type(t).__name__}")
