@@ -133,6 +133,11 @@ def _env(spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any]) -> dic
     return env
 
 
+def spec_env(spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any]) -> dict:
+    """The evaluation environment of a spec for these (already prepared) types and attributes."""
+    return _env(spec, types, attrs)
+
+
 def _subst_type(t: TensorType, dims: dict, shape: tuple | None = None, dtype: str | None = None) -> TensorType:
     new_shape = shape if shape is not None else t.shape
     if new_shape is not None and dims:

@@ -271,7 +271,10 @@ def parse_type(text: str, name: str = "") -> TensorType:
         raise UsageError(f"bad tensor type {text!r}{_for(name)}: expected ELEMTYPE[DIM,...] such as float[N,4], "
                          "optionally followed by '= VALUE' for a constant")
     elem, dims_text, value_text = m.group(1), m.group(2), m.group(3)
-    dtype = None if elem == "?" else canonical_dtype(elem)
+    try:
+        dtype = None if elem == "?" else canonical_dtype(elem)
+    except UsageError as exc:
+        raise UsageError(f"bad tensor type {text!r}{_for(name)}: {exc}") from None
     shape: tuple[Dim, ...] | None = None
     if dims_text is not None:
         parts = [p for p in dims_text.split(",")] if dims_text.strip() else []

@@ -1,0 +1,109 @@
+"""Vectorized numpy kernels, one per semantics kind named in the specs.
+
+A spec says ``[semantics] kind = "scatter_nd"``; the executor calls ``KERNELS[kind]``
+with the inputs and the parameters the spec computes (``axis``, ``reduction``).
+No kernel loops over elements or index tuples in Python: targets become linear
+indices into a flat view and reductions use ``ufunc.at``.
+
+Duplicate targets under ``reduction = "none"``: the update that comes last in
+row-major order of ``updates`` wins, which is what onnxruntime, onnx.reference
+and OpenVINO do (docs/runtime-findings.md, Q7).
+
+>>> import numpy as np
+>>> scatter_elements(np.zeros((1, 5), np.float32), np.array([[1, -3]]), np.array([[1., 2.]], np.float32), axis=1)
+array([[0., 1., 2., 0., 0.]], dtype=float32)
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+_REDUCERS = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def _strides(shape: tuple[int, ...]) -> list[int]:
+    out, acc = [], 1
+    for d in reversed(shape):
+        out.append(acc)
+        acc *= d
+    return out[::-1]
+
+
+def _apply(flat: np.ndarray, lin: np.ndarray, vals: np.ndarray, reduction: str) -> None:
+    """Write ``vals`` into ``flat`` (a 1-D or 2-D row view) at ``lin`` with the reduction."""
+    if reduction == "none":
+        n = lin.shape[0]
+        counts = np.bincount(lin, minlength=flat.shape[0]) if n else np.zeros(0, np.int64)
+        if n and counts.max() > 1:
+            last = np.full(flat.shape[0], -1, dtype=np.int64)
+            np.maximum.at(last, lin, np.arange(n, dtype=np.int64))
+            keep = last[last >= 0]
+            flat[lin[keep]] = vals[keep]
+        else:
+            flat[lin] = vals
+        return
+    ufunc = _REDUCERS[reduction]
+    if flat.dtype == object:
+        ufunc.at(flat, lin, vals)
+        return
+    if flat.ndim == 2:
+        # ufunc.at is fastest on one dimension: address every element of every slice
+        width = flat.shape[1]
+        lin = (lin[:, None] * width + np.arange(width, dtype=np.int64)).reshape(-1)
+        flat, vals = flat.reshape(-1), vals.reshape(-1)
+    ufunc.at(flat, lin, vals)
+
+
+def scatter_elements(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, *, axis: int,
+                     reduction: str = "none") -> np.ndarray:
+    """output[.., indices[i,j,..], ..] = updates[i,j,..] on ``axis``; own position elsewhere."""
+    out = np.array(data, copy=True, order="C")
+    if indices.size == 0:
+        return out
+    shape = out.shape
+    strides = _strides(shape)
+    idx = indices.astype(np.int64, copy=False)
+    size = shape[axis]
+    idx = np.where(idx < 0, idx + size, idx)
+    lin = idx * strides[axis]
+    for d in range(out.ndim):
+        if d == axis:
+            continue
+        view = [1] * out.ndim
+        view[d] = indices.shape[d]
+        lin = lin + (np.arange(indices.shape[d], dtype=np.int64) * strides[d]).reshape(view)
+    _apply(out.reshape(-1), lin.reshape(-1), np.ascontiguousarray(updates).reshape(-1), reduction)
+    return out
+
+
+def scatter_nd(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, *, reduction: str = "none") -> np.ndarray:
+    """output[indices[idx]] = updates[idx] for every idx of indices.shape[:-1] (a slice when k < r)."""
+    out = np.array(data, copy=True, order="C")
+    k = indices.shape[-1]
+    rows = int(np.prod(indices.shape[:-1], dtype=np.int64))
+    if rows == 0:
+        return out
+    lead = out.shape[:k]
+    width = int(np.prod(out.shape[k:], dtype=np.int64))
+    n_slices = int(np.prod(lead, dtype=np.int64))
+    if k == 0:
+        lin = np.zeros(rows, dtype=np.int64)
+    else:
+        idx = indices.reshape(rows, k).astype(np.int64, copy=False)
+        dims = np.asarray(lead, dtype=np.int64)
+        idx = np.where(idx < 0, idx + dims, idx)
+        lin = idx @ np.asarray(_strides(lead), dtype=np.int64)
+    flat = out.reshape(n_slices, width)
+    vals = np.ascontiguousarray(updates).reshape(rows, width)
+    if width == 1:
+        _apply(flat.reshape(-1), lin, vals.reshape(-1), reduction)
+    else:
+        _apply(flat, lin, vals, reduction)
+    return out
+
+
+KERNELS: dict[str, Callable[..., np.ndarray]] = {
+    "scatter_elements": scatter_elements,
+    "scatter_nd": scatter_nd,
+}
