@@ -10,11 +10,12 @@ Spec text -> parsed spec -> solver -> result -> report.  The public hook:
 from __future__ import annotations
 
 from .api import infer
+from .check import annotate, check_model
 from .execute import execute
 from .errors import ConstraintError, ShapeCheckError, SpecError, UsageError
 from .result import Finding, Result
 from .types import TensorType, parse_type
 
-__all__ = ["infer", "execute", "Result", "Finding", "TensorType", "parse_type", "ShapeCheckError", "UsageError",
+__all__ = ["infer", "execute", "check_model", "annotate", "Result", "Finding", "TensorType", "parse_type", "ShapeCheckError", "UsageError",
            "SpecError", "ConstraintError"]
 __version__ = "0.1.0"

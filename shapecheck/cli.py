@@ -145,7 +145,8 @@ def cmd_verify(args, out: Console) -> int:
 
 
 def cmd_check(args, out: Console) -> int:
-    from .check import check_model, render_model_report
+    from .check import check_model
+    from .report import render_model_report
     report = check_model(args.model, strict=args.strict, registry=_registry(args),
                          load_external_data=args.load_external_data, output=args.output)
     if args.json:

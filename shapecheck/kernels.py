@@ -107,3 +107,25 @@ KERNELS: dict[str, Callable[..., np.ndarray]] = {
     "scatter_elements": scatter_elements,
     "scatter_nd": scatter_nd,
 }
+
+
+def elements_extent(data_shape: tuple[int, ...], indices_shape: tuple[int, ...], *, axis: int, **_) -> np.ndarray:
+    """Size of the axis each entry of ``indices`` addresses: ``data.shape[axis]`` everywhere."""
+    return np.full(indices_shape, data_shape[axis], dtype=np.int64)
+
+
+def nd_extent(data_shape: tuple[int, ...], indices_shape: tuple[int, ...], **_) -> np.ndarray:
+    """Size of the axis each entry of ``indices`` addresses: column j of a tuple indexes ``data.shape[j]``.
+
+    >>> nd_extent((4, 5, 6), (3, 2)).tolist()
+    [[4, 5], [4, 5], [4, 5]]
+    """
+    k = indices_shape[-1]
+    return np.broadcast_to(np.asarray(data_shape[:k], dtype=np.int64), indices_shape)
+
+
+# How indices address data, per semantics kind: used by ``verify`` to draw in-range index values.
+INDEX_EXTENTS: dict[str, Callable[..., np.ndarray]] = {
+    "scatter_elements": elements_extent,
+    "scatter_nd": nd_extent,
+}

@@ -44,9 +44,9 @@ def diagnostic_lines(f: Finding, where: str, severity: str = "error") -> list[st
 def print_diagnostic(console: Console, f: Finding, where: str, severity: str = "error") -> None:
     color = "red" if severity == "error" else "yellow"
     lines = diagnostic_lines(f, where, severity)
-    console.print(f"[bold {color}]{escape(lines[0])}[/]")
+    console.print(f"[bold {color}]{escape(lines[0])}[/]", soft_wrap=True)
     for line in lines[1:]:
-        console.print(escape(line))
+        console.print(escape(line), soft_wrap=True)
 
 
 def render_result(result: Result, console: Console, query: str = "") -> None:
@@ -91,3 +91,53 @@ def render_specs(specs: Iterable, console: Console) -> None:
         table.add_row(s.op, s.domain, str(s.version), "yes" if s.deprecated else "",
                       str(len(s.constraints)), escape(_short_path(s.file)))
     console.print(table)
+
+
+def render_model_report(report, console: Console) -> None:
+    """A model check: one row per checked node, then diagnostics, declarations, assumptions, summary."""
+    table = Table(title=escape(f"{report.model} ({report.format})"), title_justify="left")
+    for col in ("node", "op / spec", "status", "output", "conditions"):
+        table.add_column(col)
+    for n in report.nodes:
+        table.add_row(escape(n.name), escape(f"{n.op_type} / {n.spec or '-'}"), styled(n.status),
+                      escape(", ".join(n.outputs.values())), escape("; ".join(n.conditions)))
+    console.print(table)
+    for n in report.nodes:
+        where = f"{n.location or n.name} ({n.op_type}, {n.spec or 'opset ' + str(n.opset)})"
+        for f in n.violations:
+            print_diagnostic(console, f, where)
+            if n.inputs:
+                console.print(soft_wrap=True, *[escape("  = inputs: " + ", ".join(f"{k} = {v['tensor']}: {v['type']} ({v['source']})"
+                                                                for k, v in n.inputs.items()))])
+        for w in n.warnings:
+            print_diagnostic(console, w, where, "warning")
+    for d in report.declarations:
+        if d.status == "agrees":
+            continue
+        color = {"error": "red", "warning": "yellow"}.get(d.severity, "cyan")
+        label = {"error": "error", "warning": "warning"}.get(d.severity, "note")
+        console.print(f"[bold {color}]{label}[declaration]: {escape(d.kind)} {escape(repr(d.tensor))} "
+                      f"(produced by {escape(d.node)}): {escape(d.status)}[/]")
+        console.print(escape(f"  = {d.message}"))
+        if d.fix and d.status != "refines":
+            console.print(escape(f"  = fix: {d.fix}"))
+    for f in report.violations:
+        print_diagnostic(console, f, "model")
+    conds = [a for a in report.assumptions if a["kind"] == "condition"]
+    refs = [a for a in report.assumptions if a["kind"] == "refinement"]
+    if conds:
+        console.print("[bold yellow]the model is valid only if:[/]")
+        for a in conds:
+            console.print(escape(f"  {a['condition']}    (needed by {', '.join(a['nodes'])})"))
+    if refs:
+        console.print("[cyan]taken from declarations (inference left these unknown):[/]")
+        for a in refs:
+            console.print(escape(f"  {a['condition']}"))
+    for note in report.notes:
+        console.print(escape(f"note: {note}"))
+    s = report.summary
+    verdict = "[bold red]FAILED[/]" if report.failed else "[bold green]OK[/]"
+    console.print(f"{verdict}  checked {s.get('checked', 0)}: {s.get('valid', 0)} valid, "
+                  f"{s.get('conditional', 0)} conditional, {s.get('invalid', 0)} invalid; "
+                  f"{s.get('skipped', 0)} nodes without a spec skipped"
+                  + ("  (strict)" if report.strict else ""))

@@ -554,7 +554,24 @@ def _values_involved(spec: Spec, rule: Rule, env: dict) -> dict[str, str]:
             out[text] = s
         if len(out) >= 6:
             break
+    if any(n.kind == "comp" for n in _walk(rule.tree)):
+        # a quantified rule: show the tensors it ranges over
+        values = _value_inputs(spec, rule)
+        for name in sorted(_names(rule.tree)):
+            t = env.get(name)
+            if isinstance(t, TensorVal):
+                if t.shape is not None:
+                    out.setdefault(f"{name}.shape", _fmt(t.shape))
+                if name in values and t.value is not None:
+                    out.setdefault(name, value_str(t.value))
     return out
+
+
+def _walk(n: Node) -> Iterable[Node]:
+    if isinstance(n, Node):
+        yield n
+        for c in n.children:
+            yield from _walk(c)
 
 
 def _fix(spec: Spec, rule: Rule, env: dict, base, attrs, hints: bool, opset) -> str:

@@ -513,7 +513,10 @@ def _unique_rows(t, shape):
     dims = shape[:k]
     if any(type(d) is not int for d in dims) or len(dims) < k:
         return UNKNOWN
-    rows = v.reshape(-1, k).astype(np.int64) % np.maximum(np.array(dims, dtype=np.int64), 1)
+    n = int(np.prod(v.shape[:-1], dtype=np.int64))
+    if k == 0:  # every row is the empty tuple, which addresses the whole tensor
+        return n <= 1
+    rows = v.reshape(n, k).astype(np.int64) % np.maximum(np.array(dims, dtype=np.int64), 1)
     return len(np.unique(rows, axis=0)) == len(rows)
 
 

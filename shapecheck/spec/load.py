@@ -306,13 +306,15 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
             _check_names(ctx, tree, known, line, f"output {raw['name']} {key}")
             fns.append(compile_expr(tree))
         spec.outputs.append(OutputDecl(raw["name"], raw["type"], raw["shape"], fns[0], fns[1]))
-    ids: set[str] = set()
+    ids: dict[str, int] = {}  # id -> line of its first definition
     for key, target, what in (("constraints", spec.constraints, "constraint"), ("warnings", spec.warnings, "warning")):
         for raw in data.get(key, []):
             rule = _compile_rule(ctx, raw, known, what)
             if rule.id in ids:
-                raise ctx.err(f"duplicate id {rule.id}", rule.line)
-            ids.add(rule.id)
+                # the line of the second definition, not the first (line_for_id finds the first)
+                line = _line_of(ctx.lines, f'"{rule.id}"', ids[rule.id]) or rule.line
+                raise ctx.err(f"duplicate id {rule.id} (first defined at line {ids[rule.id]})", line)
+            ids[rule.id] = rule.line
             target.append(rule)
     sem = dict(data.get("semantics", {}))
     if "kind" not in sem:

@@ -1,0 +1,336 @@
+"""Model validation: every node with a spec, checked by the solver, in one forward pass.
+
+Inference is the source of truth: a tensor's type comes from the graph inputs,
+initializers and constants, then from the specs (for nodes shapecheck knows) or from
+onnx's inference (for the rest), and is a fresh unknown where neither knows.
+Declarations (``value_info``, declared graph outputs, IR ports) are *claims*: each is
+compared with the inferred type; it may only fill in what inference left unknown.
+
+>>> import onnx
+>>> from onnx import helper, TensorProto as T
+>>> g = helper.make_graph([helper.make_node("ScatterND", ["d", "i", "u"], ["y"])], "g",
+...     [helper.make_tensor_value_info("d", T.FLOAT, ["N", 4]),
+...      helper.make_tensor_value_info("i", T.INT64, ["M", 1]),
+...      helper.make_tensor_value_info("u", T.FLOAT, ["M", 4])],
+...     [helper.make_tensor_value_info("y", T.FLOAT, None)])
+>>> rep = check_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]))
+>>> rep.summary["valid"], rep.nodes[0].outputs["output"]
+(1, 'float[N,4]')
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageError
+from .frontends.graph import Declaration, ModelGraph, ModelNode
+from .result import Finding, Result
+from .solver import contradiction_of, parse_relation, solve
+from .spec.compile import Cond, compare_dims
+from .spec.load import Registry, default_registry
+from .types import TensorType, dim_str, is_unknown
+
+
+@dataclass
+class NodeReport:
+    name: str
+    op_type: str
+    domain: str
+    opset: int | None
+    spec: str
+    status: str
+    location: str = ""
+    outputs: dict[str, str] = field(default_factory=dict)
+    conditions: list[str] = field(default_factory=list)
+    violations: list[Finding] = field(default_factory=list)
+    warnings: list[Finding] = field(default_factory=list)
+    inputs: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "op_type": self.op_type, "domain": self.domain, "opset": self.opset,
+                "spec": self.spec, "status": self.status, "location": self.location,
+                "inputs": self.inputs, "outputs": self.outputs, "conditions": self.conditions,
+                "violations": [v.to_dict() for v in self.violations],
+                "warnings": [w.to_dict() for w in self.warnings]}
+
+
+@dataclass
+class DeclarationReport:
+    """One declaration compared with inference."""
+
+    tensor: str
+    node: str
+    kind: str            # graph output | value_info | subgraph output | port
+    declared: str
+    inferred: str
+    status: str          # agrees | refines | condition | contradicts
+    severity: str        # info | warning | error
+    message: str = ""
+    fix: str = ""
+    conditions: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"tensor": self.tensor, "node": self.node, "kind": self.kind, "declared": self.declared,
+             "inferred": self.inferred, "status": self.status, "severity": self.severity}
+        for key in ("message", "fix"):
+            if getattr(self, key):
+                d[key] = getattr(self, key)
+        if self.conditions:
+            d["conditions"] = self.conditions
+        return d
+
+
+@dataclass
+class ModelReport:
+    model: str
+    format: str
+    strict: bool = False
+    nodes: list[NodeReport] = field(default_factory=list)
+    assumptions: list[dict[str, Any]] = field(default_factory=list)
+    declarations: list[DeclarationReport] = field(default_factory=list)
+    violations: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    summary: dict[str, int] = field(default_factory=dict)
+    types: dict[str, TensorType] = field(default_factory=dict, repr=False)
+
+    @property
+    def failed(self) -> bool:
+        if self.violations or any(n.status == "invalid" for n in self.nodes):
+            return True
+        if any(d.severity == "error" for d in self.declarations):
+            return True
+        if self.strict and (any(a["kind"] == "condition" for a in self.assumptions)
+                            or any(d.status == "contradicts" for d in self.declarations)):
+            return True
+        return False
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failed else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"model": self.model, "format": self.format, "strict": self.strict,
+                "nodes": [n.to_dict() for n in self.nodes], "assumptions": self.assumptions,
+                "declarations": [d.to_dict() for d in self.declarations if d.status != "agrees"],
+                "violations": [v.to_dict() for v in self.violations], "notes": self.notes,
+                "summary": self.summary, "ok": not self.failed}
+
+
+# ---------------------------------------------------------------- entry points
+
+def load_graph(model: Any, registry: Registry, load_external_data: bool = False) -> ModelGraph:
+    """Pick the frontend by file type: ``.xml`` is OpenVINO IR, anything else ONNX."""
+    if isinstance(model, (str, Path)) and str(model).lower().endswith(".xml"):
+        from .frontends.openvino_ir import read_ir
+        return read_ir(model, registry)
+    from .frontends.onnx_model import read_onnx
+    return read_onnx(model, registry, load_external_data)
+
+
+def check_model(model: Any, *, strict: bool = False, registry: Registry | None = None,
+                load_external_data: bool = False, output: str | None = None,
+                specs: list[str] | None = None) -> ModelReport:
+    """Check every node of a model (path or ModelProto) that has a spec; see ``ModelReport``.
+
+    ``output`` writes an annotated copy (ONNX only); ``specs`` adds spec directories.
+    """
+    if registry is None:
+        from .spec.load import registry_with
+        registry = registry_with(specs) if specs else default_registry()
+    graph = load_graph(model, registry, load_external_data)
+    report = check_graph(graph, registry, strict)
+    if output:
+        if graph.format != "onnx":
+            raise UsageError("--output writes ONNX models only; this model is OpenVINO IR")
+        from .frontends.onnx_model import write_annotated
+        write_annotated(graph.proto, report.types, output, graph.path)
+    return report
+
+
+def annotate(model: Any, *, registry: Registry | None = None):
+    """A copy of an ONNX model whose value_info and outputs carry shapecheck's inferred types."""
+    import onnx
+    from .frontends.onnx_model import annotate_proto
+    registry = registry or default_registry()
+    graph = load_graph(model, registry)
+    report = check_graph(graph, registry, False)
+    m = onnx.ModelProto()
+    m.CopyFrom(graph.proto)
+    annotate_proto(m, {k: v for k, v in report.types.items() if v.dtype is not None})
+    return m
+
+
+# ---------------------------------------------------------------- the forward pass
+
+def _key(spec_name: str, types: dict[str, TensorType], attrs: dict) -> tuple | None:
+    try:
+        items = tuple(sorted((k, v if not isinstance(v, list) else tuple(v)) for k, v in attrs.items()))
+        hash(items)
+    except TypeError:
+        return None
+    return (spec_name, tuple((n, t.signature()) for n, t in types.items()), items)
+
+
+def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> ModelReport:
+    report = ModelReport(model=graph.path, format=graph.format, strict=strict, notes=list(graph.notes))
+    env: dict[str, TensorType] = dict(graph.sources)
+    origin: dict[str, str] = {k: v for k, v in graph.source_kind.items()}
+    assumptions: dict[str, list[str]] = {}
+    refinements: set[str] = set()
+    cache: dict[tuple, Result] = {}
+    skipped = 0
+
+    def assume(text: str, who: str, refinement: bool = False) -> None:
+        if refinement:
+            refinements.add(text)
+        nodes = assumptions.setdefault(text, [])
+        if who not in nodes:
+            nodes.append(who)
+
+    for node in graph.nodes:
+        spec = None
+        resolve_error = None
+        if node.opset is not None and registry.has_op(node.op_type, node.domain):
+            try:
+                spec = registry.resolve(node.op_type, node.opset, node.domain)
+            except UsageError as exc:
+                resolve_error = str(exc)
+        if spec is None and resolve_error is None:
+            skipped += 1
+            for t in node.outputs:
+                if t:
+                    env[t] = graph.fallback.get(t) or TensorType(None, None)
+                    origin[t] = "onnx inference" if t in graph.fallback and graph.format == "onnx" else (
+                        "declared" if t in graph.fallback else "unknown")
+                    _check_declaration(graph, report, env, origin, node, t, assume)
+            continue
+        if resolve_error is not None:
+            nr = NodeReport(node.name, node.op_type, node.domain, node.opset, "", "invalid", node.location)
+            nr.violations.append(Finding("opset", f"{node.op_type} exists at opset {node.opset}", resolve_error, {},
+                                         "raise the model's opset_import or use another operator"))
+            report.nodes.append(nr)
+            for t in node.outputs:
+                if t:
+                    env[t] = TensorType(None, None)
+                    origin[t] = "unknown"
+            continue
+
+        types: dict[str, TensorType] = {}
+        sources: dict[str, dict[str, str]] = {}
+        for i, decl in enumerate(spec.inputs):
+            tname = node.inputs[i] if i < len(node.inputs) else ""
+            if not tname:
+                if decl.optional:
+                    continue
+                raise UsageError(f"{graph.path}: {node.location} ({node.op_type}): input {i} ({decl.name}) is missing; "
+                                 f"{spec.name} needs {', '.join(d.name for d in spec.inputs)}")
+            t = env.get(tname)
+            if t is None:
+                t = TensorType(None, None)
+                origin.setdefault(tname, "unknown")
+            types[decl.name] = t
+            sources[decl.name] = {"tensor": tname, "type": str(t), "source": _source_label(origin.get(tname, "unknown"))}
+        key = _key(spec.name, types, node.attrs)
+        result = cache.get(key) if key is not None else None
+        if result is None:
+            result = solve(spec, types, node.attrs, opset=node.opset, unknown_attrs="finding")
+            if key is not None:
+                cache[key] = result
+        nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, result.status, node.location,
+                        {k: str(v) for k, v in result.outputs.items()}, list(result.conditions),
+                        list(result.violations), list(result.warnings), sources)
+        report.nodes.append(nr)
+        for c in result.conditions:
+            assume(c, node.name)
+        for out_decl, tname in zip(spec.outputs, node.outputs):
+            if tname:
+                env[tname] = result.outputs[out_decl.name]
+                origin[tname] = "inferred"
+                _check_declaration(graph, report, env, origin, node, tname, assume)
+
+    report.assumptions = [{"condition": c, "kind": "refinement" if c in refinements else "condition", "nodes": ns}
+                          for c, ns in assumptions.items()]
+    eqs = [(c, parse_relation(c)) for c in assumptions if c not in refinements]
+    eqs = [(c, r) for c, r in eqs if r is not None and r.__class__.__name__ == "Equality"]
+    if len(eqs) >= 2:
+        bad = contradiction_of(eqs, lambda c: assumptions.get(c, []))
+        if bad is not None:
+            bad.message = "conditions that different nodes need cannot all hold, so no input makes the model valid"
+            report.violations.append(bad)
+    report.types = env
+    counts = {"checked": len(report.nodes), "valid": 0, "conditional": 0, "invalid": 0, "skipped": skipped}
+    for n in report.nodes:
+        counts[n.status] = counts.get(n.status, 0) + 1
+    report.summary = counts
+    return report
+
+
+def _source_label(origin: str) -> str:
+    if origin in ("graph input", "subgraph input", "initializer", "constant"):
+        return "declared" if origin.endswith("input") else origin
+    return origin
+
+
+def _check_declaration(graph: ModelGraph, report: ModelReport, env, origin, node: ModelNode, tname: str, assume) -> None:
+    decl: Declaration | None = graph.declared.get(tname)
+    if decl is None:
+        return
+    inf = env[tname]
+    d = decl.type
+    contradictions: list[str] = []
+    conds: list[str] = []
+    refined: list[str] = []
+    dtype = inf.dtype
+    if d.dtype and inf.dtype and d.dtype != inf.dtype:
+        contradictions.append(f"element type {d.dtype} declared, {inf.dtype} inferred")
+    elif d.dtype and not inf.dtype:
+        dtype = d.dtype
+        refined.append(f"element type = {d.dtype}")
+    shape = inf.shape
+    if d.shape is not None and inf.shape is None:
+        shape = d.shape
+        refined.append(f"rank = {len(d.shape)}")
+    elif d.shape is not None and inf.shape is not None:
+        if len(d.shape) != len(inf.shape):
+            contradictions.append(f"rank {len(d.shape)} declared, {len(inf.shape)} inferred")
+        else:
+            new = list(inf.shape)
+            for i, (dd, ii) in enumerate(zip(d.shape, inf.shape)):
+                if is_unknown(dd) or dd == ii:
+                    continue
+                if is_unknown(ii):
+                    new[i] = dd
+                    refined.append(f"dim {i} = {dim_str(dd)}")
+                    continue
+                verdict = compare_dims(dd, "==", ii)
+                if verdict is False:
+                    contradictions.append(f"dim {i}: {dim_str(dd)} declared, {dim_str(ii)} inferred")
+                elif isinstance(verdict, Cond):
+                    conds.extend(verdict.texts())
+            shape = tuple(new)
+    where = f"{decl.kind} of {node.name}"
+    if contradictions:
+        severity = "error" if decl.kind == "graph output" else "warning"
+        report.declarations.append(DeclarationReport(
+            tname, node.name, decl.kind, str(d), str(inf), "contradicts", severity,
+            f"{decl.kind} {tname!r} is declared {d} but inference gives {inf}: " + "; ".join(contradictions),
+            f"declare {tname!r} as {inf}"))
+        return
+    if conds:
+        for c in conds:
+            assume(c, f"{tname} ({decl.kind})")
+        report.declarations.append(DeclarationReport(
+            tname, node.name, decl.kind, str(d), str(inf), "condition", "info",
+            f"the {decl.kind} of {tname!r} names its dims differently from inference; valid only if " + ", ".join(conds),
+            f"declare {tname!r} as {inf}", conds))
+        return
+    if refined:
+        env[tname] = TensorType(dtype, shape, inf.value)
+        for r in refined:
+            assume(f"{tname} {r}, taken from {decl.kind}", f"{tname} ({decl.kind})", refinement=True)
+        report.declarations.append(DeclarationReport(
+            tname, node.name, decl.kind, str(d), str(inf), "refines", "info",
+            f"inference left part of {tname!r} unknown; the {decl.kind} fills in " + ", ".join(refined)))
+        return
+    report.declarations.append(DeclarationReport(tname, node.name, decl.kind, str(d), str(inf), "agrees", "info"))

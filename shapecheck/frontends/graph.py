@@ -1,0 +1,62 @@
+"""What a frontend hands the model checker: nodes in order, and where types come from.
+
+Frontends (ONNX, OpenVINO IR) turn a model file into a ``ModelGraph``; the checker
+(``shapecheck.check``) runs the same forward pass over either.  Types come from three
+places, kept apart because they are not equally trustworthy:
+
+* ``sources``: graph inputs, initializers and constants -- the facts inference starts from;
+* ``fallback``: what another inferencer (onnx's, with data propagation) says about the outputs
+  of nodes shapecheck has no spec for;
+* ``declared``: ``value_info`` entries and declared graph outputs -- claims to be checked.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..types import TensorType, unknown_dim
+
+
+@dataclass
+class ModelNode:
+    """One node: its op, the opset of its domain, tensor names in and out, attributes."""
+
+    name: str
+    op_type: str
+    domain: str
+    opset: int | None
+    inputs: list[str]
+    outputs: list[str]
+    attrs: dict[str, Any]
+    scope: str = ""           # "" for the main graph, "If_0/then_branch" inside a subgraph
+    location: str = ""        # where a user finds it: "node 'n3' (#3)" or "layer id=5"
+
+
+@dataclass
+class Declaration:
+    tensor: str
+    type: TensorType
+    kind: str                 # "graph output" | "value_info" | "port"
+
+
+@dataclass
+class ModelGraph:
+    path: str
+    format: str               # "onnx" | "openvino"
+    nodes: list[ModelNode] = field(default_factory=list)
+    sources: dict[str, TensorType] = field(default_factory=dict)
+    source_kind: dict[str, str] = field(default_factory=dict)
+    fallback: dict[str, TensorType] = field(default_factory=dict)
+    declared: dict[str, Declaration] = field(default_factory=dict)
+    opsets: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    proto: Any = None         # the loaded model, for annotate()
+
+
+def unknown_type(tensor: str) -> TensorType:
+    """Nothing is known: element type and rank unknown."""
+    return TensorType(None, None)
+
+
+def fresh_dims(tensor: str, rank: int) -> tuple:
+    return tuple(unknown_dim(f"{tensor}.shape[{i}]") for i in range(rank))

@@ -1,0 +1,280 @@
+"""ONNX model -> ``ModelGraph``: nodes with their opsets, types from inputs and constants.
+
+External data is not loaded unless asked (its initializers then have no values, only
+types).  onnx's own inference runs on a copy stripped of every declaration, so what it
+says about nodes shapecheck has no spec for is inference, not an echo of ``value_info``.
+The model passed in is never modified.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import UsageError
+from ..spec.load import normalize_domain
+from ..types import ONNX_CODES, TensorType, symbol, unknown_dim
+from .graph import Declaration, ModelGraph, ModelNode
+
+_MAX_CONST = 1 << 20   # constants larger than this are kept as types only
+
+
+def load_model(source: Any, load_external_data: bool = False):
+    """A ModelProto from a path or a ModelProto (a copy is never needed: nothing is written to it)."""
+    import onnx
+    from google.protobuf.message import DecodeError
+    if isinstance(source, onnx.ModelProto):
+        return source, "<ModelProto>"
+    path = Path(source)
+    if not path.exists():
+        raise UsageError(f"{path}: no such file")
+    if path.is_dir():
+        raise UsageError(f"{path}: is a directory, not a model file (.onnx or OpenVINO .xml)")
+    try:
+        model = onnx.load(str(path), load_external_data=load_external_data)
+    except DecodeError as exc:
+        raise UsageError(f"{path}: not an ONNX model (the protobuf does not parse: {exc}); "
+                         "is the file truncated or of another format?") from None
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{path}: cannot load the model: {exc}") from None
+    except Exception as exc:  # onnx raises its own checker/parse errors for broken external data
+        raise UsageError(f"{path}: cannot load the model: {type(exc).__name__}: {exc}") from None
+    if not model.HasField("graph") or (not model.graph.node and not model.graph.input and not model.opset_import):
+        raise UsageError(f"{path}: not an ONNX model (no graph, no opset_import); "
+                         "is it another format or an empty file?")
+    return model, str(path)
+
+
+def tensor_type_from_proto(tp, tensor: str) -> TensorType:
+    """An ONNX TypeProto -> TensorType; ``dim_param`` names become the user's symbols."""
+    if not tp.HasField("tensor_type"):
+        return TensorType(None, None)
+    tt = tp.tensor_type
+    dtype = ONNX_CODES.get(tt.elem_type) if tt.elem_type else None
+    if not tt.HasField("shape"):
+        return TensorType(dtype, None)
+    dims = []
+    for i, d in enumerate(tt.shape.dim):
+        if d.HasField("dim_value"):
+            dims.append(int(d.dim_value))
+        elif d.HasField("dim_param") and d.dim_param and not d.dim_param.startswith("unk__"):
+            dims.append(symbol(d.dim_param))
+        else:
+            dims.append(unknown_dim(f"{tensor}.shape[{i}]"))
+    return TensorType(dtype, tuple(dims))
+
+
+def _attr_value(attr) -> Any:
+    import onnx
+    from onnx import helper
+    v = helper.get_attribute_value(attr)
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    if isinstance(v, list):
+        return tuple(x.decode("utf-8", "replace") if isinstance(x, bytes) else x for x in v)
+    if isinstance(v, onnx.TensorProto):
+        return v
+    return v
+
+
+def _const_type(tensor_proto, name: str) -> TensorType:
+    from onnx import numpy_helper
+    dtype = ONNX_CODES.get(tensor_proto.data_type)
+    shape = tuple(int(d) for d in tensor_proto.dims)
+    external = tensor_proto.data_location == 1  # TensorProto.EXTERNAL
+    if external or int(np.prod(shape, dtype=np.int64)) > _MAX_CONST:
+        return TensorType(dtype, shape)
+    try:
+        value = numpy_helper.to_array(tensor_proto)
+    except Exception:  # unreadable raw data: keep the type
+        return TensorType(dtype, shape)
+    return TensorType(dtype, shape, value)
+
+
+def _constant_node_value(node, name: str) -> TensorType | None:
+    """The type (and value) a Constant node produces."""
+    import onnx
+    from onnx import numpy_helper
+    for a in node.attribute:
+        if a.name == "value":
+            return _const_type(a.t, name)
+        if a.name in ("value_int", "value_float", "value_ints", "value_floats"):
+            v = onnx.helper.get_attribute_value(a)
+            arr = np.array(v, dtype=np.int64 if "int" in a.name else np.float32)
+            from ..types import tensor_type_of
+            return tensor_type_of(arr)
+    return None
+
+
+def _stripped_copy(model):
+    """A copy without value_info and with graph outputs' shapes cleared: onnx infers from scratch."""
+    import onnx
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+
+    def strip(g, top: bool):
+        del g.value_info[:]
+        if top:
+            for o in g.output:
+                if o.type.HasField("tensor_type"):
+                    o.type.tensor_type.ClearField("shape")
+        for n in g.node:
+            for a in n.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    strip(a.g, False)
+                elif a.type == onnx.AttributeProto.GRAPHS:
+                    for sg in a.graphs:
+                        strip(sg, False)
+    strip(m.graph, True)
+    # large initializers are irrelevant to shapes and slow inference: keep only their types
+    return m
+
+
+def _onnx_inference(model, needed: bool) -> tuple[dict[str, TensorType], list[str]]:
+    """Types onnx's inference (with data propagation) gives, from a stripped copy."""
+    import onnx
+    if not needed:
+        return {}, []
+    try:
+        inferred = onnx.shape_inference.infer_shapes(_stripped_copy(model), data_prop=True)
+    except Exception as exc:  # onnx's inference can fail on models it cannot handle; fall back to unknowns
+        return {}, [f"onnx shape inference failed ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}); "
+                    "outputs of nodes without a spec are unknown"]
+    out: dict[str, TensorType] = {}
+
+    def collect(g):
+        for vi in list(g.value_info) + list(g.output):
+            out[vi.name] = tensor_type_from_proto(vi.type, vi.name)
+        for n in g.node:
+            for a in n.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    collect(a.g)
+                elif a.type == onnx.AttributeProto.GRAPHS:
+                    for sg in a.graphs:
+                        collect(sg)
+    collect(inferred.graph)
+    return out, []
+
+
+def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelGraph:
+    """Read an ONNX model into a ``ModelGraph`` (nothing is written to the model)."""
+    import onnx
+    model, path = load_model(source, load_external_data)
+    opsets: dict[str, int] = {}
+    for imp in model.opset_import:
+        opsets[normalize_domain(imp.domain)] = int(imp.version)
+    graph = ModelGraph(path=path, format="onnx", opsets=opsets, proto=model)
+    needs_onnx = [False]
+    counter = [0]
+
+    def walk(g, scope: str, top: bool):
+        for i in list(g.input):
+            if i.name not in graph.sources:
+                graph.sources[i.name] = tensor_type_from_proto(i.type, i.name)
+                graph.source_kind[i.name] = "graph input" if top else "subgraph input"
+        for init in g.initializer:
+            graph.sources[init.name] = _const_type(init, init.name)
+            graph.source_kind[init.name] = "initializer"
+        for vi in g.value_info:
+            graph.declared[vi.name] = Declaration(vi.name, tensor_type_from_proto(vi.type, vi.name), "value_info")
+        for o in g.output:
+            if o.type.HasField("tensor_type"):
+                graph.declared.setdefault(o.name, Declaration(o.name, tensor_type_from_proto(o.type, o.name),
+                                                              "graph output" if top else "subgraph output"))
+        for n in g.node:
+            idx = counter[0]
+            counter[0] += 1
+            name = n.name or f"{n.op_type}_{idx}"
+            full = f"{scope}/{name}" if scope else name
+            for a in n.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    walk(a.g, f"{full}/{a.name}", False)
+                elif a.type == onnx.AttributeProto.GRAPHS:
+                    for k, sg in enumerate(a.graphs):
+                        walk(sg, f"{full}/{a.name}[{k}]", False)
+            domain = normalize_domain(n.domain)
+            if n.op_type == "Constant" and domain == "ai.onnx" and n.output:
+                t = _constant_node_value(n, n.output[0])
+                if t is not None:
+                    graph.sources[n.output[0]] = t
+                    graph.source_kind[n.output[0]] = "constant"
+                    continue
+            if domain not in opsets:
+                raise UsageError(f"{path}: node {full!r} ({n.op_type}) uses domain {n.domain or 'ai.onnx'!r}, "
+                                 f"which the model's opset_import does not declare (it declares "
+                                 f"{', '.join(repr(d) for d in opsets) or 'nothing'}); add an opset_import entry")
+            if not registry.has_op(n.op_type, domain):
+                needs_onnx[0] = True
+            attrs = {a.name: _attr_value(a) for a in n.attribute
+                     if a.type not in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)}
+            graph.nodes.append(ModelNode(full, n.op_type, domain, opsets.get(domain), list(n.input),
+                                         list(n.output), attrs, scope, f"node {full!r} (#{idx})"))
+
+    walk(model.graph, "", True)
+    graph.fallback, graph.notes = _onnx_inference(model, needs_onnx[0])
+    return graph
+
+
+def write_annotated(model, types: dict[str, TensorType], out_path: str, source_path: str) -> None:
+    """Write a copy of ``model`` whose value_info and graph outputs carry the inferred types."""
+    import onnx
+    from ..types import ONNX_CODE_OF, dim_str, is_unknown
+    if source_path and os.path.abspath(out_path) == os.path.abspath(source_path):
+        raise UsageError(f"--output {out_path} is the input model; shapecheck never modifies a model in place: "
+                         "choose another path")
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    annotate_proto(m, types)
+    try:
+        onnx.save(m, out_path)
+    except OSError as exc:
+        raise UsageError(f"cannot write {out_path}: {exc.strerror}") from None
+
+
+def annotate_proto(m, types: dict[str, TensorType]) -> None:
+    """Set value_info (and graph outputs) of ``m`` in place to ``types``."""
+    import onnx
+    from ..types import ONNX_CODE_OF, dim_str, is_unknown
+
+    def fill(tp, t: TensorType):
+        tt = tp.tensor_type
+        if t.dtype:
+            tt.elem_type = ONNX_CODE_OF[t.dtype]
+        tt.ClearField("shape")
+        if t.shape is not None:
+            shape = tt.shape
+            shape.SetInParent()
+            for d in t.shape:
+                dim = shape.dim.add()
+                if type(d) is int:
+                    dim.dim_value = d
+                elif not is_unknown(d) and dim_str(d) != "?":
+                    dim.dim_param = dim_str(d)
+
+    def visit(g, top: bool):
+        inputs = {i.name for i in g.input} | {i.name for i in g.initializer}
+        produced = [o for n in g.node for o in n.output if o]
+        outputs = {o.name: o for o in g.output}
+        keep = [vi for vi in g.value_info if vi.name not in types]
+        del g.value_info[:]
+        g.value_info.extend(keep)
+        for name in produced:
+            t = types.get(name)
+            if t is None or name in inputs:
+                continue
+            if name in outputs:
+                fill(outputs[name].type, t)
+            else:
+                vi = g.value_info.add()
+                vi.name = name
+                fill(vi.type, t)
+        for n in g.node:
+            for a in n.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    visit(a.g, False)
+                elif a.type == onnx.AttributeProto.GRAPHS:
+                    for sg in a.graphs:
+                        visit(sg, False)
+    visit(m.graph, True)
