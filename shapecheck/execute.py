@@ -40,6 +40,8 @@ def run_spec(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = 
     for name, value in inputs.items():
         if name not in declared:
             raise UsageError(f"{spec.name} has no input {name!r}; its inputs are {', '.join(sorted(declared))}")
+        if value is None:  # as in solve(): a None input is a missing input, not a 0-d object array
+            continue
         if not isinstance(value, np.ndarray):
             try:
                 value = np.asarray(value)

@@ -116,7 +116,7 @@ def render_model_report(report, console: Console) -> None:
             continue
         color = {"error": "red", "warning": "yellow"}.get(d.severity, "cyan")
         label = {"error": "error", "warning": "warning"}.get(d.severity, "note")
-        console.print(f"[bold {color}]{label}[declaration]: {escape(d.kind)} {escape(repr(d.tensor))} "
+        console.print(f"[bold {color}]{label}\\[declaration]: {escape(d.kind)} {escape(repr(d.tensor))} "
                       f"(produced by {escape(d.node)}): {escape(d.status)}[/]")
         console.print(escape(f"  = {d.message}"))
         if d.fix and d.status != "refines":

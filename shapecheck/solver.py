@@ -302,6 +302,8 @@ def _solve_int(spec: Spec, b: _Bindings, base, attrs, rule: Rule, expr) -> bool:
     sym = free[0]
     feasible = []
     undetermined = False
+    # constraints refuted whatever the symbol is (a dtype mismatch) say nothing about its value
+    always = _refuted_ids(spec, _env(spec, b.types(base), attrs))
     for v in range(_MAX_RANK_GUESS + 1):
         trial = _Bindings()
         trial.dims, trial.shapes, trial.dtypes = b.dims, b.shapes, b.dtypes
@@ -319,6 +321,9 @@ def _solve_int(spec: Spec, b: _Bindings, base, attrs, rule: Rule, expr) -> bool:
                     ok = False
                 elif isinstance(lhs, Unknown) or isinstance(rhs, Unknown):
                     undetermined = True
+        # a value that refutes another constraint (k <= r for k > r) is no solution either
+        if ok and _refuted_ids(spec, env) - always:
+            ok = False
         if ok:
             feasible.append(v)
     if len(feasible) == 1 and not undetermined:
@@ -329,6 +334,19 @@ def _solve_int(spec: Spec, b: _Bindings, base, attrs, rule: Rule, expr) -> bool:
         b.refuted[rule.id] = (f"no value of {expr_str(sym)} makes the ranks agree "
                               f"(tried 0..{_MAX_RANK_GUESS})")
     return False
+
+
+def _refuted_ids(spec: Spec, env: dict) -> set[str]:
+    """Ids of the constraints that evaluate to plain False in ``env``."""
+    out = set()
+    for r in spec.constraints:
+        try:
+            v = r.fn(env)
+        except (NeedInt, EvalError):
+            continue
+        if v is False or (isinstance(v, (bool, np.bool_)) and not v):
+            out.add(r.id)
+    return out
 
 
 def _rule_status(spec: Spec, rule: Rule, env: dict, types: dict[str, TensorType], b: _Bindings):

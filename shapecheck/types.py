@@ -255,7 +255,14 @@ def value_str(v: np.ndarray, limit: int = 12) -> str:
     flat = np.asarray(v).ravel()
     if flat.size > limit:
         return f"<{flat.size} values, min {flat.min()} max {flat.max()}>" if flat.dtype.kind in "iuf" else f"<{flat.size} values>"
-    return json.dumps(np.asarray(v).tolist()).replace('"', "'")
+    return json.dumps(np.asarray(v).tolist(), default=_complex_json).replace('"', "'")
+
+
+def _complex_json(z: Any) -> Any:
+    """JSON has no complex numbers: a real one prints as its real part (parses back), others as text."""
+    if isinstance(z, complex):
+        return z.real if z.imag == 0 else str(z)
+    raise TypeError(f"cannot print {type(z).__name__} values")
 
 
 _TYPE_RE = re.compile(r"^\s*([A-Za-z?][A-Za-z0-9_]*|\?)\s*(?:\[(.*?)\])?\s*(?:=\s*(.+))?\s*$", re.S)

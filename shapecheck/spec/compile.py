@@ -328,6 +328,8 @@ def _compare_array(a, op: str, b):
     if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
         return bool(np.all(_PYOP[op](a, b)))
     arr, other, flipped = (a, b, False) if isinstance(a, np.ndarray) else (b, a, True)
+    if arr.dtype.kind in "OUSc":  # strings and complex numbers have no order: a rule error, not a crash
+        raise EvalError(f"cannot compare values of element type {arr.dtype} with a dim")
     if arr.size == 0:
         return True
     if flipped:
@@ -507,7 +509,7 @@ def _unique_rows(t, shape):
     v = _values(t)
     if isinstance(v, Unknown):
         return v
-    if isinstance(shape, Unknown) or v.ndim == 0:
+    if isinstance(shape, Unknown) or v.ndim == 0 or v.dtype.kind in "OUSc":  # non-integer indices: C-rule's job
         return UNKNOWN
     k = v.shape[-1]
     dims = shape[:k]
@@ -526,7 +528,9 @@ def _unique_along(t, axis, size):
     for x in (v, axis, size):
         if isinstance(x, Unknown):
             return x
-    if type(axis) is not int or type(size) is not int or v.ndim == 0 or size == 0:
+    if type(axis) is not int or type(size) is not int or v.ndim == 0 or size == 0 or v.dtype.kind in "OUSc":
+        return UNKNOWN
+    if not -v.ndim <= axis < v.ndim:  # indices of another rank than data: C2 refutes it, W1 says nothing
         return UNKNOWN
     norm = np.sort(v.astype(np.int64) % size, axis=axis)
     return not bool(np.any(np.diff(norm, axis=axis) == 0))

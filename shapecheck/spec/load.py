@@ -250,6 +250,19 @@ def _check_names(ctx: _FileCtx, tree: Node, known: set[str], line: int, what: st
         if fn not in FUNCTIONS and fn not in SPECIAL_FORMS:
             raise ctx.err(f"{what}: unknown function {fn}(); the notation has "
                           f"{', '.join(sorted(set(FUNCTIONS) | SPECIAL_FORMS))}", line)
+    for n in _nodes(tree):
+        if n.kind == "attr" and n.value not in _FIELDS:
+            raise ctx.err(f"{what}: unknown field .{n.value}; a tensor has {', '.join(sorted(_FIELDS))}", line)
+
+
+_FIELDS = {"shape", "dtype", "rank"}  # the fields compile_expr knows
+
+
+def _nodes(tree: Node) -> Iterable[Node]:
+    yield tree
+    for c in tree.children:
+        if isinstance(c, Node):
+            yield from _nodes(c)
 
 
 def _calls(tree: Node) -> Iterable[str]:

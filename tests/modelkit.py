@@ -1,0 +1,28 @@
+"""Small helpers to build one-off ONNX models in tests."""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import TensorProto as T
+from onnx import helper, numpy_helper
+
+FLOAT, INT64, BOOL = T.FLOAT, T.INT64, T.BOOL
+
+
+def vi(name: str, elem: int, shape) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def const(name: str, values, dtype=np.int64) -> onnx.TensorProto:
+    return numpy_helper.from_array(np.array(values, dtype=dtype), name)
+
+
+def model(nodes, inputs, outputs, opset: int = 18, initializers=(), value_info=(), name: str = "g") -> onnx.ModelProto:
+    g = helper.make_graph(nodes, name, inputs, outputs, initializer=list(initializers), value_info=list(value_info))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    return m
+
+
+def node(op: str, ins, outs, name: str = "", **attrs) -> onnx.NodeProto:
+    return helper.make_node(op, ins, outs, name=name or outs[0] + "_node", **attrs)

@@ -1,0 +1,158 @@
+"""Declared shapes are claims: value_info and graph outputs are checked against inference."""
+from __future__ import annotations
+
+import onnx
+import pytest
+from onnx import helper
+
+import shapecheck
+from shapecheck.cli import main
+from tests.modelkit import BOOL, FLOAT, INT64, const, model, node, vi
+
+
+def decl(report, tensor):
+    found = [d for d in report.declarations if d.tensor == tensor]
+    assert len(found) == 1, report.declarations
+    return found[0]
+
+
+def strip_value_info(m: onnx.ModelProto) -> onnx.ModelProto:
+    c = onnx.ModelProto()
+    c.CopyFrom(m)
+    del c.graph.value_info[:]
+    return c
+
+
+def verdicts(report):
+    return {n.name: (n.status, tuple(v.constraint for v in n.violations), tuple(n.conditions)) for n in report.nodes}
+
+
+def if_model(declared_out_shape):
+    """An If whose branches each scatter into x [N,8]; the graph output is declared by the caller."""
+    then_g = helper.make_graph([node("ScatterND", ["x", "rows", "vals"], ["t_out"], "then_scatter")], "then", [],
+                               [vi("t_out", FLOAT, None)])
+    else_g = helper.make_graph([node("Identity", ["x"], ["e_out"], "else_id")], "else", [], [vi("e_out", FLOAT, None)])
+    nodes = [helper.make_node("If", ["c"], ["y"], name="choose", then_branch=then_g, else_branch=else_g)]
+    return model(nodes, [vi("c", BOOL, []), vi("x", FLOAT, ["N", 8]), vi("rows", INT64, ["R", 1]),
+                         vi("vals", FLOAT, ["R", 8])], [vi("y", FLOAT, declared_out_shape)])
+
+
+def test_graph_output_with_wrong_rank_behind_if_is_a_violation(capsys, tmp_path):
+    rep = shapecheck.check_model(if_model(["N"]))
+    d = decl(rep, "y")
+    assert (d.status, d.severity, d.kind, d.node) == ("contradicts", "error", "graph output", "choose")
+    assert d.declared == "float[N]" and d.inferred == "float[N,8]"
+    assert "rank 1 declared, 2 inferred" in d.message and d.fix == "declare 'y' as float[N,8]"
+    assert rep.exit_code == 1
+    # the scatter inside the branch is fine: only the declaration is wrong
+    assert [n.status for n in rep.nodes] == ["valid"]
+    onnx.save(if_model(["N"]), str(tmp_path / "m.onnx"))
+    code = main(["check", str(tmp_path / "m.onnx")])
+    out = capsys.readouterr().out
+    assert code == 1 and "error[declaration]" in out and "declare 'y' as float[N,8]" in out
+
+
+def test_correct_graph_output_agrees():
+    rep = shapecheck.check_model(if_model(["N", 8]))
+    assert decl(rep, "y").status == "agrees" and rep.exit_code == 0
+
+
+def stale_transpose_model():
+    # x was [3,2] when value_info was written; it is [2,3] now, so t is really [3,2]
+    nodes = [node("Transpose", ["x"], ["t"], "tr", perm=[1, 0]), node("ScatterND", ["t", "i", "u"], ["y"], "scatter")]
+    return model(nodes, [vi("x", FLOAT, [2, 3]), vi("u", FLOAT, [1, 3])], [vi("y", FLOAT, None)],
+                 initializers=[const("i", [[1]])], value_info=[vi("t", FLOAT, [2, 3])])
+
+
+def test_stale_value_info_is_a_warning_and_inference_decides_the_scatter(capsys, tmp_path):
+    rep = shapecheck.check_model(stale_transpose_model())
+    d = decl(rep, "t")
+    assert (d.status, d.severity, d.kind, d.node) == ("contradicts", "warning", "value_info", "tr")
+    assert d.declared == "float[2,3]" and d.inferred == "float[3,2]"
+    assert "dim 0: 2 declared, 3 inferred" in d.message
+    (n,) = rep.nodes
+    # with the stale [2,3], updates [1,3] would fit; with the true [3,2] they must be [1,2]
+    assert n.status == "invalid" and n.violations[0].constraint == "C7"
+    assert n.violations[0].fix == "give updates the shape [1,2]"
+    assert n.inputs["data"] == {"tensor": "t", "type": "float[3,2]", "source": "onnx inference"}
+    # a value_info contradiction alone is a warning; strict makes it a failure
+    fixed = stale_transpose_model()
+    fixed.graph.input[1].CopyFrom(vi("u", FLOAT, [1, 2]))
+    assert shapecheck.check_model(fixed).exit_code == 0
+    assert shapecheck.check_model(fixed, strict=True).exit_code == 1
+
+
+def test_declared_output_on_scatter_contradicts_its_data():
+    m = model([node("ScatterElements", ["d", "i", "u"], ["y"], "se")],
+              [vi("d", FLOAT, [3, 3]), vi("i", INT64, [1, 3]), vi("u", FLOAT, [1, 3])], [vi("y", FLOAT, [4, 4])])
+    rep = shapecheck.check_model(m)
+    d = decl(rep, "y")
+    assert (d.status, d.severity, d.node) == ("contradicts", "error", "se")
+    assert "dim 0: 4 declared, 3 inferred" in d.message and "dim 1: 4 declared, 3 inferred" in d.message
+    assert rep.nodes[0].status == "valid" and rep.exit_code == 1
+
+
+def test_declared_symbol_against_inferred_symbol_is_a_condition():
+    m = model([node("ScatterND", ["d", "i", "u"], ["y"], "nd"), node("Relu", ["y"], ["z"], "relu")],
+              [vi("d", FLOAT, ["N", 4]), vi("i", INT64, ["K", 1]), vi("u", FLOAT, ["K", 4])],
+              [vi("z", FLOAT, None)], value_info=[vi("y", FLOAT, ["M", 4])])
+    rep = shapecheck.check_model(m)
+    d = decl(rep, "y")
+    assert (d.status, d.severity, d.conditions) == ("condition", "info", ["M == N"])
+    assert {"condition": "M == N", "kind": "condition", "nodes": ["y (value_info)"]} in rep.assumptions
+    assert rep.exit_code == 0 and shapecheck.check_model(m, strict=True).exit_code == 1
+    # annotate writes the inferred N, not the declared M
+    out = shapecheck.annotate(m)
+    (y,) = [v for v in out.graph.value_info if v.name == "y"]
+    assert [dd.dim_param or dd.dim_value for dd in y.type.tensor_type.shape.dim] == ["N", 4]
+
+
+def unknown_dim_model(with_value_info: bool):
+    # NonZero's output length is data dependent: onnx leaves dim 1 unknown; value_info says 5
+    nodes = [node("NonZero", ["mask"], ["nz"], "nonzero"), node("Transpose", ["nz"], ["pairs"], "tr", perm=[1, 0]),
+             node("ScatterND", ["grid", "pairs", "u"], ["y"], "scatter")]
+    vis = [vi("pairs", INT64, [5, 2])] if with_value_info else []
+    return model(nodes, [vi("mask", BOOL, [4, 4]), vi("grid", FLOAT, [4, 4]), vi("u", FLOAT, [5])],
+                 [vi("y", FLOAT, [4, 4])], value_info=vis)
+
+
+def test_declaration_fills_only_what_inference_left_unknown():
+    rep = shapecheck.check_model(unknown_dim_model(True))
+    d = decl(rep, "pairs")
+    assert (d.status, d.severity) == ("refines", "info")
+    assert d.inferred == "int64[?,2]" and d.declared == "int64[5,2]"
+    assert {"condition": "pairs dim 0 = 5, taken from value_info", "kind": "refinement",
+            "nodes": ["pairs (value_info)"]} in rep.assumptions
+    (n,) = rep.nodes
+    assert n.status == "valid" and n.inputs["indices"]["type"] == "int64[5,2]"
+    # without the declaration the same node needs the unknown dim to match updates
+    (bare,) = shapecheck.check_model(unknown_dim_model(False)).nodes
+    assert bare.status == "conditional" and bare.conditions == ["pairs.shape[0] == 5"]
+    # a refinement is an assumption, not a condition: strict does not fail on it
+    assert shapecheck.check_model(unknown_dim_model(True), strict=True).exit_code == 0
+
+
+@pytest.mark.parametrize("build", [stale_transpose_model, lambda: if_model(["N"]),
+                                   lambda: _symbol_model()], ids=["stale", "if", "symbol"])
+def test_verdicts_do_not_depend_on_value_info(build):
+    m = build()
+    assert verdicts(shapecheck.check_model(m)) == verdicts(shapecheck.check_model(strip_value_info(m)))
+
+
+def _symbol_model():
+    return model([node("ScatterND", ["d", "i", "u"], ["y"], "nd"), node("Relu", ["y"], ["z"], "relu")],
+                 [vi("d", FLOAT, ["N", 4]), vi("i", INT64, ["K", 1]), vi("u", FLOAT, ["K", 4])],
+                 [vi("z", FLOAT, None)], value_info=[vi("y", FLOAT, ["M", 4])])
+
+
+def test_json_has_declarations_and_input_sources(capsys, tmp_path):
+    import json
+    onnx.save(stale_transpose_model(), str(tmp_path / "m.onnx"))
+    main(["check", "--json", str(tmp_path / "m.onnx")])
+    doc = json.loads(capsys.readouterr().out)
+    (d,) = doc["declarations"]
+    assert d == {"tensor": "t", "node": "tr", "kind": "value_info", "declared": "float[2,3]",
+                 "inferred": "float[3,2]", "status": "contradicts", "severity": "warning",
+                 "message": d["message"], "fix": "declare 't' as float[3,2]"}
+    assert doc["nodes"][0]["inputs"]["data"]["source"] == "onnx inference"
+    assert doc["nodes"][0]["inputs"]["updates"]["source"] == "declared"
