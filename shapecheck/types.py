@@ -170,8 +170,9 @@ def parse_dim(text: str, where: str = "") -> Dim:
             raise UsageError(f"bad dimension {text!r}: ends early")
         if t == "(":
             v = add()
-            if take() != ")":
+            if peek() != ")":  # peek, not take: at the end of the text there is no token to take
                 raise UsageError(f"bad dimension {text!r}: missing ')'")
+            take()
             return v
         if t == "-":
             return -atom()
@@ -285,7 +286,10 @@ def parse_type(text: str, name: str = "") -> TensorType:
     shape: tuple[Dim, ...] | None = None
     if dims_text is not None:
         parts = [p for p in dims_text.split(",")] if dims_text.strip() else []
-        shape = tuple(parse_dim(p, f"{name}.shape[{i}]" if name else "?") for i, p in enumerate(parts))
+        try:
+            shape = tuple(parse_dim(p, f"{name}.shape[{i}]" if name else "?") for i, p in enumerate(parts))
+        except UsageError as exc:  # say which type (and input) the bad dim is in
+            raise UsageError(f"bad tensor type {text!r}{_for(name)}: {exc}") from None
         for d in shape:
             if type(d) is int and d < 0:
                 raise UsageError(f"bad tensor type {text!r}{_for(name)}: dims cannot be negative")

@@ -1,0 +1,17 @@
+"""The docstring examples of every module run as tests."""
+import doctest
+import importlib
+
+import pytest
+
+MODULES = ["shapecheck.types", "shapecheck.spec.notation", "shapecheck.spec.compile", "shapecheck.spec.load",
+           "shapecheck.solver", "shapecheck.api", "shapecheck.kernels", "shapecheck.execute", "shapecheck.check",
+           "shapecheck.result"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_doctests(name):
+    mod = importlib.import_module(name)
+    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0, f"{name} has no doctest example"
+    assert result.failed == 0
