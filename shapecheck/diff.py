@@ -674,7 +674,7 @@ def _witness_text(w: Witness) -> str:
     other = {**w.inputs[rej], **{k: repr(v) for k, v in w.attrs[rej].items()}}
     text = ", ".join(f"{k}={v}" for k, v in items.items())
     extra = [f"{k}={v}" for k, v in other.items() if items.get(k) != v]
-    return text + (f" (as {rej} input: {', '.join(extra)})" if extra else "")
+    return text + (f" ({rej} gets {', '.join(extra)})" if extra else "")
 
 
 def _headline(d: SpecDiff) -> str:
@@ -701,12 +701,12 @@ def render_diff(d: SpecDiff, console: Console) -> None:
     if d.witnesses:
         t = Table(title="witnesses (accepted by one, rejected by the other; run through the executor)",
                   title_justify="left")
-        for col in ("difference", "accepted by", "rejected by", "because", "input", "executor"):
-            t.add_column(col)
+        for col, ratio in (("difference", 2), ("accepted by", 2), ("rejected by, because", 3), ("input", 5),
+                           ("executor", 1)):
+            t.add_column(col, ratio=ratio)
         for w in d.witnesses:
-            t.add_row(escape(w.label), escape(w.accepted_by), escape(w.rejected_by),
-                      escape(f"{w.constraint} `{w.rule}`"), escape(_witness_text(w)),
-                      ("[green]confirmed[/] " if w.confirmed else "[red]NOT confirmed[/] ") + escape(w.executor.split(":")[0]))
+            t.add_row(escape(w.label), escape(w.accepted_by), escape(f"{w.rejected_by} {w.constraint} `{w.rule}`"),
+                      escape(_witness_text(w)), "[green]confirmed[/]" if w.confirmed else "[red]NOT confirmed[/]")
         console.print(t)
     for note in d.notes:
         console.print(escape(note))

@@ -23,7 +23,7 @@ import sympy
 
 from .errors import UsageError
 from .result import ConstraintResult, Finding, Result
-from .spec.compile import (Cond, EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownDType, UnknownShape,
+from .spec.compile import (Cond, EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownDType, UnknownRank, UnknownShape,
                            as_cond, compile_expr, fresh_shape, lazy, lookup)
 from .spec.load import Rule, Spec
 from .spec.notation import Node, unparse
@@ -186,6 +186,10 @@ def _unify(b: _Bindings, lhs, rhs) -> bool:
     if isinstance(rhs, UnknownShape) and rhs.owner and isinstance(lhs, tuple) and rhs.owner not in b.shapes:
         b.shapes[rhs.owner] = fresh_shape(rhs.owner, len(lhs))
         return True
+    for a, c in ((lhs, rhs), (rhs, lhs)):
+        if isinstance(a, UnknownRank) and a.owner and type(c) is int and c >= 0 and a.owner not in b.shapes:
+            b.shapes[a.owner] = fresh_shape(a.owner, c)
+            return True
     if isinstance(lhs, UnknownDType) and isinstance(rhs, str) and lhs.owner and lhs.owner not in b.dtypes:
         b.dtypes[lhs.owner] = rhs
         return True
@@ -223,39 +227,40 @@ def _equalities(spec: Spec, rule: Rule) -> list[tuple]:
     return cache[rule.id]
 
 
-def _value_inputs(spec: Spec, rule_or_tree) -> set[str]:
-    """Inputs whose contents (not shape or type) a rule reads."""
+def _value_inputs(spec: Spec, rule: Rule) -> set[str]:
+    """Inputs whose contents (not shape or type) a rule reads, directly or through its lets."""
     cache = spec.__dict__.setdefault("_value_cache", {})
-    tree = rule_or_tree.tree if isinstance(rule_or_tree, Rule) else rule_or_tree
-    key = id(tree)
-    if key not in cache:
-        names = {i.name for i in spec.inputs}
-        out: set[str] = set()
+    if rule.id not in cache:
+        cache[rule.id] = _reads_values(spec, rule.tree, set())
+    return cache[rule.id]
 
-        def walk(n: Node, shape_ctx: bool):
-            if not isinstance(n, Node):
-                return
-            if n.kind == "name":
-                if n.value in names and not shape_ctx:
-                    out.add(n.value)
-                return
-            if n.kind == "attr":
-                walk(n.children[0], True)
-                return
-            if n.kind == "call" and n.value in ("rank", "dtype"):
-                for c in n.children:
-                    walk(c, True)
-                return
+
+def _reads_values(spec: Spec, tree: Node, seen_lets: set[str]) -> set[str]:
+    from .spec.notation import parse
+    names = {i.name for i in spec.inputs}
+    out: set[str] = set()
+
+    def walk(n, shape_ctx: bool):
+        if not isinstance(n, Node):
+            return
+        if n.kind == "name":
+            if n.value in names and not shape_ctx:
+                out.add(n.value)
+            return
+        if n.kind == "attr":
+            walk(n.children[0], True)
+            return
+        if n.kind == "call" and n.value in ("rank", "dtype"):
             for c in n.children:
-                walk(c, False)
-        walk(tree, False)
-        # a let read by the rule may read values too
-        for let_name, (text, _fn) in spec.lets.items():
-            if let_name in _names(tree):
-                from .spec.notation import parse
-                out |= _value_inputs(spec, parse(text))
-        cache[key] = out
-    return cache[key]
+                walk(c, True)
+            return
+        for c in n.children:
+            walk(c, False)
+    walk(tree, False)
+    for let_name, (text, _fn) in spec.lets.items():
+        if let_name in _names(tree) and let_name not in seen_lets:
+            out |= _reads_values(spec, parse(text), seen_lets | {let_name})
+    return out
 
 
 def _names(tree: Node) -> set[str]:
@@ -284,7 +289,7 @@ def _learn(spec: Spec, base: dict[str, TensorType], attrs: dict) -> _Bindings:
                 if _unify(b, lhs, rhs):
                     changed = True
                     for ch in (lhs, rhs):
-                        if isinstance(ch, UnknownShape) and ch.owner in b.shapes:
+                        if isinstance(ch, (UnknownShape, UnknownRank)) and ch.owner in b.shapes:
                             b.conds.setdefault(rule.id, []).append(
                                 Rel("==", sympy.Symbol(f"rank({ch.owner})"), len(b.shapes[ch.owner])))
             if changed:
@@ -359,7 +364,7 @@ def _rule_status(spec: Spec, rule: Rule, env: dict, types: dict[str, TensorType]
     try:
         v = rule.fn(env)
     except NeedInt:
-        return "conditional", [rule.rule], None, ""
+        return "conditional", [rule.plain], None, ""
     except EvalError as exc:
         return "error", [], None, str(exc)
     extra = [str(r) for r in b.conds.get(rule.id, [])]
@@ -370,7 +375,7 @@ def _rule_status(spec: Spec, rule: Rule, env: dict, types: dict[str, TensorType]
     c = as_cond(v)
     texts = c.texts()
     if c.opaque and not texts:
-        texts = [rule.rule]
+        texts = [rule.plain]
     if not texts and c.needs_value:
         return ("conditional" if extra else "unchecked"), extra, c, ""
     return "conditional", extra + [t for t in texts if t not in extra], c, ""

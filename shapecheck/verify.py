@@ -219,7 +219,7 @@ class _Drawer:
         order = [r for r in rels if isinstance(r, sympy.Eq)]
         self.rng.shuffle(order)
         for eq in order:
-            e = sympy.expand(eq.lhs - eq.rhs).xreplace(sub)
+            e = sympy.sympify(sympy.expand(eq.lhs - eq.rhs).xreplace(sub))
             free = sorted(e.free_symbols, key=str)
             if not free:
                 continue

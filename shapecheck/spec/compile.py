@@ -60,6 +60,16 @@ class UnknownShape(Unknown):
         self.owner = owner
 
 
+class UnknownRank(Unknown):
+    """The rank of a tensor of unknown rank; ``owner`` names the tensor so it can be bound."""
+
+    __slots__ = ("owner",)
+
+    def __init__(self, owner: str | None):
+        super().__init__("static")
+        self.owner = owner
+
+
 class UnknownDType(Unknown):
     __slots__ = ("owner",)
 
@@ -433,7 +443,7 @@ def subscript(obj, subs: list):
 
 def _rank(t):
     if isinstance(t, TensorVal):
-        return UNKNOWN if t.shape is None else len(t.shape)
+        return UnknownRank(t.name) if t.shape is None else len(t.shape)
     if isinstance(t, tuple):
         return len(t)
     if isinstance(t, Unknown):

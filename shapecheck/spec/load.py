@@ -12,6 +12,7 @@ opset to the newest version whose ``version`` is at most that opset.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import re
 import sys
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ else:  # pragma: no cover
 from ..errors import SpecError, UsageError
 from ..types import ELEMENT_TYPES, canonical_dtype
 from .compile import FUNCTIONS, SPECIAL_FORMS, Fn, compile_expr
-from .notation import Node, NotationError, names_in, parse
+from .notation import Node, NotationError, names_in, parse, substitute, unparse
 
 ONNX_DOMAIN = "ai.onnx"
 DOMAIN_ALIASES = {"": ONNX_DOMAIN, "ai.onnx": ONNX_DOMAIN, "onnx": ONNX_DOMAIN, "openvino": "openvino"}
@@ -49,6 +50,11 @@ class Rule:
     line: int = 0
     note: str = ""
     fix: str = ""
+    expanded: str = ""   # the rule with let names replaced by their definitions
+
+    @property
+    def plain(self) -> str:
+        return self.expanded or self.rule
 
 
 @dataclass(frozen=True)
@@ -329,6 +335,10 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
                 raise ctx.err(f"duplicate id {rule.id} (first defined at line {ids[rule.id]})", line)
             ids[rule.id] = rule.line
             target.append(rule)
+    let_trees = {name: parse(text) for name, (text, _fn) in spec.lets.items()}
+    for target in (spec.constraints, spec.warnings):
+        for i, r in enumerate(target):
+            target[i] = dataclasses.replace(r, expanded=unparse(substitute(r.tree, let_trees)))
     sem = dict(data.get("semantics", {}))
     if "kind" not in sem:
         raise ctx.err("missing [semantics] kind (scatter_elements or scatter_nd)", _line_of(ctx.lines, "semantics"))

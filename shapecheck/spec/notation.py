@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["Node", "NotationError", "parse", "names_in"]
+__all__ = ["Node", "NotationError", "parse", "names_in", "substitute", "unparse"]
 
 
 class NotationError(ValueError):
@@ -301,6 +301,21 @@ def names_in(node: Node | None, bound: frozenset = frozenset()) -> set[str]:
         if isinstance(c, Node):
             out |= names_in(c, bound)
     return out
+
+
+def substitute(node: Node | None, mapping: dict[str, Node], bound: frozenset = frozenset()) -> Node | None:
+    """Replace free names by trees (used to state a rule without the spec's ``let`` names).
+
+    >>> str(substitute(parse("k <= r"), {"k": parse("indices.shape[-1]"), "r": parse("rank(data)")}))
+    'indices.shape[-1] <= rank(data)'
+    """
+    if node is None:
+        return None
+    if node.kind == "name" and node.value in mapping and node.value not in bound:
+        return substitute(mapping[node.value], mapping, bound)
+    inner = bound | {node.value} if node.kind == "comp" else bound
+    kids = tuple(substitute(c, mapping, inner) if isinstance(c, Node) else c for c in node.children)
+    return Node(node.kind, node.value, kids, node.pos)
 
 
 _PREC = {"ifelse": 0, "or": 1, "and": 2, "not": 3, "compare": 4, "concat": 5, "binop+": 6, "binop-": 6,
