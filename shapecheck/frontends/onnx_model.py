@@ -108,6 +108,18 @@ def _constant_node_value(node, name: str) -> TensorType | None:
     return None
 
 
+def _subgraphs(nodes):
+    """(node, attribute name, index or None, subgraph) for every subgraph of ``nodes``."""
+    import onnx
+    for n in nodes:
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                yield n, a.name, None, a.g
+            elif a.type == onnx.AttributeProto.GRAPHS:
+                for k, sg in enumerate(a.graphs):
+                    yield n, a.name, k, sg
+
+
 def _stripped_copy(model):
     """A copy without value_info and with graph outputs' shapes cleared: onnx infers from scratch."""
     import onnx
@@ -120,15 +132,9 @@ def _stripped_copy(model):
             for o in g.output:
                 if o.type.HasField("tensor_type"):
                     o.type.tensor_type.ClearField("shape")
-        for n in g.node:
-            for a in n.attribute:
-                if a.type == onnx.AttributeProto.GRAPH:
-                    strip(a.g, False)
-                elif a.type == onnx.AttributeProto.GRAPHS:
-                    for sg in a.graphs:
-                        strip(sg, False)
+        for _n, _a, _k, sg in _subgraphs(g.node):
+            strip(sg, False)
     strip(m.graph, True)
-    # large initializers are irrelevant to shapes and slow inference: keep only their types
     return m
 
 
@@ -147,13 +153,8 @@ def _onnx_inference(model, needed: bool) -> tuple[dict[str, TensorType], list[st
     def collect(g):
         for vi in list(g.value_info) + list(g.output):
             out[vi.name] = tensor_type_from_proto(vi.type, vi.name)
-        for n in g.node:
-            for a in n.attribute:
-                if a.type == onnx.AttributeProto.GRAPH:
-                    collect(a.g)
-                elif a.type == onnx.AttributeProto.GRAPHS:
-                    for sg in a.graphs:
-                        collect(sg)
+        for _n, _a, _k, sg in _subgraphs(g.node):
+            collect(sg)
     collect(inferred.graph)
     return out, []
 
@@ -188,12 +189,8 @@ def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelG
             counter[0] += 1
             name = n.name or f"{n.op_type}_{idx}"
             full = f"{scope}/{name}" if scope else name
-            for a in n.attribute:
-                if a.type == onnx.AttributeProto.GRAPH:
-                    walk(a.g, f"{full}/{a.name}", False)
-                elif a.type == onnx.AttributeProto.GRAPHS:
-                    for k, sg in enumerate(a.graphs):
-                        walk(sg, f"{full}/{a.name}[{k}]", False)
+            for _n, aname, k, sg in _subgraphs([n]):
+                walk(sg, f"{full}/{aname}" + (f"[{k}]" if k is not None else ""), False)
             domain = normalize_domain(n.domain)
             if n.op_type == "Constant" and domain == "ai.onnx" and n.output:
                 t = _constant_node_value(n, n.output[0])
@@ -270,11 +267,6 @@ def annotate_proto(m, types: dict[str, TensorType]) -> None:
                 vi = g.value_info.add()
                 vi.name = name
                 fill(vi.type, t)
-        for n in g.node:
-            for a in n.attribute:
-                if a.type == onnx.AttributeProto.GRAPH:
-                    visit(a.g, False)
-                elif a.type == onnx.AttributeProto.GRAPHS:
-                    for sg in a.graphs:
-                        visit(sg, False)
+        for _n, _a, _k, sg in _subgraphs(g.node):
+            visit(sg, False)
     visit(m.graph, True)

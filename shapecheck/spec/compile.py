@@ -636,30 +636,19 @@ def compile_expr(node: Node) -> Fn:
             vals = [x(env) for x in xs]
             return and_(compare(vals[i], op, vals[i + 1]) for i, op in enumerate(ops))
         return chain
-    if k == "and":
+    if k in ("and", "or"):
         xs = [compile_expr(c) for c in node.children]
+        stop, combine = (False, and_) if k == "and" else (True, or_)
 
-        def conj(env):
+        def connective(env):  # short-circuits like Python's and/or
             out = []
             for x in xs:
                 v = x(env)
-                if v is False:
-                    return False
+                if v is stop:
+                    return stop
                 out.append(v)
-            return and_(out)
-        return conj
-    if k == "or":
-        xs = [compile_expr(c) for c in node.children]
-
-        def disj(env):
-            out = []
-            for x in xs:
-                v = x(env)
-                if v is True:
-                    return True
-                out.append(v)
-            return or_(out)
-        return disj
+            return combine(out)
+        return connective
     if k == "not":
         x = compile_expr(node.children[0])
         return lambda env: not_(x(env))
