@@ -286,6 +286,8 @@ def parse_type(text: str, name: str = "") -> TensorType:
     shape: tuple[Dim, ...] | None = None
     if dims_text is not None:
         parts = [p for p in dims_text.split(",")] if dims_text.strip() else []
+        if any(not p.strip() for p in parts):
+            raise UsageError(f"bad tensor type {text!r}{_for(name)}: an empty dimension; write ? for an unknown dim")
         try:
             shape = tuple(parse_dim(p, f"{name}.shape[{i}]" if name else "?") for i, p in enumerate(parts))
         except UsageError as exc:  # say which type (and input) the bad dim is in

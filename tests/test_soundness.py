@@ -191,3 +191,33 @@ def test_symbolic_queries_instantiated_at_random(query):
         assert s.solver.split(":")[0] == verdict
         if rep.status == "valid" and s.predicted == "valid":
             assert verdict == "valid"
+
+
+def test_verify_reports_a_disagreement_with_a_reproducer(monkeypatch, capsys):
+    # a kernel that drops the last axis: the executor's output no longer has the inferred shape
+    from shapecheck import cli, kernels
+    good = kernels.KERNELS["scatter_nd"]
+    monkeypatch.setitem(kernels.KERNELS, "scatter_nd", lambda **kw: good(**kw)[..., :1])
+    query = {"data": "float[N,C]", "indices": "int64[M,1]", "updates": "float[M,C]"}
+    rep = verify("ScatterND", 18, query, {}, samples=6, seed=3)
+    assert not rep.ok
+    bad = [s for s in rep.samples if not s.agree]
+    assert all(s.solver == "valid" and s.executor.startswith("RuntimeError") for s in bad)
+    r = rep.reproducers[0]
+    assert r["seed"] == 3 and set(r["inputs"]) == {"data", "indices", "updates"} and "shapecheck.execute" in r["python"]
+    assert rep.to_dict()["ok"] is False
+    args = ["verify", "ScatterND", "-i", "data=float[N,C]", "-i", "indices=int64[M,1]", "-i", "updates=float[M,C]",
+            "--samples", "6", "--seed", "3"]
+    assert cli.main(args) == 1
+    assert "disagreement" in capsys.readouterr().out
+
+
+def test_verify_breaks_conditions_of_a_conditional_query():
+    rep = verify("ScatterElements", 18, {"data": "float[N,C]", "indices": "int64[M,K]", "updates": "float[M,C]"},
+                 {"axis": 0}, samples=12, seed=0)
+    assert rep.ok and rep.status == "conditional" and rep.conditions == ["C == K", "K <= C"]
+    verdicts = {s.solver.split(":")[0] for s in rep.samples}
+    assert verdicts == {"valid", "invalid"}
+    for s in rep.samples:
+        if s.solver == "valid":
+            assert s.substitution["C"] == s.substitution["K"] and s.executor == f"ok float[{s.substitution['N']},{s.substitution['C']}]"

@@ -523,13 +523,21 @@ def _unique_rows(t, shape):
         return UNKNOWN
     k = v.shape[-1]
     dims = shape[:k]
-    if any(type(d) is not int for d in dims) or len(dims) < k:
+    if len(dims) < k:
         return UNKNOWN
     n = int(np.prod(v.shape[:-1], dtype=np.int64))
     if k == 0:  # every row is the empty tuple, which addresses the whole tensor
         return n <= 1
-    rows = v.reshape(n, k).astype(np.int64) % np.maximum(np.array(dims, dtype=np.int64), 1)
-    return len(np.unique(rows, axis=0)) == len(rows)
+    rows = v.reshape(n, k).astype(np.int64)
+    if all(type(d) is int for d in dims):
+        sizes = np.maximum(np.array(dims, dtype=np.int64), 1)
+        rows = rows % sizes
+        # one linear offset per row: a 1-D unique is much faster than unique(axis=0)
+        strides = np.cumprod(np.concatenate([sizes[1:], [1]])[::-1])[::-1]
+        return len(np.unique(rows @ strides)) == n
+    if rows.size and rows.min() < 0:
+        return UNKNOWN  # -1 and s-1 may be the same row; that depends on the symbolic dim
+    return len(np.unique(rows, axis=0)) == n
 
 
 def _unique_along(t, axis, size):
@@ -538,11 +546,16 @@ def _unique_along(t, axis, size):
     for x in (v, axis, size):
         if isinstance(x, Unknown):
             return x
-    if type(axis) is not int or type(size) is not int or v.ndim == 0 or size == 0 or v.dtype.kind in "OUSc":
+    if type(axis) is not int or v.ndim == 0 or size == 0 or v.dtype.kind in "OUSc":
         return UNKNOWN
     if not -v.ndim <= axis < v.ndim:  # indices of another rank than data: C2 refutes it, W1 says nothing
         return UNKNOWN
-    norm = np.sort(v.astype(np.int64) % size, axis=axis)
+    idx = v.astype(np.int64)
+    if type(size) is int:
+        idx = idx % size
+    elif idx.size and idx.min() < 0:
+        return UNKNOWN  # -1 and s-1 may be the same element; that depends on the symbolic size
+    norm = np.sort(idx, axis=axis)
     return not bool(np.any(np.diff(norm, axis=axis) == 0))
 
 
