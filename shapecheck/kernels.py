@@ -30,29 +30,84 @@ def _strides(shape: tuple[int, ...]) -> list[int]:
     return out[::-1]
 
 
+def _occurrence(lin: np.ndarray, size: int, sort: bool = True) -> np.ndarray | None:
+    """For each update, how many earlier updates hit the same target; None when no target repeats.
+
+    With ``sort=False`` only whether targets repeat is computed (any array stands for "yes").
+    """
+    n = lin.shape[0]
+    if n <= 1:
+        return None
+    if size <= 8 * n:   # a count per target is cheaper than a sort when targets are few
+        if np.bincount(lin, minlength=size).max() <= 1:
+            return None
+        if not sort:
+            return lin
+    order = np.argsort(lin, kind="stable")   # stable: equal targets keep the order of updates
+    sl = lin[order]
+    first = np.empty(n, dtype=bool)
+    first[0] = True
+    np.not_equal(sl[1:], sl[:-1], out=first[1:])
+    if first.all():
+        return None
+    pos = np.arange(n, dtype=np.int64)
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = pos - np.maximum.accumulate(np.where(first, pos, 0))
+    return rank
+
+
 def _apply(flat: np.ndarray, lin: np.ndarray, vals: np.ndarray, reduction: str) -> None:
-    """Write ``vals`` into ``flat`` (a 1-D or 2-D row view) at ``lin`` with the reduction."""
+    """Write ``vals`` into ``flat`` (a 1-D or 2-D row view) at ``lin`` with the reduction.
+
+    Unique targets take one fancy-indexed step.  Duplicates are applied in rounds, round r
+    holding every target's r-th update, so each target sees its updates in order (as a
+    sequential loop would) and each round is again unique fancy indexing.
+    """
+    if reduction != "none" and flat.ndim == 1:
+        # one dimension: numpy's ufunc.at is fast and applies duplicates in order
+        _REDUCERS[reduction].at(flat, lin, vals)
+        return
+    rank = _occurrence(lin, flat.shape[0], sort=flat.ndim == 2 and reduction != "none")
     if reduction == "none":
-        n = lin.shape[0]
-        counts = np.bincount(lin, minlength=flat.shape[0]) if n else np.zeros(0, np.int64)
-        if n and counts.max() > 1:
+        if rank is None:
+            _put(flat, lin, vals)
+        else:  # the last update of each target wins
             last = np.full(flat.shape[0], -1, dtype=np.int64)
-            np.maximum.at(last, lin, np.arange(n, dtype=np.int64))
+            np.maximum.at(last, lin, np.arange(lin.shape[0], dtype=np.int64))
             keep = last[last >= 0]
-            flat[lin[keep]] = vals[keep]
-        else:
-            flat[lin] = vals
+            _put(flat, lin[keep], vals[keep])
         return
     ufunc = _REDUCERS[reduction]
-    if flat.dtype == object:
+    if rank is None:
+        _put(flat, lin, ufunc(np.take(flat, lin, axis=0), vals))
+        return
+    rounds = int(rank.max()) + 1
+    if flat.ndim == 1 or (rounds > 32 and flat.dtype != object):
+        # many updates on few targets: ufunc.at on one dimension is faster than many rounds
+        if flat.ndim == 2:
+            width = flat.shape[1]
+            lin = (lin[:, None] * width + np.arange(width, dtype=np.int64)).reshape(-1)
+            flat, vals = flat.reshape(-1), vals.reshape(-1)
         ufunc.at(flat, lin, vals)
         return
-    if flat.ndim == 2:
-        # ufunc.at is fastest on one dimension: address every element of every slice
-        width = flat.shape[1]
-        lin = (lin[:, None] * width + np.arange(width, dtype=np.int64)).reshape(-1)
-        flat, vals = flat.reshape(-1), vals.reshape(-1)
-    ufunc.at(flat, lin, vals)
+    by_round = np.argsort(rank, kind="stable")
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(rank, minlength=rounds))))
+    for r in range(rounds):
+        sel = by_round[bounds[r]:bounds[r + 1]]
+        t = lin[sel]
+        _put(flat, t, ufunc(np.take(flat, t, axis=0), vals[sel]))
+
+
+def _put(flat: np.ndarray, lin: np.ndarray, vals: np.ndarray) -> None:
+    """``flat[lin] = vals`` for unique ``lin``; whole rows move as single opaque items (3x faster)."""
+    if flat.ndim == 2 and flat.dtype != object and flat.shape[1] and flat.flags.c_contiguous:
+        row = np.dtype((np.void, flat.dtype.itemsize * flat.shape[1]))
+        try:
+            np.put(flat.view(row).reshape(-1), lin, np.ascontiguousarray(vals, dtype=flat.dtype).view(row).reshape(-1))
+            return
+        except (TypeError, ValueError):  # a dtype without a plain byte layout: the general path
+            pass
+    flat[lin] = vals
 
 
 def scatter_elements(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, *, axis: int,
@@ -65,14 +120,15 @@ def scatter_elements(data: np.ndarray, indices: np.ndarray, updates: np.ndarray,
     strides = _strides(shape)
     idx = indices.astype(np.int64, copy=False)
     size = shape[axis]
-    idx = np.where(idx < 0, idx + size, idx)
-    lin = idx * strides[axis]
+    lin = idx * strides[axis]          # a new array: the in-place steps below do not touch indices
+    if idx.min() < 0:                  # values are checked to be in [-s, s-1] already
+        lin += (idx < 0) * (size * strides[axis])
     for d in range(out.ndim):
         if d == axis:
             continue
         view = [1] * out.ndim
         view[d] = indices.shape[d]
-        lin = lin + (np.arange(indices.shape[d], dtype=np.int64) * strides[d]).reshape(view)
+        lin += (np.arange(indices.shape[d], dtype=np.int64) * strides[d]).reshape(view)
     _apply(out.reshape(-1), lin.reshape(-1), np.ascontiguousarray(updates).reshape(-1), reduction)
     return out
 
