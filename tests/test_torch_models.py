@@ -17,11 +17,11 @@ Two exporter defects found while writing them are pinned down too:
   wrong without deciding the ``If`` condition).
 * ``index_put_(..., accumulate=True)`` becomes ``ScatterND`` with no reduction into zeros,
   plus ``Add``: with a repeated index the exported model keeps one update instead of
-  adding both.  With constant indices shapecheck could warn (ScatterND's W1), but does not
-  yet when data's dims are symbolic.
+  adding both.  With constant indices shapecheck warns (ScatterND's W1, "two index tuples
+  are equal"), though data's dims are symbolic.
 
-The wanted-but-missing findings are ``xfail(strict=True)`` tests, so they turn into a
-failure (to be un-marked) once shapecheck reports them.
+The wanted-but-missing finding (the contradiction) is an ``xfail(strict=True)`` test, so it
+turns into a failure (to be un-marked) once shapecheck reports it.
 """
 from __future__ import annotations
 
@@ -364,8 +364,7 @@ def test_repeated_constant_indices_are_warned_about_when_dims_are_known():
     assert [w.constraint for w in r.warnings] == ["W1"]
 
 
-@pytest.mark.xfail(strict=True, reason="unique_rows gives up when data's dims are symbolic, though non-negative "
-                                       "equal index rows are equal whatever n is")
 def test_repeated_constant_indices_are_warned_about_in_the_export():
+    # equal non-negative index rows are equal whatever n is, so W1 fires though data is float[n,3]
     node = report("index_put_accumulate_const").nodes[0]
     assert [w.constraint for w in node.warnings] == ["W1"]
