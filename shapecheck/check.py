@@ -19,6 +19,8 @@ compared with the inferred type; it may only fill in what inference left unknown
 """
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +28,8 @@ from typing import Any
 from .errors import UsageError
 from .frontends.graph import Declaration, ModelGraph, ModelNode
 from .result import Finding, Result
-from .solver import contradiction_of, parse_relation, solve
+from .solve_cache import SolveCache
+from .solver import contradiction_of, equalities
 from .spec.compile import Cond, compare_dims
 from .spec.load import Registry, default_registry
 from .types import TensorType, dim_str, is_unknown
@@ -138,14 +141,28 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
     if registry is None:
         from .spec.load import registry_with
         registry = registry_with(specs) if specs else default_registry()
-    graph = load_graph(model, registry, load_external_data)
-    report = check_graph(graph, registry, strict)
+    with _no_gc_pauses():
+        graph = load_graph(model, registry, load_external_data)
+        report = check_graph(graph, registry, strict)
     if output:
         if graph.format != "onnx":
             raise UsageError("--output writes ONNX models only; this model is OpenVINO IR")
         from .frontends.onnx_model import write_annotated
         write_annotated(graph.proto, report.types, output, graph.path)
     return report
+
+
+@contextmanager
+def _no_gc_pauses():
+    """A model check allocates many small objects and frees nothing cyclic: the collector's
+    repeated passes over a growing heap would cost more than the check itself."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def annotate(model: Any, *, registry: Registry | None = None):
@@ -163,39 +180,23 @@ def annotate(model: Any, *, registry: Registry | None = None):
 
 # ---------------------------------------------------------------- the forward pass
 
-def _key(spec_name: str, types: dict[str, TensorType], attrs: dict) -> tuple | None:
-    try:
-        items = tuple(sorted((k, v if not isinstance(v, list) else tuple(v)) for k, v in attrs.items()))
-        hash(items)
-    except TypeError:
-        return None
-    return (spec_name, tuple((n, t.signature()) for n, t in types.items()), items)
-
-
 def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> ModelReport:
     report = ModelReport(model=graph.path, format=graph.format, strict=strict, notes=list(graph.notes))
     env: dict[str, TensorType] = dict(graph.sources)
     origin: dict[str, str] = {k: v for k, v in graph.source_kind.items()}
-    assumptions: dict[str, list[str]] = {}
+    assumptions: dict[str, dict[str, None]] = {}   # condition -> the nodes needing it, in order
     refinements: set[str] = set()
-    cache: dict[tuple, Result] = {}
+    cache = SolveCache()
+    resolved: dict[tuple, tuple] = {}
     skipped = 0
 
     def assume(text: str, who: str, refinement: bool = False) -> None:
         if refinement:
             refinements.add(text)
-        nodes = assumptions.setdefault(text, [])
-        if who not in nodes:
-            nodes.append(who)
+        assumptions.setdefault(text, {})[who] = None
 
     for node in graph.nodes:
-        spec = None
-        resolve_error = None
-        if node.opset is not None and registry.has_op(node.op_type, node.domain):
-            try:
-                spec = registry.resolve(node.op_type, node.opset, node.domain)
-            except UsageError as exc:
-                resolve_error = str(exc)
+        spec, resolve_error = resolved.get((node.op_type, node.domain, node.opset)) or _resolve(registry, node, resolved)
         if spec is None and resolve_error is None:
             skipped += 1
             for t in node.outputs:
@@ -231,12 +232,7 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
                 origin.setdefault(tname, "unknown")
             types[decl.name] = t
             sources[decl.name] = {"tensor": tname, "type": str(t), "source": _source_label(origin.get(tname, "unknown"))}
-        key = _key(spec.name, types, node.attrs)
-        result = cache.get(key) if key is not None else None
-        if result is None:
-            result = solve(spec, types, node.attrs, opset=node.opset, unknown_attrs="finding")
-            if key is not None:
-                cache[key] = result
+        result = cache.solve(spec, types, node.attrs, opset=node.opset, unknown_attrs="finding")
         nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, result.status, node.location,
                         {k: str(v) for k, v in result.outputs.items()}, list(result.conditions),
                         list(result.violations), list(result.warnings), sources)
@@ -249,12 +245,11 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
                 origin[tname] = "inferred"
                 _check_declaration(graph, report, env, origin, node, tname, assume)
 
-    report.assumptions = [{"condition": c, "kind": "refinement" if c in refinements else "condition", "nodes": ns}
-                          for c, ns in assumptions.items()]
-    eqs = [(c, parse_relation(c)) for c in assumptions if c not in refinements]
-    eqs = [(c, r) for c, r in eqs if r is not None and r.__class__.__name__ == "Equality"]
+    report.assumptions = [{"condition": c, "kind": "refinement" if c in refinements else "condition",
+                           "nodes": list(ns)} for c, ns in assumptions.items()]
+    eqs = equalities(c for c in assumptions if c not in refinements)
     if len(eqs) >= 2:
-        bad = contradiction_of(eqs, lambda c: assumptions.get(c, []))
+        bad = contradiction_of(eqs, lambda c: list(assumptions.get(c, {})))
         if bad is not None:
             bad.message = "conditions that different nodes need cannot all hold, so no input makes the model valid"
             report.violations.append(bad)
@@ -264,6 +259,18 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
         counts[n.status] = counts.get(n.status, 0) + 1
     report.summary = counts
     return report
+
+
+def _resolve(registry: Registry, node: ModelNode, memo: dict) -> tuple:
+    """(spec or None, error or None) for a node, remembered per (op, domain, opset)."""
+    spec = error = None
+    if node.opset is not None and registry.has_op(node.op_type, node.domain):
+        try:
+            spec = registry.resolve(node.op_type, node.opset, node.domain)
+        except UsageError as exc:
+            error = str(exc)
+    memo[(node.op_type, node.domain, node.opset)] = (spec, error)
+    return spec, error
 
 
 def _source_label(origin: str) -> str:

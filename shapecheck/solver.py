@@ -364,7 +364,7 @@ def _rule_status(spec: Spec, rule: Rule, env: dict, types: dict[str, TensorType]
     try:
         v = rule.fn(env)
     except NeedInt:
-        return "conditional", [rule.plain], None, ""
+        return "conditional", [rule.plain], None, "need-int"
     except EvalError as exc:
         return "error", [], None, str(exc)
     extra = [str(r) for r in b.conds.get(rule.id, [])]
@@ -388,22 +388,27 @@ def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = Non
     attr_values, attr_findings = prepare_attrs(spec, attrs, unknown_attrs)
     symbolic = any(t.dtype is None or t.shape is None or any(type(d) is not int for d in t.shape)
                    for t in base.values())
-    b = _learn(spec, base, attr_values) if symbolic else _Bindings()
-    types = b.types(base, dims=False) if symbolic else base
-    env = _env(spec, types, attr_values)
+    unknowns = symbolic and any(t.dtype is None or t.shape is None or any(is_unknown(d) for d in t.shape)
+                                for t in base.values())
+    # unification is needed for unknown dims, ranks and types, or for a symbol used as a slice bound
+    b = _learn(spec, base, attr_values) if unknowns else _Bindings()
+    while True:
+        types = b.types(base, dims=False) if symbolic else base
+        env = _env(spec, types, attr_values)
+        statuses = [(rule, *_rule_status(spec, rule, env, types, b)) for rule in spec.constraints]
+        if unknowns or not any(st[-1] == "need-int" for st in statuses):
+            break
+        b, unknowns = _learn(spec, base, attr_values), True
+    statuses = [(rule, status, conds, err) for rule, status, conds, _cond, err in statuses]
 
     result = Result(status="valid", spec=spec.name, op=spec.qualified_op, opset=opset)
     result.violations.extend(attr_findings)
-    statuses = []
-    for rule in spec.constraints:
-        status, conds, cond, err = _rule_status(spec, rule, env, types, b)
-        statuses.append((rule, status, conds, err))
     any_refuted = any(s == "refuted" for _, s, _, _ in statuses) or bool(attr_findings)
     for rule, status, conds, err in statuses:
         if status == "error":
             status = "skipped" if any_refuted else "refuted"
         cr = ConstraintResult(rule.id, rule.rule, rule.message, status, conds)
-        if status in ("refuted", "conditional"):
+        if status == "refuted":
             cr.values = _values_involved(spec, rule, env)
         result.constraints.append(cr)
         if status == "refuted":
@@ -469,18 +474,26 @@ def _output_type(out, env) -> TensorType:
 
 def _contradiction(result: Result) -> Finding | None:
     """Conditions that cannot all hold (``N == 4`` and ``N == 5``) make the query invalid."""
-    eqs = []
-    for text in result.conditions:
-        rel = parse_relation(text)
-        if rel is not None and isinstance(rel, sympy.Eq):
-            eqs.append((text, rel))
-    if len(eqs) < 2:
-        return None
-    return contradiction_of(eqs, lambda t: result.condition_sources.get(t, []))
+    eqs = equalities(result.conditions)
+    return contradiction_of(eqs, lambda t: result.condition_sources.get(t, [])) if len(eqs) >= 2 else None
+
+
+def equalities(conditions: Iterable[str]) -> list[tuple[str, Any]]:
+    """The conditions that are equalities between dims, as (text, sympy Eq)."""
+    out = []
+    for text in conditions:
+        if " == " in text:
+            rel = parse_relation(text)
+            if isinstance(rel, sympy.Eq):
+                out.append((text, rel))
+    return out
 
 
 def contradiction_of(eqs: list[tuple[str, Any]], sources) -> Finding | None:
     """A Finding when the equalities ``eqs`` (text, sympy Eq) have no common solution."""
+    eqs = _linked(eqs)
+    if len(eqs) < 2:
+        return None
     syms = set()
     for _, e in eqs:
         syms |= e.free_symbols
@@ -501,6 +514,15 @@ def contradiction_of(eqs: list[tuple[str, Any]], sources) -> Finding | None:
     return Finding("+".join(ids) or "conditions", " and ".join(texts),
                    "these conditions cannot all hold", {},
                    "make the dims agree: " + ", ".join(texts), "no values of the dims satisfy them together")
+
+
+def _linked(eqs: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """Only equalities sharing a symbol with another can contradict each other (or themselves)."""
+    count: dict = {}
+    for _, e in eqs:
+        for s in e.free_symbols:
+            count[s] = count.get(s, 0) + 1
+    return [(t, e) for t, e in eqs if any(count[s] > 1 for s in e.free_symbols) or not e.free_symbols]
 
 
 _REL_OPS = ("==", "!=", "<=", ">=", "<", ">")
@@ -564,12 +586,14 @@ def _fmt(v) -> str | None:
 
 def _values_involved(spec: Spec, rule: Rule, env: dict) -> dict[str, str]:
     out: dict[str, str] = {}
-    for leaf in _leaves(rule.tree):
-        text = unparse(leaf)
+    cache = spec.__dict__.setdefault("_leaf_cache", {})
+    if rule.id not in cache:
+        cache[rule.id] = [(unparse(leaf), leaf, compile_expr(leaf)) for leaf in _leaves(rule.tree)]
+    for text, leaf, fn in cache[rule.id]:
         if text in out or (leaf.kind == "name" and leaf.value in spec.types):
             continue
         try:
-            v = compile_expr(leaf)(env) if leaf.kind != "name" else lookup(env, leaf.value)
+            v = fn(env)
         except (EvalError, NeedInt, KeyError):
             continue
         s = _fmt(v)

@@ -114,10 +114,13 @@ def dim_str(d: Dim, unknown_as: str = "?") -> str:
     """
     if isinstance(d, (int, np.integer)):
         return str(int(d))
-    if is_unknown(d):
+    if is_unknown(d) or has_unknown(d):
         return unknown_as
-    if has_unknown(d):
-        return unknown_as
+    return _sym_text(d)
+
+
+@lru_cache(maxsize=4096)
+def _sym_text(d: sympy.Expr) -> str:
     return sympy.sstr(d).replace(" ", "")
 
 
@@ -239,10 +242,14 @@ class TensorType:
         return "[" + ",".join(dim_str(d) for d in self.shape) + "]"
 
     def __str__(self) -> str:
-        s = (self.dtype or "?") + self.shape_str()
-        if self.value is not None:
-            s += " = " + value_str(self.value)
-        return s
+        # reports print the same type many times; types are never mutated once built
+        text = self.__dict__.get("_text")
+        if text is None:
+            text = (self.dtype or "?") + self.shape_str()
+            if self.value is not None:
+                text += " = " + value_str(self.value)
+            self.__dict__["_text"] = text
+        return text
 
     def signature(self) -> tuple:
         """A hashable key for caching solver results."""

@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 import operator
+from functools import lru_cache
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -247,6 +248,12 @@ def compare_dims(a, op: str, b):
     """Compare two dims: ints directly, symbols by sympy's assumptions, else a Cond."""
     if type(a) is int and type(b) is int:
         return _PYOP[op](a, b)
+    return _compare_symbolic(a, op, b)
+
+
+@lru_cache(maxsize=1 << 16)
+def _compare_symbolic(a, op: str, b):
+    # a large model asks the same few questions (N >= 1, M <= N) thousands of times
     d = sympy.expand(sympy.sympify(a) - sympy.sympify(b))
     if d.is_Integer:
         return _PYOP[op](int(d), 0)

@@ -1,0 +1,133 @@
+"""Solve each query shape once: results cached up to a renaming of the dim symbols.
+
+A large model asks the same question many times with different dim names
+(``[m0,1]``, ``[m1,1]``, ...).  The query is renamed to canonical symbols in order of
+first appearance, solved (or found in the cache), and the result renamed back, so
+the answer is the one ``solve`` would give for the original names.
+
+>>> from shapecheck.spec.load import default_registry
+>>> from shapecheck.types import parse_type
+>>> cache = SolveCache()
+>>> spec = default_registry().resolve("ScatterND", 18)
+>>> q = lambda m: {"data": parse_type("float[N,4]"), "indices": parse_type(f"int64[{m},1]"),
+...                "updates": parse_type("float[K,4]")}
+>>> cache.solve(spec, q("M1"), {}).conditions, cache.solve(spec, q("M2"), {}).conditions, cache.misses
+(['K == M1'], ['K == M2'], 1)
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from functools import lru_cache
+from typing import Any
+
+import sympy
+
+from .result import ConstraintResult, Finding, Result
+from .solver import solve
+from .spec.load import Spec
+from .types import TensorType, is_unknown, normalize_dim
+
+_TOKEN = re.compile(r"_[cu]\d+_")
+
+
+class SolveCache:
+    """``solve`` with a cache keyed by the spec, the canonical input types and the attributes."""
+
+    def __init__(self):
+        self._results: dict[tuple, Result] = {}     # canonical query -> canonical result
+        self._renamed: dict[tuple, Result] = {}     # exact query -> its result, when it repeats verbatim
+        self.misses = 0
+        self.hits = 0
+
+    def solve(self, spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any], **kw) -> Result:
+        try:
+            items = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in attrs.items()))
+            hash(items)
+        except TypeError:
+            return solve(spec, types, attrs, **kw)
+        extra = tuple(sorted(kw.items()))
+        exact = (spec.name, tuple((n, t.signature()) for n, t in types.items()), items, extra)
+        done = self._renamed.get(exact)
+        if done is not None:
+            self.hits += 1
+            return done
+        canon, back = _canonicalize(types)
+        key = (spec.name, tuple((n, t.signature()) for n, t in canon.items()), items, extra)
+        result = self._results.get(key)
+        if result is None:
+            self.misses += 1
+            result = solve(spec, canon, attrs, **kw)
+            self._results[key] = result
+        else:
+            self.hits += 1
+        result = _rename(result, back) if back else result
+        self._renamed[exact] = result
+        return result
+
+
+@lru_cache(maxsize=None)
+def _canonical(i: int, unknown: bool) -> sympy.Symbol:
+    # canonical placeholders are shared by all queries: a result only ever holds them between solve and rename
+    if unknown:
+        return sympy.Dummy(f"_u{i}_", integer=True, nonnegative=True)
+    return sympy.Symbol(f"_c{i}_", integer=True, nonnegative=True)
+
+
+def _canonicalize(types: dict[str, TensorType]) -> tuple[dict[str, TensorType], dict]:
+    fwd: dict = {}
+    back: dict = {}
+    out = {}
+
+    def canon(s):
+        c = fwd.get(s)
+        if c is None:
+            c = fwd[s] = _canonical(len(back), is_unknown(s))
+            back[c] = s
+        return c
+
+    for name, t in types.items():
+        if t.shape is None or all(type(d) is int for d in t.shape):
+            out[name] = t
+            continue
+        dims = []
+        for d in t.shape:
+            if type(d) is int:
+                dims.append(d)
+            elif d.is_Symbol:
+                dims.append(canon(d))
+            else:
+                for s in sorted(d.free_symbols, key=lambda s: s.name):
+                    canon(s)
+                dims.append(normalize_dim(d.xreplace(fwd)))
+        out[name] = TensorType(t.dtype, tuple(dims), t.value)
+    return out, back
+
+
+def _rename(r: Result, back: dict) -> Result:
+    names = {c.name: (s.name if not is_unknown(s) else s.name) for c, s in back.items()}
+
+    def text(s: str) -> str:
+        return _TOKEN.sub(lambda m: names.get(m.group(), m.group()), s) if ("_c" in s or "_u" in s) else s
+
+    def finding(f: Finding) -> Finding:
+        return replace(f, rule=text(f.rule), message=text(f.message), fix=text(f.fix), detail=text(f.detail),
+                       values={k: text(v) for k, v in f.values.items()})
+
+    def ttype(t: TensorType) -> TensorType:
+        if t.shape is None:
+            return t
+        return TensorType(t.dtype, tuple(d if type(d) is int else normalize_dim(d.xreplace(back)) for d in t.shape),
+                          t.value)
+
+    return Result(
+        status=r.status, spec=r.spec, op=r.op, opset=r.opset,
+        outputs={k: ttype(v) for k, v in r.outputs.items()},
+        conditions=[text(c) for c in r.conditions],
+        violations=[finding(f) for f in r.violations],
+        warnings=[finding(f) for f in r.warnings],
+        constraints=[c if not (c.conditions or c.values) else
+                     ConstraintResult(c.id, c.rule, c.message, c.status, [text(x) for x in c.conditions],
+                                      {k: text(v) for k, v in c.values.items()}) for c in r.constraints],
+        condition_sources={text(k): v for k, v in r.condition_sources.items()},
+    )
