@@ -112,9 +112,15 @@ def dim_str(d: Dim, unknown_as: str = "?") -> str:
     >>> dim_str(4), dim_str(2 * symbol("N")), dim_str(unknown_dim("x"))
     ('4', '2*N', '?')
     """
-    if isinstance(d, (int, np.integer)):
+    if type(d) is int:
+        return str(d)
+    if isinstance(d, np.integer):
         return str(int(d))
-    if is_unknown(d) or has_unknown(d):
+    if isinstance(d, sympy.Dummy):
+        return unknown_as
+    if d.is_Symbol:
+        return d.name
+    if has_unknown(d):
         return unknown_as
     return _sym_text(d)
 
