@@ -199,12 +199,19 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
         spec, resolve_error = resolved.get((node.op_type, node.domain, node.opset)) or _resolve(registry, node, resolved)
         if spec is None and resolve_error is None:
             skipped += 1
+            forward = graph.infer_node(node, env) if graph.infer_node is not None else None
             for t in node.outputs:
-                if t:
-                    env[t] = graph.fallback.get(t) or TensorType(None, None)
-                    origin[t] = "onnx inference" if t in graph.fallback and graph.format == "onnx" else (
-                        "declared" if t in graph.fallback else "unknown")
-                    _check_declaration(graph, report, env, origin, node, t, assume)
+                if not t:
+                    continue
+                whole = graph.fallback.get(t)
+                if forward and t in forward:
+                    env[t], origin[t] = _fill(forward[t][0], whole), forward[t][1]
+                elif whole is not None:
+                    env[t] = whole
+                    origin[t] = "onnx inference" if graph.format == "onnx" else "declared"
+                else:
+                    env[t], origin[t] = TensorType(None, None), "unknown"
+                _check_declaration(graph, report, env, origin, node, t, assume)
             continue
         if resolve_error is not None:
             nr = NodeReport(node.name, node.op_type, node.domain, node.opset, "", "invalid", node.location)
@@ -259,6 +266,19 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
         counts[n.status] = counts.get(n.status, 0) + 1
     report.summary = counts
     return report
+
+
+def _fill(t: TensorType, other: TensorType | None) -> TensorType:
+    """``t`` with what it left unknown taken from ``other`` (whole-graph inference), when they agree on rank."""
+    if other is None:
+        return t
+    dtype = t.dtype or other.dtype
+    if t.shape is None:
+        return TensorType(dtype, other.shape, t.value)
+    if other.shape is not None and len(other.shape) == len(t.shape):
+        shape = tuple(o if is_unknown(d) and not is_unknown(o) else d for d, o in zip(t.shape, other.shape))
+        return TensorType(dtype, shape, t.value)
+    return TensorType(dtype, t.shape, t.value)
 
 
 def _resolve(registry: Registry, node: ModelNode, memo: dict) -> tuple:

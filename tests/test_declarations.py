@@ -127,7 +127,7 @@ def test_declaration_fills_only_what_inference_left_unknown():
     assert n.status == "valid" and n.inputs["indices"]["type"] == "int64[5,2]"
     # without the declaration the same node needs the unknown dim to match updates
     (bare,) = shapecheck.check_model(unknown_dim_model(False)).nodes
-    assert bare.status == "conditional" and bare.conditions == ["pairs.shape[0] == 5"]
+    assert bare.status == "conditional" and bare.conditions == ["nz.shape[1] == 5"]  # the unknown comes from NonZero
     # a refinement is an assumption, not a condition: strict does not fail on it
     assert shapecheck.check_model(unknown_dim_model(True), strict=True).exit_code == 0
 

@@ -13,15 +13,13 @@ Two exporter defects found while writing them are pinned down too:
   model returns ``[n,3]`` (onnxruntime warns "Expected shape from model of {-1} does not
   match actual shape of {4,3}").  The exporter wraps the scatter in two ``If`` nodes (for
   rank-0 inputs) whose branches disagree in rank, so onnx's inference gives up on the ``If``
-  outputs and shapecheck takes the wrong declaration as a *refinement* (it cannot prove it
-  wrong without deciding the ``If`` condition).
+  outputs; shapecheck folds the condition (it depends only on x's rank), follows the branch
+  taken, and reports the declaration as a contradiction.
 * ``index_put_(..., accumulate=True)`` becomes ``ScatterND`` with no reduction into zeros,
   plus ``Add``: with a repeated index the exported model keeps one update instead of
   adding both.  With constant indices shapecheck warns (ScatterND's W1, "two index tuples
   are equal"), though data's dims are symbolic.
 
-The wanted-but-missing finding (the contradiction) is an ``xfail(strict=True)`` test, so it
-turns into a failure (to be un-marked) once shapecheck reports it.
 """
 from __future__ import annotations
 
@@ -73,29 +71,28 @@ EXPECTED = {
         _n("/ScatterElements", "ScatterElements", "ScatterElements-18", "conditional", "float[batch,n]",
            ["/Slice_output_0.shape[0] == batch", "/Slice_output_0.shape[1] == k"],
            attrs={"axis": 1, "reduction": "add"})]),
-    # scatter_reduce: If(rank(x) == 0) reshapes the inputs to 1-D, else Identity; the If's branches
-    # disagree in rank, so the scatter's inputs have unknown rank and every shape rule stays a condition
-    # (they hold: the else branch is always taken, x [n,3], idx [m,3], src [m,3]); y takes the (wrong)
-    # declared rank 1
-    "scatter_reduce_amax": dict(opset=18, skipped=13, y="float[n]", exit=0, strict_exit=1, nodes=[
-        _n("/ScatterElements", "ScatterElements", "ScatterElements-18", "conditional", "float",
-           _UNKNOWN_RANK_CONDITIONS,
+    # scatter_reduce: If(rank(x) == 0) reshapes the inputs to 1-D, else Identity.  The condition
+    # Equal(Size(Shape(x)), 0) depends only on x's rank (2), so shapecheck folds it, takes the else
+    # branch, and the scatter is valid on x, idx, src themselves.  y is then [n,3] (resp. [batch,n]),
+    # which contradicts torch's declared rank-1 graph output: exit 1
+    "scatter_reduce_amax": dict(opset=18, skipped=13, y="float[n,3]", declared_y="float[n]", exit=1, strict_exit=1, nodes=[
+        _n("/ScatterElements", "ScatterElements", "ScatterElements-18", "valid", "float[n,3]",
            attrs={"axis": 0, "reduction": "max"})]),
-    "scatter_reduce_sum": dict(opset=18, skipped=13, y="float[batch]", exit=0, strict_exit=1, nodes=[
-        _n("/ScatterElements", "ScatterElements", "ScatterElements-18", "conditional", "float",
-           _UNKNOWN_RANK_CONDITIONS,
+    "scatter_reduce_sum": dict(opset=18, skipped=13, y="float[batch,n]", declared_y="float[batch]", exit=1, strict_exit=1, nodes=[
+        _n("/ScatterElements", "ScatterElements", "ScatterElements-18", "valid", "float[batch,n]",
            attrs={"axis": 1, "reduction": "add"})]),
     # cache[:, pos] = new: indices = Concat(Range(batch) as [batch,1,1], pos as [batch,1,1]) = [batch,1,2];
-    # onnx's inference loses Range's length, giving [?,?,2]; updates = Reshape(new, [batch,1,2,4]) seen as
-    # [?,1,2,4].  Both conditions hold: batch == batch and 1 == 1
+    # onnx's inference loses Range's length: the Expand of it is [?,?,1] and the Concat keeps those very
+    # unknowns, giving [?,?,2]; updates = Reshape(new, [batch,1,2,4]) seen as [?,1,2,4].  Both conditions
+    # hold: batch == batch and 1 == 1
     "kv_cache": dict(opset=18, skipped=30, y="float[batch,seq,2,4]", exit=0, strict_exit=1, nodes=[
         _n("/ScatterND", "ScatterND", "ScatterND-18", "conditional", "float[batch,seq,2,4]",
-           ["/Reshape_output_0.shape[0] == /Concat_output_0.shape[0]", "/Concat_output_0.shape[1] == 1"])]),
+           ["/Reshape_output_0.shape[0] == /Expand_1_output_0.shape[0]", "/Expand_1_output_0.shape[1] == 1"])]),
     # cache[:, pos] = new with pos [n_new]: indices = Range(batch)[:,None] + pos -> [batch,n_new,2]
     # (seen as [?,?,2]), updates [batch,n_new,2,4] (seen as [?,n_new,2,4]); both conditions hold
     "kv_cache_window": dict(opset=18, skipped=26, y="float[batch,seq,2,4]", exit=0, strict_exit=1, nodes=[
         _n("/ScatterND", "ScatterND", "ScatterND-18", "conditional", "float[batch,seq,2,4]",
-           ["/Reshape_output_0.shape[0] == /Concat_output_0.shape[0]", "n_new == /Concat_output_0.shape[1]"])]),
+           ["/Reshape_output_0.shape[0] == /Expand_output_0.shape[0]", "n_new == /Expand_output_0.shape[1]"])]),
 }
 
 # Two concrete instances per fixture, for onnxruntime: dim_param -> size, plus index inputs in range
@@ -264,7 +261,7 @@ def test_annotated_copy_names_dims_with_the_exporters_dim_params(tmp_path):
 # ---------------------------------------------------------------- conditions, justified by running the model
 
 @pytest.mark.parametrize("name", sorted(n for n, e in EXPECTED.items()
-                                        if any(x["conditions"] for x in e["nodes"]) and not n.startswith("scatter_reduce")))
+                                        if any(x["conditions"] for x in e["nodes"])))
 def test_every_condition_holds_on_the_exported_model(name):
     conds = [c for e in EXPECTED[name]["nodes"] for c in e["conditions"]]
     tensors = sorted({t for c in conds for t in _tensors_in(c)})
@@ -276,28 +273,20 @@ def test_every_condition_holds_on_the_exported_model(name):
 
 
 @pytest.mark.parametrize("name", ["scatter_reduce_amax", "scatter_reduce_sum"])
-def test_scatter_reduce_conditions_hold_because_the_else_branch_is_taken(name):
-    # the spec-level conditions are about the scatter's inputs, the If outputs: at run time they are
-    # x, idx and src themselves (rank 2), for which the scatter is valid
+def test_scatter_reduce_if_is_decided_from_the_rank(name):
+    # at run time the If outputs are x, idx and src themselves (the else branch): shapecheck must see the same
     ins = ["/If_output_0", "/If_output_1", "/If_output_2"]
     model = onnx.load(str(FIX / f"{name}.onnx"))
-    axis = _attrs(next(n for n in model.graph.node if n.op_type == "ScatterElements"))
+    (node,) = report(name).nodes
     for dims in INSTANCES[name]:
         outs = _run(name, dims, ins)
         feeds = _feeds(model, dims)
         assert [outs[t].shape for t in ins] == [feeds[k].shape for k in ("x", "idx", "src")]
-        r = shapecheck.infer("ScatterElements", 18, dict(zip(("data", "indices", "updates"),
-                             [f"{'int64' if i == 1 else 'float'}[{','.join(map(str, outs[t].shape))}]"
-                              for i, t in enumerate(ins)])), axis)
-        assert r.status == "valid"
-    # symbolically, with the else branch's types, the scatter is valid too and y is [n,3] / [batch,n]
-    x = model.graph.input[0].type.tensor_type.shape.dim
-    data = "float[" + ",".join(d.dim_param or str(d.dim_value) for d in x) + "]"
-    idx = model.graph.input[1].type.tensor_type.shape.dim
-    ishape = "[" + ",".join(d.dim_param or str(d.dim_value) for d in idx) + "]"
-    r = shapecheck.infer("ScatterElements", 18, {"data": data, "indices": "int64" + ishape,
-                                                 "updates": "float" + ishape}, axis)
-    assert (r.status, str(r.outputs["output"])) == ("valid", data)
+    declared = {i.name: "[" + ",".join(d.dim_param or str(d.dim_value) for d in i.type.tensor_type.shape.dim) + "]"
+                for i in model.graph.input}
+    assert node.inputs["data"]["type"] == "float" + declared["x"]
+    assert node.inputs["indices"]["type"] == "int64" + declared["idx"]
+    assert node.inputs["data"]["source"].startswith("If else_branch")
 
 
 # ---------------------------------------------------------------- torch's declared output shapes
@@ -311,13 +300,13 @@ def test_declared_output_of_the_export(name):
     y = [d for d in rep.declarations if d.tensor == "y"]
     assert len(y) == 1 and y[0].kind == "graph output"
     if name.startswith("scatter_reduce"):
-        declared = EXPECTED[name]["y"]
+        declared, inferred = EXPECTED[name]["declared_y"], EXPECTED[name]["y"]
         assert (y[0].node, y[0].declared, y[0].inferred, y[0].status, y[0].severity) == \
-            ("/If_1", declared, "float", "refines", "info")
-        assert {"condition": "y rank = 1, taken from graph output", "kind": "refinement",
-                "nodes": ["y (graph output)"]} in rep.assumptions
-        # the declarations shapecheck sees are all "agrees" or this one "refines": nothing contradicts
-        assert {d.status for d in rep.declarations} == {"agrees", "refines"}
+            ("/If_1", declared, inferred, "contradicts", "error")
+        assert y[0].fix == f"declare 'y' as {inferred}"
+        # the else branch's own output declaration is just as wrong (a warning: it is not the interface)
+        (sub,) = [d for d in rep.declarations if d.kind == "subgraph output" and d.status == "contradicts"]
+        assert (sub.declared, sub.inferred, sub.severity) == (declared, inferred, "warning")
     else:
         assert (y[0].declared, y[0].status) == (EXPECTED[name]["y"], "agrees")
         assert all(d.status == "agrees" for d in rep.declarations)
@@ -330,14 +319,6 @@ def test_scatter_reduce_declared_rank_is_wrong_at_run_time(name):
     for dims in INSTANCES[name]:
         y = _run(name, dims)["y"]
         assert y.ndim == 2 and y.shape[0] == dims[declared[0].dim_param]
-
-
-@pytest.mark.xfail(strict=True, reason="shapecheck does not decide the If (rank(x) == 0 is false for x of rank 2), "
-                                       "so it takes torch's wrong rank-1 declaration of y as a refinement")
-@pytest.mark.parametrize("name", ["scatter_reduce_amax", "scatter_reduce_sum"])
-def test_scatter_reduce_wrong_declaration_is_a_contradiction(name):
-    y = next(d for d in report(name).declarations if d.tensor == "y")
-    assert (y.tensor, y.node, y.status) == ("y", "/If_1", "contradicts")
 
 
 # ---------------------------------------------------------------- index_put_(accumulate=True) with repeated indices

@@ -12,7 +12,7 @@ places, kept apart because they are not equally trustworthy:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from ..types import TensorType, unknown_dim
 
@@ -30,6 +30,8 @@ class ModelNode:
     attrs: dict[str, Any]
     scope: str = ""           # "" for the main graph, "If_0/then_branch" inside a subgraph
     location: str = ""        # where a user finds it: "node 'n3' (#3)" or "layer id=5"
+    branches: dict[str, list[str]] = field(default_factory=dict)   # subgraph attribute -> its output names
+    proto: Any = None         # the frontend's own node object, for its per-node inference
 
 
 @dataclass
@@ -51,6 +53,9 @@ class ModelGraph:
     opsets: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     proto: Any = None         # the loaded model, for annotate()
+    # the frontend's forward inference for a node without a spec: (node, types so far) ->
+    # {output: (type, origin)}, or None to use ``fallback``
+    infer_node: Callable[[ModelNode, dict], dict | None] | None = None
 
 
 def unknown_type(tensor: str) -> TensorType:

@@ -8,6 +8,7 @@ The model passed in is never modified.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..spec.load import normalize_domain
-from ..types import ONNX_CODES, TensorType, symbol, unknown_dim
+from ..types import ONNX_CODES, TensorType, parse_dim, symbol, unknown_dim
 from .graph import Declaration, ModelGraph, ModelNode
 
 _MAX_CONST = 1 << 20   # constants larger than this are kept as types only
@@ -47,6 +48,16 @@ def load_model(source: Any, load_external_data: bool = False):
     return model, str(path)
 
 
+def dim_from_param(param: str):
+    """A dim_param is a name (``batch``) or, as shapecheck writes them, an expression (``2*N``)."""
+    if not re.fullmatch(r"[A-Za-z0-9_ ]*[+*][A-Za-z0-9_ +*()-]*", param):
+        return symbol(param)  # a plain name, or one with characters that are not arithmetic ("batch-size")
+    try:
+        return parse_dim(param)
+    except UsageError:
+        return symbol(param)
+
+
 def tensor_type_from_proto(tp, tensor: str) -> TensorType:
     """An ONNX TypeProto -> TensorType; ``dim_param`` names become the user's symbols."""
     if not tp.HasField("tensor_type"):
@@ -60,7 +71,7 @@ def tensor_type_from_proto(tp, tensor: str) -> TensorType:
         if d.HasField("dim_value"):
             dims.append(int(d.dim_value))
         elif d.HasField("dim_param") and d.dim_param and not d.dim_param.startswith("unk__"):
-            dims.append(symbol(d.dim_param))
+            dims.append(dim_from_param(d.dim_param))
         else:
             dims.append(unknown_dim(f"{tensor}.shape[{i}]"))
     return TensorType(dtype, tuple(dims))
@@ -206,11 +217,16 @@ def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelG
                 needs_onnx[0] = True
             attrs = {a.name: _attr_value(a) for a in n.attribute
                      if a.type not in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)}
+            branches = {aname if k is None else f"{aname}[{k}]": [o.name for o in sg.output]
+                        for _n, aname, k, sg in _subgraphs([n])}
             graph.nodes.append(ModelNode(full, n.op_type, domain, opsets.get(domain), list(n.input),
-                                         list(n.output), attrs, scope, f"node {full!r} (#{idx})"))
+                                         list(n.output), attrs, scope, f"node {full!r} (#{idx})", branches, n))
 
     walk(model.graph, "", True)
     graph.fallback, graph.notes = _onnx_inference(model, needs_onnx[0])
+    if needs_onnx[0]:
+        from .onnx_forward import NodeInference
+        graph.infer_node = NodeInference(model)
     return graph
 
 

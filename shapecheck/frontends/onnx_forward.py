@@ -1,0 +1,152 @@
+"""Forward inference for ONNX nodes shapecheck has no spec for, from the types inferred so far.
+
+Three steps, most precise first:
+
+1. an ``If`` whose condition is a known constant takes the chosen branch's outputs;
+2. a node whose inputs are all small constants is evaluated (``onnx.reference``), and
+   ``Shape``/``Size`` of a tensor with concrete dims give values, so conditions that depend
+   only on shapes (torch's ``Equal(Size(Shape(x)), 0)``) are decided;
+3. otherwise onnx's own per-node inference runs on the inferred input types, with the
+   values of constant inputs (data propagation), never on declarations.
+
+Unknown dims travel through onnx's inference as tagged ``dim_param``s so that a tensor
+passed through ``Identity`` keeps the very same unknown.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import sympy
+
+from ..spec.load import ONNX_DOMAIN
+from ..types import ONNX_CODE_OF, TensorType, dim_str, is_unknown, tensor_type_of, unknown_dim
+from .graph import ModelNode
+
+_MAX_FOLD = 4096   # elements: larger constants are left to inference
+
+
+class NodeInference:
+    """Callable ``(node, env) -> {output: (TensorType, origin)} | None`` for one ONNX model."""
+
+    def __init__(self, model):
+        self.opset_imports = list(model.opset_import)
+        self.ir_version = model.ir_version or 8
+        self.unknowns: dict[str, sympy.Dummy] = {}
+
+    def __call__(self, node: ModelNode, env: dict[str, TensorType]) -> dict[str, tuple[TensorType, str]] | None:
+        if node.domain != ONNX_DOMAIN:
+            return None
+        if node.op_type == "If":
+            return self._if(node, env)
+        if node.branches:
+            return None  # Loop/Scan: whole-graph inference
+        folded = self._fold(node, env)
+        if folded is not None:
+            return folded
+        return self._infer(node, env)
+
+    # -- 1. If with a constant condition
+    def _if(self, node: ModelNode, env) -> dict | None:
+        cond = env.get(node.inputs[0]) if node.inputs else None
+        if cond is None or cond.value is None or cond.value.size != 1:
+            return None
+        branch = "then_branch" if bool(np.asarray(cond.value).reshape(-1)[0]) else "else_branch"
+        outs = node.branches.get(branch, [])
+        if len(outs) != len(node.outputs):
+            return None
+        return {o: (env.get(b) or TensorType(None, None), f"If {branch} (condition is constant)")
+                for o, b in zip(node.outputs, outs) if o}
+
+    # -- 2. constants
+    def _fold(self, node: ModelNode, env) -> dict | None:
+        ins = [env.get(i) if i else None for i in node.inputs]
+        if node.op_type == "Size" and ins and ins[0] is not None and ins[0].shape is not None \
+                and all(type(d) is int for d in ins[0].shape):
+            return {node.outputs[0]: (tensor_type_of(np.array(int(np.prod(ins[0].shape)), np.int64)), "folded")}
+        if node.op_type == "Shape" and ins and ins[0] is not None and ins[0].shape is not None:
+            dims = ins[0].shape[node.attrs.get("start", 0):node.attrs.get("end", None)]
+            if all(type(d) is int for d in dims):
+                return {node.outputs[0]: (tensor_type_of(np.array(dims, np.int64)), "folded")}
+            return None
+        if not ins or any(t is None or t.value is None or t.value.size > _MAX_FOLD or t.dtype == "string"
+                          for t, name in zip(ins, node.inputs) if name):
+            return None
+        try:
+            values = self._evaluate(node, {n: t.value for n, t in zip(node.inputs, ins) if n})
+        except Exception:  # a node onnx.reference cannot run is left to inference
+            return None
+        out = {}
+        for name, v in zip(node.outputs, values):
+            if name and isinstance(v, np.ndarray) and v.size <= _MAX_FOLD:
+                out[name] = (tensor_type_of(v), "folded")
+        return out or None
+
+    def _evaluate(self, node: ModelNode, feeds: dict[str, np.ndarray]) -> list:
+        from onnx import helper
+        from onnx.reference import ReferenceEvaluator
+        g = helper.make_graph([node.proto], "fold",
+                              [helper.make_tensor_value_info(n, ONNX_CODE_OF[tensor_type_of(v).dtype], v.shape)
+                               for n, v in feeds.items()],
+                              [helper.make_empty_tensor_value_info(o) for o in node.outputs if o])
+        m = helper.make_model(g, opset_imports=self.opset_imports)
+        m.ir_version = self.ir_version
+        return ReferenceEvaluator(m).run(None, feeds)
+
+    # -- 3. onnx's per-node inference on inferred types
+    def _infer(self, node: ModelNode, env) -> dict | None:
+        import onnx
+        from onnx import numpy_helper
+        opset = next((o.version for o in self.opset_imports if o.domain in ("", "ai.onnx")), None)
+        try:
+            schema = onnx.defs.get_schema(node.op_type, opset, "")
+        except Exception:
+            return None
+        types, data = {}, {}
+        for name in node.inputs:
+            t = env.get(name) if name else None
+            if t is None:
+                continue
+            if t.dtype is None:
+                return None
+            types[name] = self._type_proto(t)
+            if t.value is not None and t.value.size <= _MAX_FOLD and t.dtype != "string":
+                data[name] = numpy_helper.from_array(np.asarray(t.value), name)
+        try:
+            out = onnx.shape_inference.infer_node_outputs(schema, node.proto, types, data, None,
+                                                          self.opset_imports, self.ir_version)
+        except Exception:  # onnx could not infer this node from these types: use the whole-graph result
+            return None
+        result = {}
+        for name in node.outputs:
+            if name and name in out:
+                result[name] = (self._from_proto(out[name], name), "onnx inference")
+        return result or None
+
+    def _type_proto(self, t: TensorType):
+        from onnx import helper
+        shape = None
+        if t.shape is not None:
+            shape = []
+            for d in t.shape:
+                if type(d) is int:
+                    shape.append(d)
+                elif is_unknown(d):
+                    tag = f"?{d.dummy_index}"
+                    self.unknowns[tag] = d
+                    shape.append(tag)
+                else:
+                    shape.append(dim_str(d))
+        return helper.make_tensor_type_proto(ONNX_CODE_OF[t.dtype], shape)
+
+    def _from_proto(self, tp, name: str) -> TensorType:
+        from .onnx_model import tensor_type_from_proto
+        t = tensor_type_from_proto(tp, name)
+        if t.shape is None or not self.unknowns:
+            return t
+        tt = tp.tensor_type
+        dims = list(t.shape)
+        for i, d in enumerate(tt.shape.dim):
+            if d.HasField("dim_param") and d.dim_param in self.unknowns:
+                dims[i] = self.unknowns[d.dim_param]
+        return TensorType(t.dtype, tuple(dims))
