@@ -7,12 +7,11 @@
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 from .result import Result
 from .solver import solve
-from .spec.load import Registry, default_registry, split_op
+from .spec.load import Registry, default_registry
 
 
 def infer(op: str, opset: int = 18, inputs: dict[str, Any] | None = None, attrs: dict[str, Any] | None = None,

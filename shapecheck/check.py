@@ -27,7 +27,7 @@ from typing import Any
 
 from .errors import UsageError
 from .frontends.graph import Declaration, ModelGraph, ModelNode
-from .result import Finding, Result
+from .result import Finding
 from .solve_cache import SolveCache
 from .solver import contradiction_of, equalities
 from .spec.compile import Cond, compare_dims
@@ -336,7 +336,6 @@ def _check_declaration(graph: ModelGraph, report: ModelReport, env, origin, node
                 elif isinstance(verdict, Cond):
                     conds.extend(verdict.texts())
             shape = tuple(new)
-    where = f"{decl.kind} of {node.name}"
     if contradictions:
         severity = "error" if decl.kind == "graph output" else "warning"
         report.declarations.append(DeclarationReport(

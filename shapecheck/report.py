@@ -107,8 +107,8 @@ def render_model_report(report, console: Console) -> None:
         for f in n.violations:
             print_diagnostic(console, f, where)
             if n.inputs:
-                console.print(soft_wrap=True, *[escape("  = inputs: " + ", ".join(f"{k} = {v['tensor']}: {v['type']} ({v['source']})"
-                                                                for k, v in n.inputs.items()))])
+                inputs = ", ".join(f"{k} = {v['tensor']}: {v['type']} ({v['source']})" for k, v in n.inputs.items())
+                console.print(escape("  = inputs: " + inputs), soft_wrap=True)
         for w in n.warnings:
             print_diagnostic(console, w, where, "warning")
     for d in report.declarations:

@@ -23,8 +23,8 @@ import sympy
 
 from .errors import UsageError
 from .result import ConstraintResult, Finding, Result
-from .spec.compile import (Cond, EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownDType, UnknownRank, UnknownShape,
-                           as_cond, compile_expr, fresh_shape, lazy, lookup)
+from .spec.compile import (EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownDType, UnknownRank, UnknownShape,
+                           as_cond, compile_expr, fresh_shape, lazy)
 from .spec.load import Rule, Spec
 from .spec.notation import Node, unparse
 from .types import TensorType, as_tensor_type, expr_str, is_unknown, normalize_dim, value_str

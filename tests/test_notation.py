@@ -5,7 +5,6 @@ from __future__ import annotations
 import builtins
 import textwrap
 
-import numpy as np
 import pytest
 
 from shapecheck.errors import SpecError

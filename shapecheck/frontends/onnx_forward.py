@@ -14,13 +14,12 @@ passed through ``Identity`` keeps the very same unknown.
 """
 from __future__ import annotations
 
-from typing import Any
 
 import numpy as np
 import sympy
 
 from ..spec.load import ONNX_DOMAIN
-from ..types import ONNX_CODE_OF, TensorType, dim_str, is_unknown, tensor_type_of, unknown_dim
+from ..types import ONNX_CODE_OF, TensorType, dim_str, is_unknown, tensor_type_of
 from .graph import ModelNode
 
 _MAX_FOLD = 4096   # elements: larger constants are left to inference

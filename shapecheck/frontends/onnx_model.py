@@ -107,7 +107,6 @@ def _const_type(tensor_proto, name: str) -> TensorType:
 def _constant_node_value(node, name: str) -> TensorType | None:
     """The type (and value) a Constant node produces."""
     import onnx
-    from onnx import numpy_helper
     for a in node.attribute:
         if a.name == "value":
             return _const_type(a.t, name)
@@ -233,7 +232,6 @@ def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelG
 def write_annotated(model, types: dict[str, TensorType], out_path: str, source_path: str) -> None:
     """Write a copy of ``model`` whose value_info and graph outputs carry the inferred types."""
     import onnx
-    from ..types import ONNX_CODE_OF, dim_str, is_unknown
     if source_path and os.path.abspath(out_path) == os.path.abspath(source_path):
         raise UsageError(f"--output {out_path} is the input model; shapecheck never modifies a model in place: "
                          "choose another path")
@@ -248,7 +246,6 @@ def write_annotated(model, types: dict[str, TensorType], out_path: str, source_p
 
 def annotate_proto(m, types: dict[str, TensorType]) -> None:
     """Set value_info (and graph outputs) of ``m`` in place to ``types``."""
-    import onnx
     from ..types import ONNX_CODE_OF, dim_str, is_unknown
 
     def fill(tp, t: TensorType):

@@ -26,7 +26,7 @@ from typing import Any, Callable
 import numpy as np
 import sympy
 
-from ..types import Dim, TensorType, expr_str, normalize_dim, symbol, unknown_dim
+from ..types import Dim, TensorType, expr_str, normalize_dim, unknown_dim
 from .notation import Node
 
 Env = dict
