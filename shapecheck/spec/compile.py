@@ -280,6 +280,7 @@ _FLIP = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 def make_rel(op: str, a, b) -> Rel:
     """A relation in a readable form: one symbol alone on the left when that is possible.
 
+    >>> from shapecheck.types import symbol
     >>> str(make_rel("<=", 3, symbol("N") - 1))
     'N >= 4'
     """
