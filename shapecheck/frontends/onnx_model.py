@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,7 @@ def load_model(source: Any, load_external_data: bool = False):
     return model, str(path)
 
 
+@lru_cache(maxsize=1 << 14)
 def dim_from_param(param: str):
     """A dim_param is a name (``batch``) or, as shapecheck writes them, an expression (``2*N``)."""
     if not re.fullmatch(r"[A-Za-z0-9_ ]*[+*][A-Za-z0-9_ +*()-]*", param):
