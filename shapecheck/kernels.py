@@ -15,6 +15,8 @@ array([[0., 1., 2., 0., 0.]], dtype=float32)
 """
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
 import numpy as np
@@ -79,7 +81,7 @@ def _apply(flat: np.ndarray, lin: np.ndarray, vals: np.ndarray, reduction: str) 
         return
     ufunc = _REDUCERS[reduction]
     if rank is None:
-        _put(flat, lin, ufunc(np.take(flat, lin, axis=0), vals))
+        _combine(flat, lin, vals, ufunc)
         return
     rounds = int(rank.max()) + 1
     if flat.ndim == 1 or (rounds > 32 and flat.dtype != object):
@@ -94,26 +96,68 @@ def _apply(flat: np.ndarray, lin: np.ndarray, vals: np.ndarray, reduction: str) 
     bounds = np.concatenate(([0], np.cumsum(np.bincount(rank, minlength=rounds))))
     for r in range(rounds):
         sel = by_round[bounds[r]:bounds[r + 1]]
-        t = lin[sel]
-        _put(flat, t, ufunc(np.take(flat, t, axis=0), vals[sel]))
+        _combine(flat, lin[sel], vals[sel], ufunc)
 
 
-def _put(flat: np.ndarray, lin: np.ndarray, vals: np.ndarray) -> None:
+def _combine(flat: np.ndarray, lin: np.ndarray, vals: np.ndarray, ufunc: np.ufunc) -> None:
+    """``flat[lin] = ufunc(flat[lin], vals)`` for unique ``lin``, in parallel chunks when large."""
+    if flat.dtype == object:
+        _put(flat, lin, ufunc(np.take(flat, lin, axis=0), vals))
+        return
+    _in_parallel(lambda part: _put(flat, lin[part], ufunc(np.take(flat, lin[part], axis=0), vals[part]), False),
+                 len(lin))
+
+
+def _put(flat: np.ndarray, lin: np.ndarray, vals: np.ndarray, parallel: bool = True) -> None:
     """``flat[lin] = vals`` for unique ``lin``; whole rows move as single opaque items (3x faster)."""
     if flat.ndim == 2 and flat.dtype != object and flat.shape[1] and flat.flags.c_contiguous:
         row = np.dtype((np.void, flat.dtype.itemsize * flat.shape[1]))
         try:
-            np.put(flat.view(row).reshape(-1), lin, np.ascontiguousarray(vals, dtype=flat.dtype).view(row).reshape(-1))
-            return
+            target = flat.view(row).reshape(-1)
+            items = np.ascontiguousarray(vals, dtype=flat.dtype).view(row).reshape(-1)
         except (TypeError, ValueError):  # a dtype without a plain byte layout: the general path
-            pass
+            flat[lin] = vals
+            return
+        # targets are unique, so the order of writes does not matter: split them over threads
+        if parallel:
+            _in_parallel(lambda part: np.put(target, lin[part], items[part]), len(lin))
+        else:
+            np.put(target, lin, items)
+        return
     flat[lin] = vals
+
+
+_POOL: ThreadPoolExecutor | None = None
+_PARALLEL_MIN = 1 << 16      # elements (or rows) below which threads cost more than they save
+
+
+def _in_parallel(work: Callable[[slice], object], n: int) -> None:
+    """Run ``work`` on slices of ``range(n)``, on several threads when n is large (numpy frees the GIL)."""
+    global _POOL
+    workers = min(4, os.cpu_count() or 1)
+    if n < _PARALLEL_MIN or workers < 2:
+        work(slice(0, n))
+        return
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(workers, thread_name_prefix="shapecheck-kernel")
+    step = -(-n // workers)
+    list(_POOL.map(work, [slice(i, min(i + step, n)) for i in range(0, n, step)]))
+
+
+def _copy(data: np.ndarray) -> np.ndarray:
+    """A C-ordered copy of ``data``; large ones are copied by several threads."""
+    if data.dtype == object or data.size < _PARALLEL_MIN * 16 or not data.flags.c_contiguous:
+        return np.array(data, copy=True, order="C")
+    out = np.empty_like(data, order="C")
+    src, dst = data.reshape(-1), out.reshape(-1)
+    _in_parallel(lambda part: np.copyto(dst[part], src[part]), dst.size)
+    return out
 
 
 def scatter_elements(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, *, axis: int,
                      reduction: str = "none") -> np.ndarray:
     """output[.., indices[i,j,..], ..] = updates[i,j,..] on ``axis``; own position elsewhere."""
-    out = np.array(data, copy=True, order="C")
+    out = _copy(data)
     if indices.size == 0:
         return out
     shape = out.shape
@@ -135,7 +179,7 @@ def scatter_elements(data: np.ndarray, indices: np.ndarray, updates: np.ndarray,
 
 def scatter_nd(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, *, reduction: str = "none") -> np.ndarray:
     """output[indices[idx]] = updates[idx] for every idx of indices.shape[:-1] (a slice when k < r)."""
-    out = np.array(data, copy=True, order="C")
+    out = _copy(data)
     k = indices.shape[-1]
     rows = int(np.prod(indices.shape[:-1], dtype=np.int64))
     if rows == 0:

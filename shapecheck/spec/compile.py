@@ -536,13 +536,15 @@ def _unique_rows(t, shape):
     n = int(np.prod(v.shape[:-1], dtype=np.int64))
     if k == 0:  # every row is the empty tuple, which addresses the whole tensor
         return n <= 1
-    rows = v.reshape(n, k).astype(np.int64)
+    rows = v.reshape(n, k).astype(np.int64, copy=False)
     if all(type(d) is int for d in dims):
         sizes = np.maximum(np.array(dims, dtype=np.int64), 1)
-        rows = rows % sizes
+        if n and rows.min() < 0:
+            rows = rows % sizes
         # one linear offset per row: a 1-D unique is much faster than unique(axis=0)
         strides = np.cumprod(np.concatenate([sizes[1:], [1]])[::-1])[::-1]
-        return _all_distinct(rows @ strides, int(np.prod(sizes, dtype=np.int64)))
+        lin = rows[:, 0] if k == 1 else rows @ strides
+        return _all_distinct(lin, int(np.prod(sizes, dtype=np.int64)))
     if rows.size and rows.min() < 0:
         return UNKNOWN  # -1 and s-1 may be the same row; that depends on the symbolic dim
     return len(np.unique(rows, axis=0)) == n
