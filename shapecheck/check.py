@@ -309,6 +309,10 @@ def _check_declaration(graph: ModelGraph, report: ModelReport, env, origin, node
         return
     inf = env[tname]
     d = decl.type
+    if d.dtype == inf.dtype and d.shape == inf.shape and d.shape is not None:
+        # the common case, decided without comparing dim by dim
+        report.declarations.append(DeclarationReport(tname, node.name, decl.kind, "", "", "agrees", "info"))
+        return
     contradictions: list[str] = []
     conds: list[str] = []
     refined: list[str] = []
