@@ -311,7 +311,8 @@ def _check_declaration(graph: ModelGraph, report: ModelReport, env, origin, node
     d = decl.type
     if d.dtype == inf.dtype and d.shape == inf.shape and d.shape is not None:
         # the common case, decided without comparing dim by dim
-        report.declarations.append(DeclarationReport(tname, node.name, decl.kind, "", "", "agrees", "info"))
+        text = str(d)
+        report.declarations.append(DeclarationReport(tname, node.name, decl.kind, text, text, "agrees", "info"))
         return
     contradictions: list[str] = []
     conds: list[str] = []
