@@ -12,10 +12,10 @@ from __future__ import annotations
 from .api import infer
 from .check import annotate, check_model
 from .execute import execute
-from .errors import ConstraintError, ShapeCheckError, SpecError, UsageError
+from .errors import ConstraintError, ShapeCheckError, ShapeCheckWarning, SpecError, UsageError
 from .result import Finding, Result
 from .types import TensorType, parse_type
 
 __all__ = ["infer", "execute", "check_model", "annotate", "Result", "Finding", "TensorType", "parse_type", "ShapeCheckError", "UsageError",
-           "SpecError", "ConstraintError"]
+           "SpecError", "ConstraintError", "ShapeCheckWarning"]
 __version__ = "0.1.0"

@@ -40,3 +40,7 @@ class ConstraintError(ShapeCheckError):
         if vals:
             text += f" ({vals})"
         super().__init__(text)
+
+
+class ShapeCheckWarning(UserWarning):
+    """A spec's warning on concrete inputs (``W1``: duplicate targets under reduction none)."""

@@ -12,11 +12,12 @@ semantics kind with the parameters the spec computes.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
-from .errors import ConstraintError, UsageError
+from .errors import ConstraintError, ShapeCheckWarning, UsageError
 from .kernels import KERNELS
 from .result import Result
 from .solver import prepare_attrs, solve, spec_env
@@ -27,9 +28,14 @@ from .types import numpy_dtype, tensor_type_of
 
 def execute(op: str, opset: int = 18, inputs: dict[str, Any] | None = None, attrs: dict[str, Any] | None = None,
             *, domain: str | None = None, registry: Registry | None = None) -> dict[str, np.ndarray]:
-    """Run ``op`` at ``opset`` on concrete numpy arrays; raises ``ConstraintError`` naming the constraint."""
+    """Run ``op`` at ``opset`` on concrete numpy arrays; raises ``ConstraintError`` naming the constraint.
+
+    A spec's warnings (duplicate targets under reduction none) are issued as ``ShapeCheckWarning``.
+    """
     spec = (registry or default_registry()).resolve(op, opset, domain)
-    outputs, _ = run_spec(spec, inputs or {}, attrs)
+    outputs, result = run_spec(spec, inputs or {}, attrs)
+    for w in result.warnings:
+        warnings.warn(f"{spec.name} {w.constraint} `{w.rule}`: {w.message}", ShapeCheckWarning, stacklevel=2)
     return outputs
 
 

@@ -347,7 +347,7 @@ def as_tensor_type(t: Any, name: str = "") -> TensorType:
         return t
     if isinstance(t, str):
         return parse_type(t, name)
-    if isinstance(t, np.ndarray):
-        return tensor_type_of(t)
+    if isinstance(t, (np.ndarray, np.generic)):
+        return tensor_type_of(np.asarray(t))
     raise UsageError(f"input {name!r}: expected a type string such as 'float[N,4]' or a numpy array, "
                      f"got {type(t).__name__}")

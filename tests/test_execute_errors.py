@@ -108,3 +108,27 @@ def test_cli_verify_good_query_exits_0_with_json():
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
     assert d["ok"] and d["seed"] == 5 and len(d["samples"]) == 3 and d["reproducers"] == []
+
+
+def test_duplicate_targets_under_reduction_none_warn_and_the_last_update_wins():
+    import warnings as _w
+    data = np.zeros((4, 2), np.float32)
+    idx = np.array([[1], [1]], np.int64)
+    upd = np.array([[1, 1], [2, 2]], np.float32)
+    with _w.catch_warnings(record=True) as caught:
+        _w.simplefilter("always")
+        out = shapecheck.execute("ScatterND", 18, {"data": data, "indices": idx, "updates": upd})["output"]
+    assert out[1].tolist() == [2.0, 2.0]  # row-major order: the second update is the last
+    (w,) = [c for c in caught if issubclass(c.category, shapecheck.ShapeCheckWarning)]
+    assert "ScatterND-18 W1" in str(w.message)
+    with _w.catch_warnings(record=True) as caught:
+        _w.simplefilter("always")
+        shapecheck.execute("ScatterND", 18, {"data": data, "indices": idx, "updates": upd}, {"reduction": "add"})
+    assert not [c for c in caught if issubclass(c.category, shapecheck.ShapeCheckWarning)]
+
+
+def test_infer_accepts_numpy_scalars():
+    r = shapecheck.infer("openvino:ScatterElementsUpdate", 3, {
+        "data": np.zeros((2, 3), np.float32), "indices": np.zeros((1, 3), np.int64),
+        "updates": np.zeros((1, 3), np.float32), "axis": np.int64(0)})
+    assert r.status == "valid"
