@@ -11,7 +11,7 @@ import pytest
 
 import shapecheck
 from shapecheck.cli import main
-from tests.modelkit import FLOAT, INT64, const, model, node, vi
+from tests.modelkit import BOOL, FLOAT, INT64, const, model, node, vi
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -309,3 +309,18 @@ def test_bad_models_exit_2_with_one_paragraph(case, tmp_path, capsys):
     assert expected in err and str(path.name) in err
     assert "Traceback" not in err + out
     assert err.strip().count("\n\n") == 0  # one paragraph
+
+
+def test_loop_body_is_checked():
+    body = onnx.helper.make_graph(
+        [node("Identity", ["cond_in"], ["cond_out"], "keep_going"),
+         node("ScatterND", ["acc_in", "idx", "upd"], ["acc_out"], "body_scatter", reduction="add")],
+        "body", [vi("i", INT64, []), vi("cond_in", BOOL, []), vi("acc_in", FLOAT, ["N", 4])],
+        [vi("cond_out", BOOL, []), vi("acc_out", FLOAT, ["N", 4])])
+    loop = onnx.helper.make_node("Loop", ["trip", "c", "x"], ["y"], name="loop", body=body)
+    m = model([loop], [vi("trip", INT64, []), vi("c", BOOL, []), vi("x", FLOAT, ["N", 4]),
+                       vi("idx", INT64, ["M", 1]), vi("upd", FLOAT, ["M", 5])], [vi("y", FLOAT, ["N", 4])])
+    rep = shapecheck.check_model(m)
+    (n,) = rep.nodes
+    assert n.name == "loop/body/body_scatter" and n.inputs["data"]["source"] == "declared"
+    assert [v.constraint for v in n.violations] == ["C7"] and n.violations[0].fix == "give updates the shape [M,4]"
