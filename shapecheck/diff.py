@@ -29,7 +29,7 @@ from .errors import ConstraintError, UsageError
 from .execute import run_spec
 from .solver import solve
 from .spec.load import Registry, Spec, default_registry
-from .spec.notation import Node, names_in, parse, unparse
+from .spec.notation import Node, names_in, parse, substitute, unparse
 from .types import ELEMENT_TYPES, numpy_dtype, parse_type, tensor_type_of
 
 CATEGORIES = ("operator", "inputs", "types", "attributes", "constraints", "deprecation")
@@ -211,18 +211,6 @@ def allowed_values(spec: Spec) -> dict[str, frozenset]:
     return out
 
 
-def _subst(n: Node, env: dict[str, Node], bound: frozenset = frozenset()) -> Node:
-    """Replace free names (not loop variables) by trees."""
-    if n.kind == "name":
-        return env[n.value] if n.value in env and n.value not in bound else n
-    if n.kind == "comp":
-        elt, it, cond = n.children
-        inner = bound | {n.value}
-        return Node("comp", n.value, (_subst(elt, env, inner), _subst(it, env, bound),
-                                      _subst(cond, env, inner) if cond is not None else None))
-    return Node(n.kind, n.value, tuple(_subst(c, env, bound) if isinstance(c, Node) else c for c in n.children))
-
-
 def _unitem(n: Node, names: set[str]) -> Node:
     """``item(x)`` -> ``x`` for inputs that stand for the other spec's attribute ``x``."""
     if n.kind == "call" and n.value == "item" and len(n.children) == 1 and n.children[0].kind == "name" \
@@ -237,17 +225,14 @@ def _canon(spec: Spec, other: Spec) -> Callable[[Node], Node]:
     env: dict[str, Node] = {}
     for tv in spec.types:
         users = [i.name for i in spec.inputs if i.type == tv]
-        env[tv] = Node("name", f"types_of_{users[0]}" if users else tv)
+        if users:
+            env[tv] = Node("name", f"types_of_{users[0]}")
     lets = {name: parse(text) for name, (text, _fn) in spec.lets.items()}
     converted = {i.name for i in spec.inputs if i.name in other.attributes}
 
     def canon(tree: Node) -> Node:
-        for _ in range(len(lets) + 1):   # lets refer to earlier lets: inline to a fixpoint
-            new = _subst(tree, lets)
-            if new == tree:
-                break
-            tree = new
-        return _unitem(_subst(tree, env), converted)
+        # substitute() inlines lets that refer to other lets as well
+        return _unitem(substitute(substitute(tree, lets), env), converted)
     return canon
 
 

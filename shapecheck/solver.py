@@ -109,15 +109,14 @@ def _convert_attr(atype: str, value: Any) -> Any:
     return None
 
 
-def _first_version_with_attr(spec: Spec, name: str) -> str | None:
+def _versions(spec: Spec) -> list[Spec]:
+    """Every shipped version of ``spec``'s operator, for hints that point to another version."""
     from .spec.load import default_registry
-    try:
-        for s in default_registry().versions(spec.op, spec.domain):
-            if s.version > spec.version and name in s.attributes:
-                return s.name
-    except UsageError:
-        return None
-    return None
+    return default_registry().versions(spec.op, spec.domain)
+
+
+def _first_version_with_attr(spec: Spec, name: str) -> str | None:
+    return next((s.name for s in _versions(spec) if s.version > spec.version and name in s.attributes), None)
 
 
 # ---------------------------------------------------------------- environments
@@ -451,8 +450,7 @@ def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = Non
 
 
 def _deprecation_fix(spec: Spec) -> str:
-    from .spec.load import default_registry
-    older = [s for s in default_registry().versions(spec.op, spec.domain) if s.version < spec.version and not s.deprecated]
+    older = [s for s in _versions(spec) if s.version < spec.version and not s.deprecated]
     fix = "replace the node by its successor named in the message"
     if older:
         fix += f", or keep the model's opset below {spec.version}"
@@ -652,12 +650,7 @@ def _fix(spec: Spec, rule: Rule, env: dict, base, attrs, hints: bool, opset) -> 
 
 
 def _later_version_accepting(spec: Spec, rule: Rule, base, attrs) -> Spec | None:
-    from .spec.load import default_registry
-    try:
-        versions = default_registry().versions(spec.op, spec.domain)
-    except UsageError:
-        return None
-    for s in versions:
+    for s in _versions(spec):
         if s.version <= spec.version:
             continue
         try:

@@ -12,8 +12,10 @@ places, kept apart because they are not equally trustworthy:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
+from ..errors import UsageError
 from ..types import TensorType, unknown_dim
 
 
@@ -56,6 +58,16 @@ class ModelGraph:
     # the frontend's forward inference for a node without a spec: (node, types so far) ->
     # {output: (type, origin)}, or None to use ``fallback``
     infer_node: Callable[[ModelNode, dict], dict | None] | None = None
+
+
+def model_file(source: Any) -> Path:
+    """The path of a model file that exists and is a file, or a UsageError saying what it is instead."""
+    path = Path(source)
+    if not path.exists():
+        raise UsageError(f"{path}: no such file")
+    if path.is_dir():
+        raise UsageError(f"{path}: is a directory, not a model file (.onnx or OpenVINO .xml)")
+    return path
 
 
 def unknown_type(tensor: str) -> TensorType:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -18,7 +17,7 @@ import numpy as np
 from ..errors import UsageError
 from ..spec.load import normalize_domain
 from ..types import ONNX_CODES, TensorType, parse_dim, symbol, unknown_dim
-from .graph import Declaration, ModelGraph, ModelNode
+from .graph import Declaration, ModelGraph, ModelNode, model_file
 
 _MAX_CONST = 1 << 20   # constants larger than this are kept as types only
 
@@ -29,11 +28,7 @@ def load_model(source: Any, load_external_data: bool = False):
     from google.protobuf.message import DecodeError
     if isinstance(source, onnx.ModelProto):
         return source, "<ModelProto>"
-    path = Path(source)
-    if not path.exists():
-        raise UsageError(f"{path}: no such file")
-    if path.is_dir():
-        raise UsageError(f"{path}: is a directory, not a model file (.onnx or OpenVINO .xml)")
+    path = model_file(source)
     try:
         model = onnx.load(str(path), load_external_data=load_external_data)
     except DecodeError as exc:

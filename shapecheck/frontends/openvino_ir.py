@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..types import TensorType, canonical_dtype, numpy_dtype, unknown_dim
-from .graph import Declaration, ModelGraph, ModelNode
+from .graph import Declaration, ModelGraph, ModelNode, model_file
 
 _MAX_CONST_BYTES = 1 << 20
 
@@ -24,10 +24,8 @@ _MAX_CONST_BYTES = 1 << 20
 def _dtype(text: str | None) -> str | None:
     if not text:
         return None
-    t = text.strip().lower()
-    t = {"boolean": "bool", "u1": "bool", "f32": "float", "f16": "float16", "f64": "double", "bf16": "bfloat16"}.get(t, t)
-    try:
-        return canonical_dtype(t)
+    try:  # canonical_dtype knows OpenVINO's spellings (f32, FP16, bf16, u1, boolean)
+        return canonical_dtype(text)
     except UsageError:
         return None
 
@@ -48,11 +46,7 @@ def read_ir(path: str | Path, registry) -> ModelGraph:
     import defusedxml.ElementTree as ET
     from defusedxml import DefusedXmlException
     from xml.etree.ElementTree import ParseError
-    p = Path(path)
-    if not p.exists():
-        raise UsageError(f"{p}: no such file")
-    if p.is_dir():
-        raise UsageError(f"{p}: is a directory, not a model file")
+    p = model_file(path)
     try:
         root = ET.parse(str(p), forbid_dtd=True, forbid_entities=True, forbid_external=True).getroot()
     except ParseError as exc:

@@ -313,8 +313,12 @@ def substitute(node: Node | None, mapping: dict[str, Node], bound: frozenset = f
         return None
     if node.kind == "name" and node.value in mapping and node.value not in bound:
         return substitute(mapping[node.value], mapping, bound)
-    inner = bound | {node.value} if node.kind == "comp" else bound
-    kids = tuple(substitute(c, mapping, inner) if isinstance(c, Node) else c for c in node.children)
+    if node.kind == "comp":  # the loop variable is bound in the element and the condition, not the iterable
+        elt, it, cond = node.children
+        inner = bound | {node.value}
+        kids = (substitute(elt, mapping, inner), substitute(it, mapping, bound), substitute(cond, mapping, inner))
+    else:
+        kids = tuple(substitute(c, mapping, bound) if isinstance(c, Node) else c for c in node.children)
     return Node(node.kind, node.value, kids, node.pos)
 
 
