@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 import re
 import sys
 from dataclasses import dataclass, field
@@ -112,6 +113,7 @@ class Spec:
     warnings: list[Rule] = field(default_factory=list)
     semantics: dict[str, Any] = field(default_factory=dict)
     semantics_fns: dict[str, Fn] = field(default_factory=dict, repr=False)
+    kernel_inputs: dict[str, str] = field(default_factory=dict)   # kernel argument -> input it passes
     examples: list[Example] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -190,7 +192,7 @@ def _read(path: Path) -> tuple[dict, _FileCtx]:
 def _merge(base: dict, child: dict) -> dict:
     """Apply a child spec's changes to its parent's (already merged) data."""
     out = copy.deepcopy(base)
-    for key in ("op", "domain", "version", "summary", "source", "semantics", "inputs", "outputs", "deprecated"):
+    for key in ("op", "domain", "version", "summary", "source", "inputs", "outputs", "deprecated"):
         if key in child:
             out[key] = copy.deepcopy(child[key])
     if "deprecated" not in child:
@@ -203,7 +205,7 @@ def _merge(base: dict, child: dict) -> dict:
     for tv, gone in child.get("remove_types", {}).items():
         types[tv] = [t for t in types.get(tv, []) if t not in gone]
     out["types"] = types
-    for key in ("let", "attributes"):
+    for key in ("let", "attributes", "semantics"):
         merged = dict(out.get(key, {}))
         merged.update(child.get(key, {}))
         out[key] = merged
@@ -339,22 +341,46 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
     for target in (spec.constraints, spec.warnings):
         for i, r in enumerate(target):
             target[i] = dataclasses.replace(r, expanded=unparse(substitute(r.tree, let_trees)))
-    sem = dict(data.get("semantics", {}))
-    if "kind" not in sem:
-        raise ctx.err("missing [semantics] kind (scatter_elements or scatter_nd)", _line_of(ctx.lines, "semantics"))
-    spec.semantics = sem
-    for key, text in sem.items():
-        if key == "kind":
-            continue
-        line = _line_of(ctx.lines, f"{key} =")
-        tree = _parse(ctx, str(text), line, f"semantics {key}")
-        _check_names(ctx, tree, known, line, f"semantics {key}")
-        spec.semantics_fns[key] = compile_expr(tree)
+    _build_semantics(spec, dict(data.get("semantics", {})), ctx, known)
     for i, raw in enumerate(data.get("examples", [])):
         name = raw.get("name", f"example {i + 1}")
         spec.examples.append(Example(name, dict(raw.get("inputs", {})), dict(raw.get("attrs", {})),
                                      dict(raw.get("expect", {})), _line_of(ctx.lines, name)))
     return spec
+
+
+def _build_semantics(spec: Spec, sem: dict, ctx: _FileCtx, known: set[str]) -> None:
+    """``[semantics]`` (optional): the kernel kind and a binding for every kernel argument.
+
+    Each key but ``kind`` names a kernel argument and holds a notation expression; an
+    expression that is a bare input name passes that input's array.
+    """
+    if not sem:
+        return
+    line0 = _line_of(ctx.lines, "[semantics]")
+    from ..kernels import KERNELS
+    kind = sem.get("kind")
+    if kind not in KERNELS:
+        raise ctx.err(f"[semantics] kind {kind!r} has no kernel; known kinds are {', '.join(sorted(KERNELS))}", line0)
+    spec.semantics = sem
+    inputs = {i.name for i in spec.inputs}
+    for key, text in sem.items():
+        if key == "kind":
+            continue
+        line = _line_of(ctx.lines, f"{key} =", line0)
+        tree = _parse(ctx, str(text), line, f"semantics {key}")
+        _check_names(ctx, tree, known, line, f"semantics {key}")
+        spec.semantics_fns[key] = compile_expr(tree)
+        if tree.kind == "name" and tree.value in inputs:
+            spec.kernel_inputs[key] = tree.value
+    params = inspect.signature(KERNELS[kind]).parameters.values()
+    required = {p.name for p in params if p.default is p.empty and p.kind is not p.VAR_KEYWORD}
+    accepted = {p.name for p in params}
+    missing, extra = required - set(spec.semantics_fns), set(spec.semantics_fns) - accepted
+    if missing or (extra and not any(p.kind is p.VAR_KEYWORD for p in params)):
+        raise ctx.err(f"[semantics] must bind every argument of kernel {kind!r} by name: "
+                      f"{', '.join(sorted(accepted))}" + (f"; missing {', '.join(sorted(missing))}" if missing else "")
+                      + (f"; unknown {', '.join(sorted(extra))}" if extra else ""), line0)
 
 
 # ---------------------------------------------------------------- registry
