@@ -52,10 +52,27 @@ class Rule:
     note: str = ""
     fix: str = ""
     expanded: str = ""   # the rule with let names replaced by their definitions
+    cases: tuple["Case", ...] = ()   # queries that prove, refute or leave it conditional
+    no_refute: str = ""              # why no query can refute it (instead of a refuted case)
+    no_conditional: str = ""         # why no query can leave it conditional
 
     @property
     def plain(self) -> str:
         return self.expanded or self.rule
+
+
+@dataclass(frozen=True)
+class Case:
+    """One query of a constraint's own test: the status it must end in (and a condition it must state)."""
+
+    expect: str                  # proved | refuted | conditional | unchecked
+    inputs: dict
+    attrs: dict
+    condition: str = ""
+    line: int = 0
+
+
+CASE_STATUSES = ("proved", "refuted", "conditional", "unchecked")
 
 
 @dataclass(frozen=True)
@@ -233,13 +250,26 @@ def _compile_rule(ctx: _FileCtx, raw: dict, known: set[str], what: str) -> Rule:
     if not isinstance(text, str):
         raise ctx.err(f"{what} {rid} needs a rule (one line of notation)", line)
     line = ctx.line_for_text(text, line)
-    extra = set(raw) - {"id", "rule", "message", "note", "fix"}
+    extra = set(raw) - {"id", "rule", "message", "note", "fix", "cases", "no_refute", "no_conditional"}
     if extra:
         raise ctx.err(f"{what} {rid}: unknown key(s) {', '.join(sorted(extra))}", line)
     tree = _parse(ctx, text, line, f"{what} {rid}")
     _check_names(ctx, tree, known, line, f"{what} {rid}")
     return Rule(rid, text.strip(), raw.get("message", "").strip(), tree, compile_expr(tree), line,
-                raw.get("note", "").strip(), raw.get("fix", "").strip())
+                raw.get("note", "").strip(), raw.get("fix", "").strip(),
+                cases=tuple(_case(ctx, c, rid, line) for c in raw.get("cases", [])),
+                no_refute=str(raw.get("no_refute", "")).strip(), no_conditional=str(raw.get("no_conditional", "")).strip())
+
+
+def _case(ctx: _FileCtx, raw: Any, rid: str, line: int) -> Case:
+    """``[[constraints.cases]]``: expect, inputs (name -> type text), optional attrs and condition."""
+    if not isinstance(raw, dict) or raw.get("expect") not in CASE_STATUSES or not isinstance(raw.get("inputs"), dict):
+        raise ctx.err(f"constraint {rid}: every case needs expect (one of {', '.join(CASE_STATUSES)}) "
+                      "and inputs (a table of input name -> type)", line)
+    extra = set(raw) - {"expect", "inputs", "attrs", "condition"}
+    if extra:
+        raise ctx.err(f"constraint {rid}: a case has unknown key(s) {', '.join(sorted(extra))}", line)
+    return Case(raw["expect"], dict(raw["inputs"]), dict(raw.get("attrs", {})), str(raw.get("condition", "")), line)
 
 
 def _parse(ctx: _FileCtx, text: str, line: int, what: str) -> Node:
