@@ -27,7 +27,7 @@ from .spec.compile import (EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownD
                            as_cond, compile_expr, fresh_shape, lazy)
 from .spec.load import Rule, Spec
 from .spec.notation import Node, unparse
-from .types import TensorType, as_tensor_type, expr_str, is_unknown, normalize_dim, value_str
+from .types import TensorType, as_tensor_type, expr_str, is_unknown, normalize_dim, numpy_dtype, valued, value_str
 
 _MAX_RANK_GUESS = 8
 
@@ -49,7 +49,15 @@ def prepare_inputs(spec: Spec, inputs: dict[str, Any]) -> dict[str, TensorType]:
                 continue
             raise UsageError(f"{spec.name} needs input {decl.name!r} ({decl.doc or decl.type}); "
                              f"give all of {', '.join(declared)}")
-        out[decl.name] = as_tensor_type(inputs[decl.name], decl.name)
+        given = inputs[decl.name]
+        if decl.variadic:
+            if not isinstance(given, (list, tuple)) or not given:
+                given = [given] if not isinstance(given, (list, tuple)) else given
+            if not given:
+                raise UsageError(f"{spec.name} needs at least one {decl.name!r} input")
+            out[decl.name] = tuple(as_tensor_type(g, f"{decl.name}[{i}]") for i, g in enumerate(given))
+        else:
+            out[decl.name] = as_tensor_type(given, decl.name)
     return out
 
 
@@ -121,15 +129,24 @@ def _first_version_with_attr(spec: Spec, name: str) -> str | None:
 
 # ---------------------------------------------------------------- environments
 
-def _env(spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any]) -> dict:
+def _env(spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any], output_count: int | None = None) -> dict:
     env: dict = {}
     env.update(spec.types)
     env.update(attrs)
     for name, t in types.items():
-        env[name] = TensorVal(name, t)
+        env[name] = (tuple(TensorVal(f"{name}[{i}]", x) for i, x in enumerate(t)) if isinstance(t, tuple)
+                     else TensorVal(name, t))
     for name, (_text, fn) in spec.lets.items():
         env[name] = lazy(fn)
+    env["output_count"] = len(spec.outputs) if output_count is None else output_count
     return env
+
+
+def _lacks_value(t: TensorType | tuple) -> bool:
+    """True when a tensor's contents (or any of a variadic input's) are not known."""
+    if isinstance(t, tuple):
+        return any(_lacks_value(x) for x in t)
+    return t.value is None and t.sym is None
 
 
 def spec_env(spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any]) -> dict:
@@ -139,9 +156,12 @@ def spec_env(spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any]) ->
 
 def _subst_type(t: TensorType, dims: dict, shape: tuple | None = None, dtype: str | None = None) -> TensorType:
     new_shape = shape if shape is not None else t.shape
+    sym = t.sym
     if new_shape is not None and dims:
         new_shape = tuple(normalize_dim(d.xreplace(dims)) if isinstance(d, sympy.Basic) else d for d in new_shape)
-    return TensorType(dtype if dtype is not None else t.dtype, new_shape, t.value)
+        if sym is not None:
+            sym = tuple(normalize_dim(d.xreplace(dims)) if isinstance(d, sympy.Basic) else d for d in sym)
+    return TensorType(dtype if dtype is not None else t.dtype, new_shape, t.value, sym)
 
 
 class _Bindings:
@@ -162,6 +182,9 @@ class _Bindings:
                 sub[s] = v
         out = {}
         for name, t in base.items():
+            if isinstance(t, tuple):
+                out[name] = tuple(_subst_type(x, sub) for x in t) if sub else t
+                continue
             out[name] = _subst_type(t, sub, self.shapes.get(name), self.dtypes.get(name) if dims else None)
         return out
 
@@ -247,7 +270,7 @@ def _reads_values(spec: Spec, tree: Node, seen_lets: set[str]) -> set[str]:
                 out.add(n.value)
             return
         if n.kind == "attr":
-            walk(n.children[0], True)
+            walk(n.children[0], n.value != "value")
             return
         if n.kind == "call" and n.value in ("rank", "dtype"):
             for c in n.children:
@@ -358,7 +381,7 @@ def _rule_status(spec: Spec, rule: Rule, env: dict, types: dict[str, TensorType]
     if rule.id in b.refuted:
         return "refuted", [], None, b.refuted[rule.id]
     need = _value_inputs(spec, rule)
-    if any(types[n].value is None for n in need if n in types):
+    if any(_lacks_value(types[n]) for n in need if n in types):
         return "unchecked", [], None, ""
     try:
         v = rule.fn(env)
@@ -381,14 +404,16 @@ def _rule_status(spec: Spec, rule: Rule, env: dict, types: dict[str, TensorType]
 
 
 def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = None, *,
-          opset: int | None = None, unknown_attrs: str = "error", hints: bool = True) -> Result:
-    """Check one query against one spec and infer its outputs."""
+          opset: int | None = None, unknown_attrs: str = "error", hints: bool = True,
+          output_count: int | None = None) -> Result:
+    """Check one query against one spec and infer its outputs (``output_count`` for variadic outputs)."""
     base = prepare_inputs(spec, inputs)
     attr_values, attr_findings = prepare_attrs(spec, attrs, unknown_attrs)
-    symbolic = any(t.dtype is None or t.shape is None or any(type(d) is not int for d in t.shape)
-                   for t in base.values())
+    flat = [x for t in base.values() for x in (t if isinstance(t, tuple) else (t,))]
+    symbolic = any(t.dtype is None or t.shape is None or any(type(d) is not int for d in t.shape) or t.sym is not None
+                   for t in flat)
     unknowns = symbolic and any(t.dtype is None or t.shape is None or any(is_unknown(d) for d in t.shape)
-                                for t in base.values())
+                                for t in flat)
     # unification is needed for unknown dims, ranks and types, or for a symbol used as a slice bound
     b = _learn(spec, base, attr_values) if unknowns else _Bindings()
     while True:
@@ -423,13 +448,16 @@ def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = Non
         result.violations.append(contradiction)
 
     out_types = b.types(base, dims=True, user_ints=False) if symbolic else base
-    out_env = _env(spec, out_types, attr_values)
-    for out in spec.outputs:
-        result.outputs[out.name] = _output_type(out, out_env)
+    out_env = _env(spec, out_types, attr_values, output_count)
+    for key, out, pos in output_slots(spec, output_count):
+        if pos is not None:
+            out_env = dict(out_env)
+            out_env["i"] = pos
+        result.outputs[key] = _output_type(out, out_env)
 
     for rule in spec.warnings:
         need = _value_inputs(spec, rule)
-        if any(types[n].value is None for n in need if n in types):
+        if any(_lacks_value(types[n]) for n in need if n in types):
             continue
         try:
             v = rule.fn(env)
@@ -457,17 +485,40 @@ def _deprecation_fix(spec: Spec) -> str:
     return fix
 
 
+def output_slots(spec: Spec, output_count: int | None = None) -> list[tuple[str, Any, int | None]]:
+    """(result key, output declaration, position among a variadic output's tensors) in node order.
+
+    >>> from shapecheck.spec.load import default_registry
+    >>> [k for k, _, _ in output_slots(default_registry().resolve("ScatterND", 18))]
+    ['output']
+    """
+    fixed = [o for o in spec.outputs if not o.variadic]
+    out: list[tuple[str, Any, int | None]] = [(o.name, o, None) for o in fixed]
+    if spec.outputs and spec.outputs[-1].variadic:
+        last = spec.outputs[-1]
+        n = max((output_count if output_count is not None else len(spec.outputs)) - len(fixed), 1)
+        out += [(f"{last.name}[{i}]", last, i) for i in range(n)]
+    return out
+
+
 def _output_type(out, env) -> TensorType:
-    try:
-        dt = out.type_fn(env)
-    except (EvalError, NeedInt):
-        dt = None
-    try:
-        shape = out.shape_fn(env)
-    except (EvalError, NeedInt):
-        shape = None
-    return TensorType(dt if isinstance(dt, str) else None,
-                      tuple(normalize_dim(d) for d in shape) if isinstance(shape, tuple) else None)
+    def attempt(fn):
+        try:
+            return fn(env) if fn is not None else None
+        except (EvalError, NeedInt):
+            return None
+    dt = attempt(out.type_fn)
+    shape = attempt(out.shape_fn)
+    dtype = dt if isinstance(dt, str) else None
+    shape = tuple(normalize_dim(d) for d in shape) if isinstance(shape, tuple) else None
+    value = attempt(out.value_fn)
+    if isinstance(value, np.ndarray):
+        if shape is not None and value.shape == shape and dtype is not None:
+            return TensorType(dtype, shape, value.astype(numpy_dtype(dtype), copy=False))
+        return TensorType(dtype, shape)
+    if value is None or isinstance(value, Unknown):
+        return TensorType(dtype, shape)
+    return valued(dtype, shape, value if isinstance(value, tuple) else (value,))
 
 
 def _contradiction(result: Result) -> Finding | None:

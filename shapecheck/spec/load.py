@@ -77,19 +77,32 @@ CASE_STATUSES = ("proved", "refuted", "conditional", "unchecked")
 
 @dataclass(frozen=True)
 class InputDecl:
+    """An input; a ``variadic`` one (the last) takes one or more tensors, seen by rules as a tuple."""
+
     name: str
     type: str
     doc: str = ""
     optional: bool = False
+    variadic: bool = False
 
 
 @dataclass(frozen=True)
 class OutputDecl:
+    """An output's type and shape rules, and for shape tensors its ``value`` rule.
+
+    A ``variadic`` output (the last) stands for every remaining output of the node: its
+    rules see ``i``, the output's position among them, and ``output_count``.
+    """
+
     name: str
     type: str
     shape: str
     type_fn: Fn = field(repr=False, compare=False)
     shape_fn: Fn = field(repr=False, compare=False)
+    value: str = ""
+    value_fn: Fn | None = field(default=None, repr=False, compare=False)
+    variadic: bool = False
+    optional: bool = False
 
 
 @dataclass(frozen=True)
@@ -293,7 +306,7 @@ def _check_names(ctx: _FileCtx, tree: Node, known: set[str], line: int, what: st
             raise ctx.err(f"{what}: unknown field .{n.value}; a tensor has {', '.join(sorted(_FIELDS))}", line)
 
 
-_FIELDS = {"shape", "dtype", "rank"}  # the fields compile_expr knows
+_FIELDS = {"shape", "dtype", "rank", "value"}  # the fields compile_expr knows
 
 
 def _nodes(tree: Node) -> Iterable[Node]:
@@ -331,14 +344,17 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
     for raw in data.get("inputs", []):
         if "name" not in raw or "type" not in raw:
             raise ctx.err("every input needs a name and a type", _line_of(ctx.lines, "[[inputs]]"))
-        spec.inputs.append(InputDecl(raw["name"], raw["type"], raw.get("doc", "").strip(), bool(raw.get("optional", False))))
+        spec.inputs.append(InputDecl(raw["name"], raw["type"], raw.get("doc", "").strip(), bool(raw.get("optional", False)),
+                                     bool(raw.get("variadic", False))))
+    if any(i.variadic for i in spec.inputs[:-1]):
+        raise ctx.err("only the last input can be variadic", _line_of(ctx.lines, "variadic"))
     for name, raw in data.get("attributes", {}).items():
         atype = raw.get("type")
         if atype not in ("int", "string", "float", "ints"):
             raise ctx.err(f"attribute {name}: type must be int, string, float or ints, got {atype!r}",
                           _line_of(ctx.lines, f"attributes.{name}"))
         spec.attributes[name] = AttrDecl(name, atype, raw.get("default"), raw.get("doc", "").strip())
-    known = {i.name for i in spec.inputs} | set(spec.attributes) | set(spec.types)
+    known = {i.name for i in spec.inputs} | set(spec.attributes) | set(spec.types) | {"output_count"}
     lets = data.get("let", {})
     known |= set(lets)
     for name, text in lets.items():
@@ -351,12 +367,19 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
         for key in ("name", "type", "shape"):
             if key not in raw:
                 raise ctx.err(f"every output needs a {key}", line)
+        variadic = bool(raw.get("variadic", False))
         fns = []
-        for key in ("type", "shape"):
+        for key in ("type", "shape", "value"):
+            if key not in raw:
+                fns.append(None)
+                continue
             tree = _parse(ctx, raw[key], line, f"output {raw['name']} {key}")
-            _check_names(ctx, tree, known, line, f"output {raw['name']} {key}")
+            _check_names(ctx, tree, known | ({"i"} if variadic else set()), line, f"output {raw['name']} {key}")
             fns.append(compile_expr(tree))
-        spec.outputs.append(OutputDecl(raw["name"], raw["type"], raw["shape"], fns[0], fns[1]))
+        spec.outputs.append(OutputDecl(raw["name"], raw["type"], raw["shape"], fns[0], fns[1], raw.get("value", ""),
+                                       fns[2], variadic, bool(raw.get("optional", False))))
+    if any(o.variadic for o in spec.outputs[:-1]):
+        raise ctx.err("only the last output can be variadic", _line_of(ctx.lines, "variadic"))
     ids: dict[str, int] = {}  # id -> line of its first definition
     for key, target, what in (("constraints", spec.constraints, "constraint"), ("warnings", spec.warnings, "warning")):
         for raw in data.get(key, []):
