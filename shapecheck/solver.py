@@ -27,7 +27,7 @@ from .spec.compile import (EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownD
                            as_cond, compile_expr, fresh_shape, lazy)
 from .spec.load import Rule, Spec
 from .spec.notation import Node, unparse
-from .types import TensorType, as_tensor_type, expr_str, is_unknown, normalize_dim, numpy_dtype, valued, value_str
+from .types import TensorType, as_tensor_type, expr_str, is_unknown, normalize_dim, numpy_dtype, unknown_dim, valued, value_str
 
 _MAX_RANK_GUESS = 8
 
@@ -258,27 +258,48 @@ def _value_inputs(spec: Spec, rule: Rule) -> set[str]:
 
 
 def _reads_values(spec: Spec, tree: Node, seen_lets: set[str]) -> set[str]:
+    """Inputs read in a value context: not under ``.shape``/``.dtype``/``.rank``, ``rank()``, ``dtype()``.
+
+    Indexing a variadic input (``inputs[0]``) picks a tensor, and a comprehension variable
+    (``for x in inputs``) stands for the input it ranges over.
+    """
     from .spec.notation import parse
     names = {i.name for i in spec.inputs}
     out: set[str] = set()
 
-    def walk(n, shape_ctx: bool):
+    def walk(n, shape_ctx: bool, alias: dict):
         if not isinstance(n, Node):
             return
         if n.kind == "name":
-            if n.value in names and not shape_ctx:
-                out.add(n.value)
+            name = alias.get(n.value, n.value)
+            if name in names and not shape_ctx:
+                out.add(name)
             return
         if n.kind == "attr":
-            walk(n.children[0], n.value != "value")
+            walk(n.children[0], n.value != "value", alias)
             return
         if n.kind == "call" and n.value in ("rank", "dtype"):
             for c in n.children:
-                walk(c, True)
+                walk(c, True, alias)
+            return
+        if n.kind == "index":
+            walk(n.children[0], shape_ctx, alias)
+            for c in n.children[1:]:
+                walk(c, False, alias)
+            return
+        if n.kind == "comp":
+            it = n.children[1]
+            inner = dict(alias)
+            if isinstance(it, Node) and it.kind == "name" and it.value in names:
+                inner[n.value] = it.value      # the variable is one of the input's tensors
+            else:
+                walk(it, False, alias)
+            for c in (n.children[0], n.children[2]):
+                walk(c, False, inner)
             return
         for c in n.children:
-            walk(c, False)
-    walk(tree, False)
+            walk(c, False, alias)
+    walk(tree, False, {})
     for let_name, (text, _fn) in spec.lets.items():
         if let_name in _names(tree) and let_name not in seen_lets:
             out |= _reads_values(spec, parse(text), seen_lets | {let_name})
@@ -510,7 +531,11 @@ def _output_type(out, env) -> TensorType:
     dt = attempt(out.type_fn)
     shape = attempt(out.shape_fn)
     dtype = dt if isinstance(dt, str) else None
-    shape = tuple(normalize_dim(d) for d in shape) if isinstance(shape, tuple) else None
+    if isinstance(shape, tuple):   # a dim the rules cannot tell (a length known at run time) is a fresh unknown
+        shape = tuple(unknown_dim(f"{out.name}.shape[{i}]") if isinstance(d, Unknown) else normalize_dim(d)
+                      for i, d in enumerate(shape))
+    else:
+        shape = None
     value = attempt(out.value_fn)
     if isinstance(value, np.ndarray):
         if shape is not None and value.shape == shape and dtype is not None:

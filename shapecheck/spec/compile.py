@@ -84,8 +84,8 @@ def make_rel(op: str, a, b) -> Rel:
     """A relation in a readable form: one symbol alone on the left when that is possible.
 
     >>> from shapecheck.types import symbol
-    >>> str(make_rel("<=", 3, symbol("N") - 1))
-    'N >= 4'
+    >>> str(make_rel("<=", 3, symbol("N") - 1)), str(make_rel("==", 12 * symbol("N"), 12 * symbol("M")))
+    ('N >= 4', 'N == M')
     """
     a, b = sympy.sympify(a), sympy.sympify(b)
     d = sympy.expand(a - b)
@@ -98,6 +98,17 @@ def make_rel(op: str, a, b) -> Rel:
             # coeff*s + rest  op  0
             value = normalize_dim(-rest * coeff)
             return Rel(op if coeff == 1 else _FLIP[op], s, value)
+    if d.is_Add and not any(isinstance(t, (sympy.Min, sympy.Max)) for t in d.atoms(sympy.Min, sympy.Max)):
+        # 12*N - 12*M op 0 -> N op M: the common factor out, positive terms left, negative right
+        content, prim = d.as_content_primitive()
+        if content > 0 and prim.is_Add:
+            pos = [t for t in prim.args if t.could_extract_minus_sign() is False]
+            neg = [-t for t in prim.args if t.could_extract_minus_sign()]
+            if pos and neg and len(pos) + len(neg) == len(prim.args):
+                lhs, rhs = sympy.Add(*pos), sympy.Add(*neg)
+                if lhs.is_Integer:
+                    return Rel(_FLIP[op], normalize_dim(rhs), normalize_dim(lhs))
+                return Rel(op, normalize_dim(lhs), normalize_dim(rhs))
     if not a.free_symbols and b.free_symbols:
         return Rel(_FLIP[op], normalize_dim(b), normalize_dim(a))
     return Rel(op, normalize_dim(a), normalize_dim(b))
@@ -424,7 +435,8 @@ FUNCTIONS: dict[str, Callable] = {
     **{f.__name__: f for f in (values.vector, values.take, values.concat, values.elementwise, values.unary,
                                values.where, shapes.broadcast, shapes.broadcastable, shapes.unidirectional,
                                shapes.reshape_shape, shapes.range_len, shapes.slice_dim, shapes.slice_shape,
-                               shapes.slice_values, shapes.fresh)},
+                               shapes.slice_values, shapes.fresh, shapes.fresh_dims, shapes.otherwise,
+                               shapes.total, shapes.unknown, shapes.is_int)},
 }
 
 # Functions handled by the compiler itself (they take a comprehension or short-circuit).

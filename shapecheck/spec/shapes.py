@@ -94,7 +94,11 @@ def unidirectional(target: Any, shape: Any) -> Any:
 
 
 def reshape_shape(shape: Any, target: Any, allowzero: Any = 0) -> Any:
-    """Reshape's output shape: ``0`` copies the input dim (unless allowzero), ``-1`` takes the rest."""
+    """Reshape's output shape: ``0`` copies the input dim (unless allowzero), ``-1`` takes the rest.
+
+    A symbolic target dim is taken as is; it is 0 at run time only if the spec's condition
+    that it is not (or that it equals the input dim) fails.
+    """
     if isinstance(shape, Unknown) or isinstance(target, Unknown) or isinstance(allowzero, Unknown):
         return UnknownShape(None)
     if not isinstance(target, tuple):
@@ -113,10 +117,7 @@ def reshape_shape(shape: Any, target: Any, allowzero: Any = 0) -> Any:
             out.append(shape[i])
         elif _is_int(t) and t < -1:
             raise EvalError(f"a Reshape target dim cannot be {t}")
-        elif not _is_int(t) and not allowzero and not (i < len(shape) and shape[i] == t) \
-                and not sympy.sympify(t).is_positive:
-            out.append(unknown_dim("reshaped"))   # t may be 0 at run time, which copies the input dim
-        else:
+        else:   # a symbolic t that is 0 at run time copies the input dim: the spec states t != 0 as a condition
             out.append(t)
     if infer_at is not None:
         out[infer_at] = _quotient(_product(shape), _product([d for d in out if d is not None]))
@@ -266,6 +267,40 @@ def slice_values(v: Any, starts: Any, ends: Any, axes: Any = None, steps: Any = 
         return NO_VALUE
     s, e = _start_end(len(v), starts[0], ends[0], steps[0])
     return tuple(v[i] for i in range(s, e, steps[0]))
+
+
+def fresh_dims(n: Any, label: str = "dim") -> Any:
+    """``n`` fresh unknown dims: a shape whose rank is known but whose dims are not."""
+    if isinstance(n, Unknown) or not _is_int(n):
+        return UnknownShape(None)
+    return tuple(unknown_dim(str(label)) for _ in range(int(n)))
+
+
+def is_int(x: Any) -> bool:
+    """True for a concrete integer dim or value, False for a symbolic one."""
+    return _is_int(x) and not isinstance(x, bool)
+
+
+def otherwise(x: Any, fallback: Any) -> Any:
+    """``x``, or ``fallback`` where ``x`` is not known statically (a value known only at run time)."""
+    return fallback if isinstance(x, Unknown) else x
+
+
+def total(xs: Any) -> Any:
+    """The sum of dims: ``total(x.shape[a] for x in inputs)``."""
+    if isinstance(xs, Unknown):
+        return xs
+    out: Any = 0
+    for x in xs:
+        if isinstance(x, Unknown):
+            return UNKNOWN
+        out = out + x if _is_int(out) and _is_int(x) else normalize_dim(sympy.sympify(out) + x)
+    return out
+
+
+def unknown() -> Any:
+    """A value known only at run time (an output value rule with nothing to say)."""
+    return NO_VALUE
 
 
 def fresh(label: str) -> Any:
