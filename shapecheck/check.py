@@ -98,6 +98,7 @@ class ModelReport:
     violations: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     summary: dict[str, int] = field(default_factory=dict)
+    coverage: dict[str, Any] = field(default_factory=dict)
     types: dict[str, TensorType] = field(default_factory=dict, repr=False)
 
     @property
@@ -120,7 +121,7 @@ class ModelReport:
                 "nodes": [n.to_dict() for n in self.nodes], "assumptions": self.assumptions,
                 "declarations": [d.to_dict() for d in self.declarations if d.status != "agrees"],
                 "violations": [v.to_dict() for v in self.violations], "notes": self.notes,
-                "summary": self.summary, "ok": not self.failed}
+                "summary": self.summary, "coverage": self.coverage, "ok": not self.failed}
 
 
 # ---------------------------------------------------------------- entry points
@@ -197,6 +198,12 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
     resolved: dict[tuple, tuple] = {}
     skipped = dead = 0
 
+    coverage: dict[str, dict[str, int]] = {}   # op type -> how its nodes were covered -> count
+
+    def cover(op: str, how: str) -> None:
+        row = coverage.setdefault(op, {})
+        row[how] = row.get(how, 0) + 1
+
     def assume(text: str, who: str, refinement: bool = False) -> None:
         if refinement:
             refinements.add(text)
@@ -210,6 +217,7 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
         if spec is None and resolve_error is None:
             skipped += 1
             forward = graph.infer_node(node, env) if graph.infer_node is not None else None
+            cover(node.op_type, "fallback" if forward else "unknown")
             for t in node.outputs:
                 if not t:
                     continue
@@ -234,6 +242,7 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
                     origin[t] = "unknown"
             continue
 
+        cover(node.op_type, "spec")
         types, sources = _bind_inputs(graph, spec, node, env, origin)
         n_out = len(node.outputs)
         result = cache.solve(spec, types, node.attrs, opset=node.opset, unknown_attrs="finding", output_count=n_out)
@@ -268,7 +277,14 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
     for n in report.nodes:
         counts[n.status] = counts.get(n.status, 0) + 1
     report.summary = counts
+    report.coverage = _coverage_summary(coverage, dead)
     return report
+
+
+def _coverage_summary(by_op: dict[str, dict[str, int]], dead: int) -> dict[str, Any]:
+    """How each node's outputs were obtained: by a spec, by onnx's per-node inference, or not at all."""
+    total = {how: sum(r.get(how, 0) for r in by_op.values()) for how in ("spec", "fallback", "unknown")}
+    return {**total, "dead": dead, "by_op": {op: dict(sorted(r.items())) for op, r in sorted(by_op.items())}}
 
 
 def _bind_inputs(graph: ModelGraph, spec, node: ModelNode, env: dict, origin: dict) -> tuple[dict, dict]:

@@ -7,7 +7,6 @@ gives x's shape.  Each graph is also run in onnxruntime at two sizes to confirm 
 from __future__ import annotations
 
 import numpy as np
-import onnx
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto as T
