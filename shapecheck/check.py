@@ -204,10 +204,14 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
         row = coverage.setdefault(op, {})
         row[how] = row.get(how, 0) + 1
 
-    def assume(text: str, who: str, refinement: bool = False) -> None:
+    relations: dict[str, Any] = {}   # condition text -> its relation (never parsed back from the text)
+
+    def assume(text: str, who: str, refinement: bool = False, relation: Any = None) -> None:
         if refinement:
             refinements.add(text)
         assumptions.setdefault(text, {})[who] = None
+        if relation is not None:
+            relations.setdefault(text, relation)
 
     for node in graph.nodes:
         if node.scope and is_dead(graph, node.scope, env):
@@ -255,7 +259,7 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
                         list(result.violations), list(result.warnings), sources)
         report.nodes.append(nr)
         for c in result.conditions:
-            assume(c, node.name)
+            assume(c, node.name, relation=result.relations.get(c))
         for (key, _decl, _pos), tname in zip(slots, node.outputs):
             if tname:
                 env[tname] = folded[key] if folded and key in folded else _fill(outputs[key], graph.fallback.get(tname))
@@ -264,7 +268,7 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
 
     report.assumptions = [{"condition": c, "kind": "refinement" if c in refinements else "condition",
                            "nodes": list(ns)} for c, ns in assumptions.items()]
-    eqs = equalities(c for c in assumptions if c not in refinements)
+    eqs = equalities((c, relations.get(c)) for c in assumptions if c not in refinements)
     if len(eqs) >= 2:
         bad = contradiction_of(eqs, lambda c: list(assumptions.get(c, {})))
         if bad is not None:
@@ -419,7 +423,7 @@ def _check_declaration(graph: ModelGraph, report: ModelReport, env, origin, node
         report.declarations.append(DeclarationReport(tname, node.name, decl.kind, text, text, "agrees", "info"))
         return
     contradictions: list[str] = []
-    conds: list[str] = []
+    conds: list[tuple[str, Any]] = []
     refined: list[str] = []
     dtype = inf.dtype
     if d.dtype and inf.dtype and d.dtype != inf.dtype:
@@ -447,7 +451,7 @@ def _check_declaration(graph: ModelGraph, report: ModelReport, env, origin, node
                 if verdict is False:
                     contradictions.append(f"dim {i}: {dim_str(dd)} declared, {dim_str(ii)} inferred")
                 elif isinstance(verdict, Cond):
-                    conds.extend(verdict.texts())
+                    conds.extend(zip(verdict.texts(), [r.sympy() for r in verdict.rels] + [None] * len(verdict.alts)))
             shape = tuple(new)
     if contradictions:
         severity = "error" if decl.kind == "graph output" else "warning"
@@ -457,12 +461,13 @@ def _check_declaration(graph: ModelGraph, report: ModelReport, env, origin, node
             f"declare {tname!r} as {inf}"))
         return
     if conds:
-        for c in conds:
-            assume(c, f"{tname} ({decl.kind})")
+        texts = [t for t, _ in conds]
+        for c, rel in conds:
+            assume(c, f"{tname} ({decl.kind})", relation=rel)
         report.declarations.append(DeclarationReport(
             tname, node.name, decl.kind, str(d), str(inf), "condition", "info",
-            f"the {decl.kind} of {tname!r} names its dims differently from inference; valid only if " + ", ".join(conds),
-            f"declare {tname!r} as {inf}", conds))
+            f"the {decl.kind} of {tname!r} names its dims differently from inference; valid only if " + ", ".join(texts),
+            f"declare {tname!r} as {inf}", texts))
         return
     if refined:
         env[tname] = TensorType(dtype, shape, inf.value)

@@ -143,4 +143,5 @@ def _rename(r: Result, back: dict) -> Result:
                      ConstraintResult(c.id, c.rule, c.message, c.status, [text(x) for x in c.conditions],
                                       {k: text(v) for k, v in c.values.items()}) for c in r.constraints],
         condition_sources={text(k): v for k, v in r.condition_sources.items()},
+        relations={text(k): (v.xreplace(back) if v is not None else None) for k, v in r.relations.items()},
     )

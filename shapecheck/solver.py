@@ -398,7 +398,7 @@ def _refuted_ids(spec: Spec, env: dict) -> set[str]:
 
 
 def _rule_status(spec: Spec, rule: Rule, env: dict, types: dict[str, TensorType], b: _Bindings):
-    """-> (status, conditions, Cond-or-None, error text)"""
+    """-> (status, conditions as (text, sympy relation or None), Cond-or-None, error text)"""
     if rule.id in b.refuted:
         return "refuted", [], None, b.refuted[rule.id]
     need = _value_inputs(spec, rule)
@@ -407,21 +407,30 @@ def _rule_status(spec: Spec, rule: Rule, env: dict, types: dict[str, TensorType]
     try:
         v = rule.fn(env)
     except NeedInt:
-        return "conditional", [rule.plain], None, "need-int"
+        return "conditional", [(rule.plain, None)], None, "need-int"
     except EvalError as exc:
         return "error", [], None, str(exc)
-    extra = [str(r) for r in b.conds.get(rule.id, [])]
+    extra = [(str(r), r.sympy()) for r in b.conds.get(rule.id, [])]
     if v is True or (isinstance(v, (bool, np.bool_)) and v):
         return ("conditional" if extra else "proved"), extra, None, ""
     if v is False or isinstance(v, (bool, np.bool_)):
         return "refuted", [], None, ""
     c = as_cond(v)
-    texts = c.texts()
-    if c.opaque and not texts:
-        texts = [rule.plain]
-    if not texts and c.needs_value:
+    conds = list(zip(c.texts(), [r.sympy() for r in c.rels] + [_disjunction(alt) for alt in c.alts]))
+    if c.opaque and not conds:
+        conds = [(rule.plain, None)]
+    if not conds and c.needs_value:
         return ("conditional" if extra else "unchecked"), extra, c, ""
-    return "conditional", extra + [t for t in texts if t not in extra], c, ""
+    seen = {t for t, _ in extra}
+    return "conditional", extra + [x for x in conds if x[0] not in seen], c, ""
+
+
+def _disjunction(alt) -> Any:
+    """An ``or`` of conjunctions of relations, as one sympy formula."""
+    try:
+        return sympy.Or(*[sympy.And(*[r.sympy() for r in conj]) for conj in alt])
+    except TypeError:   # a relation sympy cannot hold as a boolean: keep the text only
+        return None
 
 
 def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = None, *,
@@ -452,16 +461,17 @@ def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = Non
     for rule, status, conds, err in statuses:
         if status == "error":
             status = "skipped" if any_refuted else "refuted"
-        cr = ConstraintResult(rule.id, rule.rule, rule.message, status, conds)
+        cr = ConstraintResult(rule.id, rule.rule, rule.message, status, [t for t, _ in conds])
         if status == "refuted":
             cr.values = _values_involved(spec, rule, env)
         result.constraints.append(cr)
         if status == "refuted":
             result.violations.append(Finding(rule.id, rule.rule, rule.message, cr.values,
                                              _fix(spec, rule, env, base, attrs, hints, opset), err))
-        for c in conds:
+        for c, rel in conds:
             if c not in result.conditions:
                 result.conditions.append(c)
+                result.relations[c] = rel
             result.condition_sources.setdefault(c, []).append(rule.id)
 
     contradiction = _contradiction(result)
@@ -548,19 +558,13 @@ def _output_type(out, env) -> TensorType:
 
 def _contradiction(result: Result) -> Finding | None:
     """Conditions that cannot all hold (``N == 4`` and ``N == 5``) make the query invalid."""
-    eqs = equalities(result.conditions)
+    eqs = equalities(result.relations.items())
     return contradiction_of(eqs, lambda t: result.condition_sources.get(t, [])) if len(eqs) >= 2 else None
 
 
-def equalities(conditions: Iterable[str]) -> list[tuple[str, Any]]:
-    """The conditions that are equalities between dims, as (text, sympy Eq)."""
-    out = []
-    for text in conditions:
-        if " == " in text:
-            rel = parse_relation(text)
-            if isinstance(rel, sympy.Eq):
-                out.append((text, rel))
-    return out
+def equalities(relations: Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """The (text, relation) pairs whose relation is an equality between dims."""
+    return [(t, r) for t, r in relations if isinstance(r, sympy.Eq)]
 
 
 def contradiction_of(eqs: list[tuple[str, Any]], sources) -> Finding | None:
@@ -597,28 +601,6 @@ def _linked(eqs: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
         for s in e.free_symbols:
             count[s] = count.get(s, 0) + 1
     return [(t, e) for t, e in eqs if any(count[s] > 1 for s in e.free_symbols) or not e.free_symbols]
-
-
-_REL_OPS = ("==", "!=", "<=", ">=", "<", ">")
-
-
-def parse_relation(text: str) -> Any:
-    """A condition string -> a sympy relation over dim symbols (None if it is not one).
-
-    >>> parse_relation("K == M")
-    Eq(K, M)
-    """
-    from .types import parse_dim
-    for op in _REL_OPS:
-        if f" {op} " in text:
-            lhs, rhs = text.split(f" {op} ", 1)
-            try:
-                a, b = parse_dim(lhs), parse_dim(rhs)
-            except UsageError:
-                return None
-            return {"==": sympy.Eq, "!=": sympy.Ne, "<=": sympy.Le, ">=": sympy.Ge,
-                    "<": sympy.Lt, ">": sympy.Gt}[op](a, b)
-    return None
 
 
 # ---------------------------------------------------------------- explaining
