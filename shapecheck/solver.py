@@ -337,9 +337,57 @@ def _learn(spec: Spec, base: dict[str, TensorType], attrs: dict) -> _Bindings:
                                 Rel("==", sympy.Symbol(f"rank({ch.owner})"), len(b.shapes[ch.owner])))
             if changed:
                 break
+        if not changed and _solve_rank(spec, b, base, attrs):
+            changed = True
         if not changed:
             break
     return b
+
+
+def _solve_rank(spec: Spec, b: _Bindings, base, attrs) -> bool:
+    """Find the one rank that an input of unknown rank can have so that every shape equality has matching ranks.
+
+    ScatterND with data of unknown rank and indices [M,1], updates [M,C] has data of rank 2: no
+    other rank makes ``updates.shape == indices.shape[:-1] ++ data.shape[k:]`` hold.  The rank found
+    is stated as a condition (``rank(data) == 2``), as when an equality binds it directly.
+    """
+    pending = [n for n, t in base.items() if not isinstance(t, tuple) and t.shape is None and n not in b.shapes]
+    always = _refuted_ids(spec, _env(spec, b.types(base), attrs)) if pending else set()
+    for name in pending:
+        fits = []
+        for r in range(_MAX_RANK_GUESS + 1):
+            trial = _Bindings()
+            trial.dims, trial.dtypes, trial.ints = b.dims, b.dtypes, b.ints
+            trial.shapes = {**b.shapes, name: fresh_shape(name, r)}
+            env = _env(spec, trial.types(base), attrs)
+            verdict, rid = _ranks_agree(spec, env)
+            if verdict is None:
+                return False          # something else is unknown too: the rank is not determined here
+            if verdict and not _refuted_ids(spec, env) - always:   # a rank that breaks another rule (k <= r) is no fit
+                fits.append((r, rid))
+        if len(fits) == 1:
+            r, rid = fits[0]
+            b.shapes[name] = fresh_shape(name, r)
+            b.conds.setdefault(rid, []).append(Rel("==", sympy.Symbol(f"rank({name})"), r))
+            return True
+    return False
+
+
+def _ranks_agree(spec: Spec, env: dict) -> tuple[bool | None, str]:
+    """True when every top-level shape equality compares shapes of equal length (None: undetermined),
+    and the id of the first rule whose shapes were compared."""
+    seen = ""
+    for rule in spec.constraints:
+        for lhs_fn, rhs_fn in _equalities(spec, rule):
+            try:
+                lhs, rhs = lhs_fn(env), rhs_fn(env)
+            except (NeedInt, EvalError):
+                continue
+            if isinstance(lhs, tuple) and isinstance(rhs, tuple):
+                seen = seen or rule.id
+                if len(lhs) != len(rhs):
+                    return False, seen
+    return (True if seen else None), seen
 
 
 def _solve_int(spec: Spec, b: _Bindings, base, attrs, rule: Rule, expr) -> bool:

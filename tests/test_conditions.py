@@ -53,3 +53,13 @@ def test_contradiction_seen_through_unknown_dims():
     conds = [a["condition"] for a in rep.assumptions if a["kind"] == "condition"]
     assert conds == ["u.shape[1] == 4", "u.shape[1] == 5"]
     assert rep.violations and "cannot all hold" in rep.violations[0].message
+
+
+def test_unknown_data_rank_is_derived_from_indices_and_updates():
+    # ScatterND: only rank 2 makes updates [M,C] == indices.shape[:-1] ++ data.shape[1:] hold
+    r = solve(REG.resolve("ScatterND", 18), {"data": "float", "indices": "int64[M,1]", "updates": "float[M,C]"})
+    assert r.outputs["output"].rank == 2 and str(r.outputs["output"]) == "float[?,C]"
+    assert "rank(data) == 2" in r.conditions
+    # with k = 2 and updates [M], data has rank 2 as well
+    r = solve(REG.resolve("ScatterND", 18), {"data": "float", "indices": "int64[M,2]", "updates": "float[M]"})
+    assert r.outputs["output"].rank == 2 and "rank(data) == 2" in r.conditions
