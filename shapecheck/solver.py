@@ -26,7 +26,7 @@ from .result import ConstraintResult, Finding, Result
 from .spec.compile import (EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownDType, UnknownRank, UnknownShape,
                            as_cond, compile_expr, fresh_shape, lazy)
 from .spec.load import Rule, Spec
-from .spec.notation import Node, unparse
+from .spec.notation import Node, names_in, unparse
 from .types import TensorType, as_tensor_type, expr_str, is_unknown, normalize_dim, numpy_dtype, unknown_dim, valued, value_str
 
 _MAX_RANK_GUESS = 8
@@ -232,83 +232,14 @@ def _unify(b: _Bindings, lhs, rhs) -> bool:
     return changed
 
 
-def _equalities(spec: Spec, rule: Rule) -> list[tuple]:
-    """The top-level ``a == b`` parts of a rule (compiled once per spec)."""
-    cache = spec.__dict__.setdefault("_eq_cache", {})
-    if rule.id not in cache:
-        out = []
-
-        def walk(n: Node):
-            if n.kind == "compare" and n.value == ("==",):
-                out.append((compile_expr(n.children[0]), compile_expr(n.children[1])))
-            elif n.kind == "and":
-                for c in n.children:
-                    walk(c)
-        walk(rule.tree)
-        cache[rule.id] = out
-    return cache[rule.id]
+def _equalities(spec: Spec, rule: Rule) -> tuple:
+    """The top-level ``a == b`` parts of a rule, compiled when the spec was loaded."""
+    return rule.equalities
 
 
-def _value_inputs(spec: Spec, rule: Rule) -> set[str]:
-    """Inputs whose contents (not shape or type) a rule reads, directly or through its lets."""
-    cache = spec.__dict__.setdefault("_value_cache", {})
-    if rule.id not in cache:
-        cache[rule.id] = _reads_values(spec, rule.tree, set())
-    return cache[rule.id]
-
-
-def _reads_values(spec: Spec, tree: Node, seen_lets: set[str]) -> set[str]:
-    """Inputs read in a value context: not under ``.shape``/``.dtype``/``.rank``, ``rank()``, ``dtype()``.
-
-    Indexing a variadic input (``inputs[0]``) picks a tensor, and a comprehension variable
-    (``for x in inputs``) stands for the input it ranges over.
-    """
-    from .spec.notation import parse
-    names = {i.name for i in spec.inputs}
-    out: set[str] = set()
-
-    def walk(n, shape_ctx: bool, alias: dict):
-        if not isinstance(n, Node):
-            return
-        if n.kind == "name":
-            name = alias.get(n.value, n.value)
-            if name in names and not shape_ctx:
-                out.add(name)
-            return
-        if n.kind == "attr":
-            walk(n.children[0], n.value != "value", alias)
-            return
-        if n.kind == "call" and n.value in ("rank", "dtype"):
-            for c in n.children:
-                walk(c, True, alias)
-            return
-        if n.kind == "index":
-            walk(n.children[0], shape_ctx, alias)
-            for c in n.children[1:]:
-                walk(c, False, alias)
-            return
-        if n.kind == "comp":
-            it = n.children[1]
-            inner = dict(alias)
-            if isinstance(it, Node) and it.kind == "name" and it.value in names:
-                inner[n.value] = it.value      # the variable is one of the input's tensors
-            else:
-                walk(it, False, alias)
-            for c in (n.children[0], n.children[2]):
-                walk(c, False, inner)
-            return
-        for c in n.children:
-            walk(c, False, alias)
-    walk(tree, False, {})
-    for let_name, (text, _fn) in spec.lets.items():
-        if let_name in _names(tree) and let_name not in seen_lets:
-            out |= _reads_values(spec, parse(text), seen_lets | {let_name})
-    return out
-
-
-def _names(tree: Node) -> set[str]:
-    from .spec.notation import names_in
-    return names_in(tree)
+def _value_inputs(spec: Spec, rule: Rule) -> frozenset[str]:
+    """Inputs whose contents (not shape or type) a rule reads, found when the spec was loaded."""
+    return rule.value_inputs
 
 
 # ---------------------------------------------------------------- solving
@@ -653,21 +584,6 @@ def _linked(eqs: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
 
 # ---------------------------------------------------------------- explaining
 
-def _leaves(n: Node) -> Iterable[Node]:
-    if n is None or not isinstance(n, Node):
-        return
-    if n.kind in ("attr", "index") or (n.kind == "call" and n.value in ("rank", "dtype", "item", "prod")):
-        yield n
-        return
-    if n.kind == "name":
-        yield n
-        return
-    if n.kind == "comp":
-        return
-    for c in n.children:
-        yield from _leaves(c)
-
-
 def _fmt(v) -> str | None:
     if isinstance(v, tuple):
         return "[" + ",".join(expr_str(d) if not is_unknown(d) else "?" for d in v) + "]"
@@ -690,10 +606,7 @@ def _fmt(v) -> str | None:
 
 def _values_involved(spec: Spec, rule: Rule, env: dict) -> dict[str, str]:
     out: dict[str, str] = {}
-    cache = spec.__dict__.setdefault("_leaf_cache", {})
-    if rule.id not in cache:
-        cache[rule.id] = [(unparse(leaf), leaf, compile_expr(leaf)) for leaf in _leaves(rule.tree)]
-    for text, leaf, fn in cache[rule.id]:
+    for text, leaf, fn in rule.leaves:
         if text in out or (leaf.kind == "name" and leaf.value in spec.types):
             continue
         try:
@@ -708,7 +621,7 @@ def _values_involved(spec: Spec, rule: Rule, env: dict) -> dict[str, str]:
     if any(n.kind == "comp" for n in _walk(rule.tree)):
         # a quantified rule: show the tensors it ranges over
         values = _value_inputs(spec, rule)
-        for name in sorted(_names(rule.tree)):
+        for name in sorted(names_in(rule.tree)):
             t = env.get(name)
             if isinstance(t, TensorVal):
                 if t.shape is not None:

@@ -28,6 +28,7 @@ else:  # pragma: no cover
 
 from ..errors import SpecError, UsageError
 from ..types import ELEMENT_TYPES, canonical_dtype
+from . import analysis
 from .compile import FUNCTIONS, SPECIAL_FORMS, Fn, compile_expr
 from .notation import Node, NotationError, names_in, parse, substitute, unparse
 
@@ -53,6 +54,10 @@ class Rule:
     fix: str = ""
     expanded: str = ""   # the rule with let names replaced by their definitions
     cases: tuple["Case", ...] = ()   # queries that prove, refute or leave it conditional
+    # found once at load time (spec/analysis.py), read by the solver
+    equalities: tuple = field(default=(), repr=False, compare=False)
+    value_inputs: frozenset = field(default=frozenset(), repr=False, compare=False)
+    leaves: tuple = field(default=(), repr=False, compare=False)
     no_refute: str = ""              # why no query can refute it (instead of a refuted case)
     no_conditional: str = ""         # why no query can leave it conditional
 
@@ -391,9 +396,13 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
             ids[rule.id] = rule.line
             target.append(rule)
     let_trees = {name: parse(text) for name, (text, _fn) in spec.lets.items()}
+    input_names = {i.name for i in spec.inputs}
     for target in (spec.constraints, spec.warnings):
         for i, r in enumerate(target):
-            target[i] = dataclasses.replace(r, expanded=unparse(substitute(r.tree, let_trees)))
+            target[i] = dataclasses.replace(r, expanded=unparse(substitute(r.tree, let_trees)),
+                                            equalities=analysis.equalities(r.tree),
+                                            value_inputs=analysis.reads_values(r.tree, input_names, let_trees),
+                                            leaves=analysis.leaves(r.tree))
     _build_semantics(spec, dict(data.get("semantics", {})), ctx, known)
     for i, raw in enumerate(data.get("examples", [])):
         name = raw.get("name", f"example {i + 1}")
