@@ -151,6 +151,7 @@ class Spec:
     kernel_inputs: dict[str, str] = field(default_factory=dict)   # kernel argument -> input it passes
     examples: list[Example] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    data: dict = field(default_factory=dict, repr=False)   # the merged file data it was built from
 
     @property
     def name(self) -> str:
@@ -524,15 +525,15 @@ def load_files(paths: Iterable[Path], base: Registry | None = None) -> list[Spec
             if parent:
                 pdata = built.get(parent)
                 if pdata is None and base is not None and parent in base.by_name:
-                    pdata = _BASE_RAW.get(parent)
+                    pdata = base.by_name[parent].data
                 if pdata is None:
                     continue
                 full = _merge(pdata, data)
             else:
                 full = data
             spec = build_spec(full, ctx)
+            spec.data = full     # what a spec in another directory that extends this one merges onto
             built[spec.name] = full
-            _BASE_RAW[spec.name] = full
             out.append(spec)
             del pending[path]
             progressed = True
@@ -542,8 +543,6 @@ def load_files(paths: Iterable[Path], base: Registry | None = None) -> list[Spec
                           _line_of(ctx.lines, "extends"))
     return out
 
-
-_BASE_RAW: dict[str, dict] = {}
 
 
 def specs_dir() -> Path:
