@@ -349,7 +349,7 @@ def value_of(t):
     if v is None:
         return NO_VALUE
     if v.ndim <= 1 and v.dtype.kind in "iub" and v.size <= 64:
-        elems = tuple(bool(x) for x in v.tolist()) if v.dtype.kind == "b" else tuple(int(x) for x in v.reshape(-1).tolist())
+        elems = tuple(bool(x) for x in v.reshape(-1).tolist()) if v.dtype.kind == "b" else tuple(int(x) for x in v.reshape(-1).tolist())
         return elems[0] if v.ndim == 0 else elems
     return v
 
