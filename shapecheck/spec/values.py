@@ -248,8 +248,19 @@ def unary(op: str, a: Any) -> Any:
 
 
 def where(c: Any, x: Any, y: Any) -> Any:
-    """``x`` where ``c`` holds, else ``y``, element by element with broadcasting."""
+    """``x`` where ``c`` holds, else ``y``, element by element with broadcasting.
+
+    Where ``c`` is not known, an element is known where ``x`` and ``y`` agree (a result of
+    another length than the output's is dropped by the caller).
+
+    >>> from shapecheck.types import symbol
+    >>> N = symbol("N")
+    >>> where(NO_VALUE, (N, 1), (N, 4))[0]
+    N
+    """
     ec, ex, ey = _elems(c), _elems(x), _elems(y)
+    if ec is None and ex is not None and ey is not None:
+        ec = (_fresh("truth"),)
     if ec is None or ex is None or ey is None:
         return NO_VALUE
     n = max(len(ec), len(ex), len(ey))
