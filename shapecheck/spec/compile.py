@@ -349,7 +349,7 @@ def value_of(t):
     if v is None:
         return NO_VALUE
     if v.ndim <= 1 and v.dtype.kind in "iub" and v.size <= 64:
-        elems = tuple(bool(x) for x in v.tolist()) if v.dtype.kind == "b" else tuple(int(x) for x in v.reshape(-1).tolist())
+        elems = tuple(bool(x) for x in v.reshape(-1).tolist()) if v.dtype.kind == "b" else tuple(int(x) for x in v.reshape(-1).tolist())
         return elems[0] if v.ndim == 0 else elems
     return v
 
@@ -432,7 +432,7 @@ FUNCTIONS: dict[str, Callable] = {
     "unique_rows": _unique_rows,
     "unique_along": _unique_along,
     # values of shape tensors (values.py) and shape computations (shapes.py)
-    **{f.__name__: f for f in (values.vector, values.take, values.concat, values.elementwise, values.unary,
+    **{f.__name__: f for f in (values.vector, values.take, values.concat, values.elementwise, values.fold, values.unary,
                                values.where, shapes.broadcast, shapes.broadcastable, shapes.unidirectional,
                                shapes.reshape_shape, shapes.range_len, shapes.slice_dim, shapes.slice_shape,
                                shapes.slice_values, shapes.fresh, shapes.fresh_dims, shapes.otherwise,
