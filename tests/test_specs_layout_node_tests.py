@@ -12,14 +12,14 @@ import warnings
 
 import numpy as np
 import pytest
-from onnx import helper
+from onnx import TensorProto, helper, numpy_helper
 
 import shapecheck
 from shapecheck.spec.load import default_registry
 from shapecheck.types import ONNX_CODES, dtype_of_array
 from tests.layout_harness import assert_same, check_inferred
 
-OPS = ("Unsqueeze", "Squeeze", "Identity", "Flatten", "Transpose")
+OPS = ("Unsqueeze", "Squeeze", "Identity", "Flatten", "Transpose", "Cast", "CastLike")
 
 
 def _modelled(case) -> bool:
@@ -50,6 +50,11 @@ def test_node_cases_are_collected():
     assert len(CASES) >= 20
 
 
+def _array(a) -> np.ndarray:
+    """A data set's tensor as an array (bfloat16 cases carry TensorProtos)."""
+    return numpy_helper.to_array(a) if isinstance(a, TensorProto) else np.asarray(a)
+
+
 def _attrs(node) -> dict:
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
     return {k: v.decode() if isinstance(v, bytes) else v for k, v in attrs.items()}
@@ -61,6 +66,7 @@ def test_official_node_case(case):
     attrs, opset = _attrs(node), _opset(case.model)
     assert case.data_sets, "the case has no data"
     for inputs, outputs in case.data_sets:
+        inputs, outputs = [_array(a) for a in inputs], [_array(a) for a in outputs]
         names = [i.name for i in default_registry().resolve(node.op_type, opset).inputs]
         feeds = {names[k]: a for k, (n, a) in enumerate(zip(node.input, inputs)) if n}
         got = shapecheck.execute(node.op_type, opset, feeds, attrs)

@@ -75,7 +75,8 @@ def cast(input: np.ndarray, *, to: str) -> np.ndarray:
     if input.dtype.kind in "OUS":
         parse = int if to in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64") else float
         return np.array([parse(x) for x in input.reshape(-1)]).astype(numpy_dtype(to)).reshape(input.shape)
-    return input.astype(numpy_dtype(to))
+    with np.errstate(all="ignore"):   # out-of-range values wrap as in onnxruntime; NaN to int is undefined
+        return input.astype(numpy_dtype(to))
 
 
 @register("constant_of_shape")

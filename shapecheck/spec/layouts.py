@@ -253,9 +253,10 @@ def cast_value(v: Any, dtype: Any) -> Any:
     if isinstance(v, Unknown) or not isinstance(dtype, str):
         return NO_VALUE
     if isinstance(v, np.ndarray):
-        if v.dtype.kind in "OUS" or dtype == "string":
+        if v.dtype.kind in "OUSc" or dtype == "string":
             return NO_VALUE   # string conversions are formatted by the runtime: left to the kernel
-        return v.astype(numpy_dtype(dtype))
+        with np.errstate(all="ignore"):
+            return v.astype(numpy_dtype(dtype))
     elems = v if isinstance(v, tuple) else (v,)
     concrete = all(_is_int(e) or isinstance(e, (bool, np.bool_)) for e in elems)
     if concrete:
