@@ -19,7 +19,7 @@ from shapecheck.spec.load import default_registry
 from shapecheck.types import ONNX_CODES, dtype_of_array
 from tests.layout_harness import assert_same, check_inferred
 
-OPS = ("Unsqueeze", "Squeeze", "Identity", "Flatten", "Transpose", "Cast", "CastLike")
+OPS = ("Unsqueeze", "Squeeze", "Identity", "Flatten", "Transpose", "Cast", "CastLike", "ConstantOfShape", "Constant", "Tile")
 
 
 def _modelled(case) -> bool:

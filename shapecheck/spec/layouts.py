@@ -276,13 +276,28 @@ def cast_value(v: Any, dtype: Any) -> Any:
     return NO_VALUE
 
 
-def full_value(fill: Any, shape: Any) -> Any:
-    """ConstantOfShape's value: ``fill`` (a one-element array) repeated over a concrete ``shape``."""
-    if isinstance(fill, Unknown) or isinstance(shape, Unknown) or not isinstance(fill, np.ndarray):
+def full_value(value: Any, shape: Any) -> Any:
+    """ConstantOfShape's value: the one element of the tensor attribute ``value`` over a concrete ``shape``."""
+    fill = value.value if isinstance(value, TensorVal) else None
+    if fill is None or not isinstance(shape, tuple) or not all(_is_int(d) and d >= 0 for d in shape):
         return NO_VALUE
-    if not all(_is_int(d) for d in shape) or int(np.prod(shape, dtype=np.int64)) > 64:
+    if int(np.prod(shape, dtype=np.int64)) > 64 or fill.size != 1:
         return NO_VALUE
     return np.full(tuple(int(d) for d in shape), fill.reshape(-1)[0], dtype=fill.dtype)
+
+
+def tile_value(v: Any, repeats: Any) -> Any:
+    """Tile of a value: a vector's elements repeated, a constant array by ``np.tile``, a scalar as is."""
+    if isinstance(v, Unknown) or isinstance(repeats, Unknown):
+        return NO_VALUE
+    reps = repeats if isinstance(repeats, tuple) else (repeats,)
+    if not all(_is_int(k) for k in reps):
+        return NO_VALUE
+    if isinstance(v, np.ndarray):
+        return np.tile(v, tuple(int(k) for k in reps)) if v.ndim == len(reps) and v.ndim else NO_VALUE
+    if isinstance(v, tuple):
+        return v * int(reps[0]) if len(reps) == 1 else NO_VALUE
+    return v if reps == () else NO_VALUE
 
 
 def given(*xs: Any) -> int:
@@ -290,9 +305,11 @@ def given(*xs: Any) -> int:
     return sum(x is not None for x in xs)
 
 
-def constant_tensor(value: Any, sparse_value: Any, value_float: Any, value_floats: Any, value_int: Any,
-                    value_ints: Any, value_string: Any, value_strings: Any) -> Any:
-    """Constant's output as a tensor: the one value attribute given, as ONNX defines its type."""
+def constant_tensor(value: Any, sparse_value: Any = None, value_float: Any = None, value_floats: Any = None,
+                    value_int: Any = None, value_ints: Any = None, value_string: Any = None,
+                    value_strings: Any = None) -> Any:
+    """Constant's output as a tensor: the first value attribute given (C1 says there is one), typed as
+    ONNX does: value_float(s) float, value_int(s) int64, value_string(s) string, 1-D for the lists."""
     forms = [(value, None), (sparse_value, None), (value_float, np.float32), (value_floats, np.float32),
              (value_int, np.int64), (value_ints, np.int64), (value_string, object), (value_strings, object)]
     for v, dt in forms:
