@@ -155,6 +155,15 @@ def test_unsqueeze_duplicate_axes_rejected_as_onnxruntime_does():
         shapecheck.execute("Unsqueeze", 13, {"data": np.zeros((2, 3), np.float32), "axes": np.array([0, 0])})
 
 
+def test_squeeze_axis_named_twice_is_squeezed_once_as_onnxruntime_does():
+    from tests.layout_harness import run_ort
+    data = np.zeros((2, 1, 3, 1), np.float32)
+    out = shapecheck.execute("Squeeze", 11, {"data": data}, {"axes": [1, -3]})["squeezed"]
+    (theirs,) = run_ort("Squeeze", 11, {"data": data}, {"axes": [1, -3]}, ["float"])
+    assert out.shape == theirs.shape == (2, 3, 1)
+    assert str(shapecheck.infer("Squeeze", 11, {"data": "float[N,1,3]"}, {"axes": [1, 1]}).outputs["squeezed"]) == "float[N,3]"
+
+
 def test_squeeze_named_dim_not_one_rejected():
     with pytest.raises(ConstraintError, match="C3"):
         shapecheck.execute("Squeeze", 13, {"data": np.zeros((2, 3), np.float32), "axes": np.array([0])})

@@ -29,7 +29,7 @@ def unsqueeze(data: np.ndarray, *, axes) -> np.ndarray:
 
 @register("squeeze")
 def squeeze(data: np.ndarray, *, axes) -> np.ndarray:
-    ax = _axes(axes)   # none or empty: every axis of size 1, as onnxruntime does
+    ax = tuple(sorted({a % data.ndim for a in _axes(axes)}))   # none or empty: every 1; a repeated axis once
     return np.squeeze(data, axis=ax if ax else None).copy()
 
 

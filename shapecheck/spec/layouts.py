@@ -57,14 +57,16 @@ def _int_axes(axes: Any) -> tuple | Unknown | None:
     return tuple(int(a) for a in v)
 
 
-def _normalized(axes: tuple, rank: int) -> tuple:
+def _normalized(axes: tuple, rank: int, repeats: bool = False) -> tuple:
     out = []
     for a in axes:
         if not -rank <= a < rank:
             raise EvalError(f"axis {a} is outside [{-rank}, {rank - 1}]")
         out.append(a + rank if a < 0 else a)
     if len(set(out)) != len(out):
-        raise EvalError(f"axes {list(axes)} name an axis twice")
+        if not repeats:
+            raise EvalError(f"axes {list(axes)} name an axis twice")
+        out = sorted(set(out))
     return tuple(out)
 
 
@@ -73,8 +75,8 @@ def absent(x: Any) -> bool:
     return x is None
 
 
-def valid_axes(axes: Any, rank: Any) -> Any:
-    """True when every axis lies in [-rank, rank-1] and none repeats (after adding rank to negatives)."""
+def valid_axes(axes: Any, rank: Any, repeats: Any = 0) -> Any:
+    """True when every axis lies in [-rank, rank-1] and (unless ``repeats``) none repeats after adding rank to negatives."""
     ax = _int_axes(axes)
     if ax is None:
         return True
@@ -83,7 +85,7 @@ def valid_axes(axes: Any, rank: Any) -> Any:
     if isinstance(rank, Unknown):
         return UNKNOWN
     try:
-        _normalized(ax, int(rank))
+        _normalized(ax, int(rank), bool(repeats))
     except EvalError:
         return False
     return True
@@ -118,7 +120,7 @@ def squeeze_shape(shape: Any, axes: Any = None) -> Any:
         if any(not isinstance(o, bool) for o in ones):
             return UnknownShape(None)
         return tuple(d for d, o in zip(shape, ones) if not o)
-    gone = set(_normalized(ax, len(shape)))
+    gone = set(_normalized(ax, len(shape), True))
     if any(_is_int(shape[i]) and shape[i] != 1 for i in gone):
         raise EvalError("a squeezed dim is not 1")
     return tuple(d for i, d in enumerate(shape) if i not in gone)
@@ -134,7 +136,7 @@ def squeezable(shape: Any, axes: Any) -> Any:
     if isinstance(shape, Unknown):
         return UNKNOWN
     try:
-        idx = _normalized(ax, len(shape))
+        idx = _normalized(ax, len(shape), True)
     except EvalError:
         return UNKNOWN   # the axes rule reports it
     return and_([_is_one(shape[i]) for i in idx])
