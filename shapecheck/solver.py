@@ -136,6 +136,9 @@ def _env(spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any], output
     for name, t in types.items():
         env[name] = (tuple(TensorVal(f"{name}[{i}]", x) for i, x in enumerate(t)) if isinstance(t, tuple)
                      else TensorVal(name, t))
+    for decl in spec.inputs:   # an absent optional input is None: rules test it with present(x)
+        if decl.optional and decl.name not in env:
+            env[decl.name] = None
     for name, (_text, fn) in spec.lets.items():
         env[name] = lazy(fn)
     env["output_count"] = len(spec.outputs) if output_count is None else output_count
@@ -278,7 +281,7 @@ def _reads_values(spec: Spec, tree: Node, seen_lets: set[str]) -> set[str]:
         if n.kind == "attr":
             walk(n.children[0], n.value != "value", alias)
             return
-        if n.kind == "call" and n.value in ("rank", "dtype"):
+        if n.kind == "call" and n.value in ("rank", "dtype", "present"):
             for c in n.children:
                 walk(c, True, alias)
             return
