@@ -68,7 +68,7 @@ def run_spec(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = 
     if not spec.semantics:
         raise UsageError(f"{spec.name} has no [semantics]: shapecheck can check it but not run it")
     attr_values, _ = prepare_attrs(spec, attrs)
-    env = spec_env(spec, types, attr_values)
+    env = spec_env(spec, types, attr_values, output_count)
     args = {}
     for key, fn in spec.semantics_fns.items():
         if key in spec.kernel_inputs:

@@ -17,7 +17,7 @@ import numpy as np
 import sympy
 
 from ..types import is_unknown, normalize_dim, unknown_dim
-from .logic import NO_VALUE, UNKNOWN, EvalError, NeedInt, Unknown, UnknownShape, and_, or_
+from .logic import NO_VALUE, UNKNOWN, Cond, EvalError, NeedInt, Unknown, UnknownShape, and_, or_
 from .values import INT64_MAX
 
 
@@ -221,8 +221,7 @@ def slice_dim(dim: Any, start: Any, end: Any, step: Any = 1) -> Any:
     s, e = se
     if all(_is_int(v) for v in (s, e)):
         return max(-(-(e - s) // step), 0)
-    n = sympy.ceiling((sympy.sympify(e) - s) / step)
-    n = sympy.simplify(n)
+    n = sympy.ceiling((sympy.sympify(e) - s) / step)   # no simplify(): 100 ms a call, and exact without it
     return normalize_dim(n if n.is_nonnegative else sympy.Max(0, n))
 
 
@@ -391,7 +390,12 @@ def divisible(a: Any, b: Any) -> Any:
     if _is_int(a) and _is_int(b):
         return b != 0 and a % b == 0
     q = sympy.sympify(a) / b
-    return True if q.is_integer else (False if q.is_integer is False else UNKNOWN)
+    if q.is_integer is not None:
+        return bool(q.is_integer)
+    if any(is_unknown(s) for s in q.free_symbols):
+        return UNKNOWN
+    from .compile import make_rel
+    return Cond((make_rel("==", sympy.Mod(a, b), 0),))
 
 
 def parts(v: Any, sizes: Any, i: Any) -> Any:
