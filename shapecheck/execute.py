@@ -20,26 +20,31 @@ import numpy as np
 from .errors import ConstraintError, ShapeCheckWarning, UsageError
 from .kernels import KERNELS
 from .result import Result
-from .solver import prepare_attrs, solve, spec_env
+from .solver import output_slots, prepare_attrs, solve, spec_env
 from .spec.compile import EvalError, TensorVal, Unknown
 from .spec.load import Registry, Spec, default_registry
 from .types import numpy_dtype, tensor_type_of
 
 
 def execute(op: str, opset: int = 18, inputs: dict[str, Any] | None = None, attrs: dict[str, Any] | None = None,
-            *, domain: str | None = None, registry: Registry | None = None) -> dict[str, np.ndarray]:
+            *, domain: str | None = None, registry: Registry | None = None,
+            output_count: int | None = None) -> dict[str, np.ndarray]:
     """Run ``op`` at ``opset`` on concrete numpy arrays; raises ``ConstraintError`` naming the constraint.
+
+    ``output_count`` is the node's number of outputs, for a spec with a variadic output (Split);
+    its tensors are returned as ``outputs[0]``, ``outputs[1]``...
 
     A spec's warnings (duplicate targets under reduction none) are issued as ``ShapeCheckWarning``.
     """
     spec = (registry or default_registry()).resolve(op, opset, domain)
-    outputs, result = run_spec(spec, inputs or {}, attrs)
+    outputs, result = run_spec(spec, inputs or {}, attrs, output_count)
     for w in result.warnings:
         warnings.warn(f"{spec.name} {w.constraint} `{w.rule}`: {w.message}", ShapeCheckWarning, stacklevel=2)
     return outputs
 
 
-def run_spec(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], Result]:
+def run_spec(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = None,
+             output_count: int | None = None) -> tuple[dict[str, np.ndarray], Result]:
     """Check then run one spec; returns the outputs and the solver's result (its warnings)."""
     arrays: dict[str, Any] = {}
     variadic = {i.name for i in spec.inputs if i.variadic}
@@ -56,14 +61,14 @@ def run_spec(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = 
             arrays[name] = _as_array(spec, name, value)
     types = {n: tuple(tensor_type_of(x) for x in a) if isinstance(a, tuple) else tensor_type_of(a)
              for n, a in arrays.items()}
-    result = solve(spec, types, attrs, hints=False)
+    result = solve(spec, types, attrs, hints=False, output_count=output_count)
     if result.violations:
         f = result.violations[0]
         raise ConstraintError(spec.name, f.constraint, f.rule, f.message + (f" ({f.detail})" if f.detail else ""), f.values)
     if not spec.semantics:
         raise UsageError(f"{spec.name} has no [semantics]: shapecheck can check it but not run it")
     attr_values, _ = prepare_attrs(spec, attrs)
-    env = spec_env(spec, types, attr_values)
+    env = spec_env(spec, types, attr_values, output_count)
     args = {}
     for key, fn in spec.semantics_fns.items():
         if key in spec.kernel_inputs:
@@ -78,16 +83,17 @@ def run_spec(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = 
         args[key] = _array_of(v)
     out = KERNELS[spec.semantics["kind"]](**args)
     outs = out if isinstance(out, tuple) else (out,)
-    if len(outs) != len(spec.outputs):
-        raise RuntimeError(f"{spec.name}: kernel returned {len(outs)} outputs, the spec declares {len(spec.outputs)}")
+    slots = output_slots(spec, output_count)
+    if len(outs) != len(slots):
+        raise RuntimeError(f"{spec.name}: kernel returned {len(outs)} outputs, the spec declares {len(slots)}")
     produced = {}
-    for decl, arr in zip(spec.outputs, outs):
-        want = result.outputs[decl.name]
+    for (key, decl, _pos), arr in zip(slots, outs):
+        want = result.outputs[key]
         if arr.dtype != numpy_dtype(want.dtype) or not _shape_matches(arr.shape, want.shape):
             # the solver's type is the contract; breaking it is a bug in shapecheck, not in the input
-            raise RuntimeError(f"{spec.name}: kernel produced {arr.dtype}{list(arr.shape)} for {decl.name}, "
+            raise RuntimeError(f"{spec.name}: kernel produced {arr.dtype}{list(arr.shape)} for {key}, "
                                f"solver inferred {want}")
-        produced[decl.name] = arr
+        produced[key] = arr
     return produced, result
 
 

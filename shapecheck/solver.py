@@ -153,9 +153,9 @@ def _lacks_value(t: TensorType | tuple) -> bool:
     return t.value is None and t.sym is None
 
 
-def spec_env(spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any]) -> dict:
+def spec_env(spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any], output_count: int | None = None) -> dict:
     """The evaluation environment of a spec for these (already prepared) types and attributes."""
-    return _env(spec, types, attrs)
+    return _env(spec, types, attrs, output_count)
 
 
 def _subst_type(t: TensorType, dims: dict, shape: tuple | None = None, dtype: str | None = None) -> TensorType:
@@ -431,7 +431,7 @@ def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = Non
     b = _learn(spec, base, attr_values) if unknowns else _Bindings()
     while True:
         types = b.types(base, dims=False) if symbolic else base
-        env = _env(spec, types, attr_values)
+        env = _env(spec, types, attr_values, output_count)
         statuses = [(rule, *_rule_status(spec, rule, env, types, b)) for rule in spec.constraints]
         if unknowns or not any(st[-1] == "need-int" for st in statuses):
             break

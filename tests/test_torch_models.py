@@ -70,11 +70,10 @@ EXPECTED = {
     "scatter": dict(opset=13, skipped=0, y="float[batch,n]", exit=0, strict_exit=0, nodes=[
         _n("/ScatterElements", "ScatterElements", "ScatterElements-13", "valid", "float[batch,n]",
            attrs={"axis": 1})]),
-    # scatter_add: updates = Slice(src, [0,0], Shape(idx)); onnx's inference leaves the slice [?,?],
-    # though ends = shape(idx) = [batch,k] = shape(src), so the slice is [batch,k]: both conditions hold
-    "scatter_add": dict(opset=18, skipped=2, y="float[batch,n]", exit=0, strict_exit=1, nodes=[
-        _n("/ScatterElements", "ScatterElements", "ScatterElements-18", "conditional", "float[batch,n]",
-           ["/Slice_output_0.shape[0] == batch", "/Slice_output_0.shape[1] == k"],
+    # scatter_add: updates = Slice(src, [0,0], Shape(idx)); onnx's inference leaves the slice [?,?];
+    # the Slice spec reads ends = shape(idx) = [batch,k] = shape(src), so the slice is [batch,k]: valid
+    "scatter_add": dict(opset=18, skipped=2, y="float[batch,n]", exit=0, strict_exit=0, nodes=[
+        _n("/ScatterElements", "ScatterElements", "ScatterElements-18", "valid", "float[batch,n]",
            attrs={"axis": 1, "reduction": "add"})]),
     # scatter_reduce: If(rank(x) == 0) reshapes the inputs to 1-D, else Identity.  The condition
     # Equal(Size(Shape(x)), 0) depends only on x's rank (2), so shapecheck folds it, takes the else
@@ -90,14 +89,12 @@ EXPECTED = {
     # onnx's inference loses Range's length: the Expand of it is [?,?,1] and the Concat keeps those very
     # unknowns, giving [?,?,2]; updates = Reshape(new, [batch,1,2,4]) seen as [?,1,2,4].  Both conditions
     # hold: batch == batch and 1 == 1
-    "kv_cache": dict(opset=18, skipped=30, y="float[batch,seq,2,4]", exit=0, strict_exit=1, nodes=[
-        _n("/ScatterND", "ScatterND", "ScatterND-18", "conditional", "float[batch,seq,2,4]",
-           ["/Reshape_output_0.shape[0] == batch"])]),
+    "kv_cache": dict(opset=18, skipped=30, y="float[batch,seq,2,4]", exit=0, strict_exit=0, nodes=[
+        _n("/ScatterND", "ScatterND", "ScatterND-18", "valid", "float[batch,seq,2,4]", [])]),
     # cache[:, pos] = new with pos [n_new]: indices = Range(batch)[:,None] + pos -> [batch,n_new,2]
-    # (seen as [?,?,2]), updates [batch,n_new,2,4] (seen as [?,n_new,2,4]); both conditions hold
-    "kv_cache_window": dict(opset=18, skipped=26, y="float[batch,seq,2,4]", exit=0, strict_exit=1, nodes=[
-        _n("/ScatterND", "ScatterND", "ScatterND-18", "conditional", "float[batch,seq,2,4]",
-           ["/Reshape_output_0.shape[0] == batch"])]),
+    # with every shape-computation op a spec, both are exact and the node is valid
+    "kv_cache_window": dict(opset=18, skipped=26, y="float[batch,seq,2,4]", exit=0, strict_exit=0, nodes=[
+        _n("/ScatterND", "ScatterND", "ScatterND-18", "valid", "float[batch,seq,2,4]", [])]),
 }
 
 # Two concrete instances per fixture, for onnxruntime: dim_param -> size, plus index inputs in range

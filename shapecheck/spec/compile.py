@@ -149,7 +149,14 @@ def _member(a, s, negate: bool):
         return a
     if isinstance(s, Unknown):
         return s
+    if isinstance(a, np.ndarray):
+        raise EvalError(f"'in' tests one value, got an array of shape {list(a.shape)}")
+    if isinstance(s, np.ndarray):
+        s = tuple(s.reshape(-1).tolist())
     if isinstance(s, (frozenset, set, list, tuple, range)):
+        if isinstance(s, tuple) and any(isinstance(x, sympy.Basic) for x in s):
+            # a symbolic element may equal a: a in (N, 4) is a condition, not False
+            return or_([compare(a, "==", x) for x in s]) if not negate else and_([compare(a, "!=", x) for x in s])
         r = a in s
         return (not r) if negate else r
     raise EvalError(f"'in' needs a set on its right, got {_show(s)}")
@@ -298,6 +305,8 @@ def _item(t):
 def _len(x):
     if isinstance(x, Unknown):
         return UNKNOWN
+    if not isinstance(x, (tuple, list, frozenset, range, np.ndarray, str)):
+        raise EvalError(f"len() takes a shape, a value or a list of tensors, got {_show(x)}")
     return len(x)
 
 
@@ -436,7 +445,8 @@ FUNCTIONS: dict[str, Callable] = {
                                values.where, shapes.broadcast, shapes.broadcastable, shapes.unidirectional,
                                shapes.reshape_shape, shapes.range_len, shapes.slice_dim, shapes.slice_shape,
                                shapes.slice_values, shapes.fresh, shapes.fresh_dims, shapes.otherwise,
-                               shapes.total, shapes.unknown, shapes.is_int)},
+                               shapes.total, shapes.unknown, shapes.is_int, shapes.present, shapes.arange,
+                               shapes.repeat, shapes.split_sizes, shapes.divisible, shapes.parts, shapes.unique_axes)},
     **{f.__name__: f for f in (layouts.absent, layouts.valid_axes, layouts.unsqueeze_shape, layouts.squeeze_shape, layouts.squeezable, layouts.flatten_shape, layouts.is_permutation, layouts.transpose_shape, layouts.tile_shape, layouts.relayout, layouts.transpose_value, layouts.onnx_dtype, layouts.cast_value, layouts.full_value, layouts.tile_value, layouts.given, layouts.constant_tensor)},
 }
 

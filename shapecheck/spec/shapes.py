@@ -17,7 +17,7 @@ import numpy as np
 import sympy
 
 from ..types import is_unknown, normalize_dim, unknown_dim
-from .logic import NO_VALUE, UNKNOWN, EvalError, NeedInt, Unknown, UnknownShape, and_, or_
+from .logic import NO_VALUE, UNKNOWN, Cond, EvalError, NeedInt, Unknown, UnknownShape, and_, or_
 from .values import INT64_MAX
 
 
@@ -177,9 +177,13 @@ def _clamp(x, lo, hi):
 
 
 def _sign(x) -> int | None:
+    """The sign of a Slice bound; None where unknown.  An unknown element (a fresh dim) may stand for
+    any integer when it is a bound, so it has no sign here, though fresh dims are nonnegative."""
     if _is_int(x):
         return (x > 0) - (x < 0)
     e = sympy.sympify(x)
+    if any(is_unknown(s) for s in e.free_symbols):
+        return None
     return 1 if e.is_positive else (0 if e.is_zero else (-1 if e.is_negative else (0 if e.is_nonnegative else None)))
 
 
@@ -224,8 +228,7 @@ def slice_dim(dim: Any, start: Any, end: Any, step: Any = 1) -> Any:
     s, e = se
     if all(_is_int(v) for v in (s, e)):
         return max(-(-(e - s) // step), 0)
-    n = sympy.ceiling((sympy.sympify(e) - s) / step)
-    n = sympy.simplify(n)
+    n = sympy.ceiling((sympy.sympify(e) - s) / step)   # no simplify(): 100 ms a call, and exact without it
     return normalize_dim(n if n.is_nonnegative else sympy.Max(0, n))
 
 
@@ -265,15 +268,24 @@ def slice_shape(shape: Any, starts: Any, ends: Any, axes: Any = None, steps: Any
 
 
 def slice_values(v: Any, starts: Any, ends: Any, axes: Any = None, steps: Any = None) -> Any:
-    """Slice of a vector value (a shape tensor), with ONNX's clamping."""
+    """Slice of a vector value (a shape tensor), with ONNX's clamping: exact where the bounds are ints.
+
+    >>> slice_values((2, 3, 4, 5), (-1,), (INT64_MAX,)), slice_values((2, 3, 4, 5), (-1,), (-INT64_MAX,), (0,), (-2,))
+    ((5,), (5, 3))
+    """
     if isinstance(v, Unknown) or not isinstance(v, tuple):
         return NO_VALUE
-    starts, ends = (x if isinstance(x, tuple) else (x,) for x in (starts, ends))
-    steps = steps if isinstance(steps, tuple) else (1 if steps is None else steps,)
-    if len(starts) != 1 or not all(_is_int(x) for x in starts + ends + steps):
+    if any(isinstance(x, Unknown) for x in (starts, ends, axes, steps)):
         return NO_VALUE
-    s, e = _start_end(len(v), starts[0], ends[0], steps[0])
-    return tuple(v[i] for i in range(s, e, steps[0]))
+    starts, ends = (x if isinstance(x, tuple) else (x,) for x in (starts, ends))
+    if not starts and not ends:
+        return v
+    steps = (steps if isinstance(steps, tuple) else (steps,)) if steps is not None else (1,) * len(starts)
+    if len(starts) != 1 or len(ends) != 1 or len(steps) != 1 or not all(_is_int(x) for x in starts + ends + steps) \
+            or steps[0] == 0:
+        return NO_VALUE
+    s, e = _start_end(len(v), int(starts[0]), int(ends[0]), int(steps[0]))
+    return tuple(v[i] for i in range(s, e, int(steps[0])))
 
 
 def fresh_dims(n: Any, label: str = "dim") -> Any:
@@ -313,3 +325,109 @@ def unknown() -> Any:
 def fresh(label: str) -> Any:
     """A fresh unknown dim: a size known only at run time (NonZero's count, Unique's length)."""
     return unknown_dim(str(label))
+
+
+def present(x: Any) -> bool:
+    """True when an optional input is given (an absent one is ``None`` in the rules' environment)."""
+    return x is not None
+
+
+def arange(n: Any) -> Any:
+    """``(0, 1, ..., n-1)``: the default axes of Slice when its ``axes`` input is absent.
+
+    >>> arange(3)
+    (0, 1, 2)
+    """
+    if isinstance(n, Unknown):
+        return n
+    if not _is_int(n):
+        raise NeedInt(n)
+    return tuple(range(int(n)))
+
+
+def repeat(v: Any, n: Any) -> Any:
+    """``(v, v, ..., v)``, n times: the default steps of Slice (all 1).
+
+    >>> repeat(1, 2)
+    (1, 1)
+    """
+    if isinstance(n, Unknown):
+        return n
+    if not _is_int(n):
+        raise NeedInt(n)
+    return (v,) * int(n)
+
+
+def split_sizes(dim: Any, n: Any, uneven: Any = 0) -> Any:
+    """The sizes of ``n`` parts of an axis of ``dim``: equal parts (``dim / n``, C-rules check that it
+    divides), or with ``uneven`` (Split-18's ``num_outputs``) ``ceil(dim / n)`` each and the rest last.
+
+    >>> from shapecheck.types import symbol
+    >>> N = symbol("N")
+    >>> split_sizes(6, 3), split_sizes(7, 3, 1), split_sizes(2 * N, 2)
+    ((2, 2, 2), (3, 3, 1), (N, N))
+    """
+    if isinstance(dim, Unknown) or isinstance(n, Unknown):
+        return UNKNOWN
+    if not _is_int(n) or n < 1:
+        raise EvalError(f"cannot split into {n} parts")
+    n = int(n)
+    if _is_int(dim):
+        if uneven:
+            c = -(-int(dim) // n)
+            return (c,) * (n - 1) + (int(dim) - c * (n - 1),)
+        return (int(dim) // n,) * n
+    q = sympy.sympify(dim) / n
+    if uneven:
+        c = normalize_dim(sympy.ceiling(q))
+        return (c,) * (n - 1) + (normalize_dim(sympy.sympify(dim) - c * (n - 1)),)
+    part = normalize_dim(q) if q.is_integer else unknown_dim("split")
+    return (part,) * n
+
+
+def divisible(a: Any, b: Any) -> Any:
+    """True when ``b`` divides ``a``; undecided (a condition on the rule) for symbols sympy cannot settle.
+
+    >>> from shapecheck.types import symbol
+    >>> divisible(6, 3), divisible(7, 3), divisible(4 * symbol("N"), 2)
+    (True, False, True)
+    """
+    if isinstance(a, Unknown) or isinstance(b, Unknown):
+        return UNKNOWN
+    if _is_int(a) and _is_int(b):
+        return b != 0 and a % b == 0
+    q = sympy.sympify(a) / b
+    if q.is_integer is not None:
+        return bool(q.is_integer)
+    if any(is_unknown(s) for s in q.free_symbols):
+        return UNKNOWN
+    from .compile import make_rel
+    return Cond((make_rel("==", sympy.Mod(a, b), 0),))
+
+
+def parts(v: Any, sizes: Any, i: Any) -> Any:
+    """Part ``i`` of a vector value cut into pieces of ``sizes`` (Split of a shape tensor).
+
+    >>> parts((4, 5, 6), (1, 2), 1)
+    (5, 6)
+    """
+    if isinstance(v, Unknown) or isinstance(sizes, Unknown) or not isinstance(v, tuple) or \
+            not all(_is_int(s) for s in sizes) or not _is_int(i):
+        return NO_VALUE
+    start = sum(int(s) for s in sizes[:int(i)])
+    return v[start:start + int(sizes[int(i)])]
+
+
+def unique_axes(axes: Any, rank: Any) -> Any:
+    """True when no two axes name the same dim once negative ones count from the back.
+
+    >>> unique_axes((0, -1), 3), unique_axes((2, -1), 3)
+    (True, False)
+    """
+    if isinstance(axes, Unknown) or isinstance(rank, Unknown):
+        return axes if isinstance(axes, Unknown) else rank
+    axes = axes if isinstance(axes, tuple) else (axes,)
+    if not all(_is_int(a) for a in axes):
+        return UNKNOWN
+    norm = [int(a) + rank if a < 0 else int(a) for a in axes]
+    return len(set(norm)) == len(norm)

@@ -1,0 +1,55 @@
+"""ONNX's own backend node tests for Slice and Split through shapecheck: ``execute`` reproduces
+every expected output exactly, and ``solve`` on the arrays' types (constant index inputs seen
+with their values) infers the expected output types."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from onnx import helper
+
+import shapecheck
+from shapecheck.solver import solve
+from shapecheck.spec.load import default_registry
+from shapecheck.types import dtype_of_array
+
+OPS = ("Slice", "Split")
+VALUED = {"starts", "ends", "axes", "steps", "split"}
+
+
+def _cases():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from onnx.backend.test.case.node import collect_testcases
+        cases = collect_testcases()
+    return [c for c in cases if c.model.graph.node[0].op_type in OPS]
+
+
+CASES = _cases()
+
+
+def test_every_case_is_collected():
+    assert {c.model.graph.node[0].op_type for c in CASES} == set(OPS) and len(CASES) >= 15
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_official_node_case(case):
+    node = case.model.graph.node[0]
+    attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    opset = next(o.version for o in case.model.opset_import if o.domain in ("", "ai.onnx"))
+    spec = default_registry().resolve(node.op_type, opset)
+    names = [d.name for d in spec.inputs]
+    variadic = spec.outputs[-1].variadic
+    for inputs, outputs in case.data_sets:
+        feeds = {names[i]: a for i, (t, a) in enumerate(zip(node.input, inputs)) if t}
+        got = shapecheck.execute(node.op_type, opset, feeds, attrs, output_count=len(outputs) if variadic else None)
+        assert len(got) == len(outputs)
+        for g, w in zip(got.values(), outputs):
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_array_equal(g, w)
+        types = {n: a if n in VALUED else f"{dtype_of_array(a)}[{','.join(map(str, a.shape))}]" for n, a in feeds.items()}
+        result = solve(spec, types, attrs, output_count=len(outputs) if variadic else None)
+        assert result.status == "valid", result.violations
+        for t, w in zip(result.outputs.values(), outputs):
+            assert str(t) == f"{dtype_of_array(w)}[{','.join(map(str, w.shape))}]"
