@@ -437,7 +437,8 @@ FUNCTIONS: dict[str, Callable] = {
                                shapes.reshape_shape, shapes.range_len, shapes.slice_dim, shapes.slice_shape,
                                shapes.slice_values, shapes.fresh, shapes.fresh_dims, shapes.otherwise,
                                shapes.total, shapes.unknown, shapes.is_int, shapes.present, shapes.arange,
-                               shapes.repeat, shapes.split_sizes, shapes.divisible, shapes.parts, shapes.unique_axes)},
+                               shapes.repeat, shapes.split_sizes, shapes.divisible, shapes.parts, shapes.unique_axes,
+                               shapes.reduce_shape, shapes.reduce_values)},
 }
 
 # Functions handled by the compiler itself (they take a comprehension or short-circuit).
