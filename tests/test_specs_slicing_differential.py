@@ -78,7 +78,7 @@ def _slice_case(rng, opset: int):
     steps = [int(rng.choice([1, 1, 2, 3, -1, -2])) for _ in axes]
     # onnxruntime reads end == INT_MAX with a negative step as "to the start" (W1): not drawn here
     ends = [-big if e == big and st < 0 else e for e, st in zip(ends, steps)]
-    arr = lambda v: np.array(v, dtype=ind)  # noqa: E731
+    arr = lambda v: np.array(v, dtype=ind)
     inputs = [("data", data), ("starts", arr(starts)), ("ends", arr(ends)),
               ("axes", None if default_axes else arr(axes))]
     if rng.random() < 0.7:
@@ -151,7 +151,9 @@ def test_what_onnxruntime_rejects_is_refuted(op, opset, inputs, attrs, cid):
 
 def test_int_max_end_with_a_negative_step_warns_and_follows_the_page():
     import warnings
+
     from shapecheck.errors import ShapeCheckWarning
+
     from .ort_kit import run_ort
     data, starts, ends, steps = np.arange(3.0, dtype=np.float32), np.array([2]), np.array([INT64_MAX]), np.array([-1])
     with warnings.catch_warnings(record=True) as caught:

@@ -440,14 +440,8 @@ FUNCTIONS: dict[str, Callable] = {
     "prod": _prod,
     "unique_rows": _unique_rows,
     "unique_along": _unique_along,
-    # values of shape tensors (values.py) and shape computations (shapes.py)
-    **{f.__name__: f for f in (values.vector, values.take, values.concat, values.elementwise, values.fold, values.unary,
-                               values.where, shapes.broadcast, shapes.broadcastable, shapes.unidirectional,
-                               shapes.reshape_shape, shapes.range_len, shapes.slice_dim, shapes.slice_shape,
-                               shapes.slice_values, shapes.fresh, shapes.fresh_dims, shapes.otherwise,
-                               shapes.total, shapes.unknown, shapes.is_int, shapes.present, shapes.arange,
-                               shapes.repeat, shapes.split_sizes, shapes.divisible, shapes.parts, shapes.unique_axes)},
-    **{f.__name__: f for f in (layouts.absent, layouts.valid_axes, layouts.unsqueeze_shape, layouts.squeeze_shape, layouts.squeezable, layouts.flatten_shape, layouts.is_permutation, layouts.transpose_shape, layouts.tile_shape, layouts.relayout, layouts.transpose_value, layouts.onnx_dtype, layouts.cast_value, layouts.full_value, layouts.tile_value, layouts.given, layouts.constant_tensor)},
+    # the notation's libraries: each module lists its functions in NOTATION
+    **{f.__name__: f for lib in (values, shapes, layouts) for f in lib.NOTATION},
 }
 
 # Functions handled by the compiler itself (they take a comprehension or short-circuit).

@@ -397,3 +397,7 @@ def convert_attr(atype: str, value: Any) -> Any:
         return conv(value)
     except (TypeError, ValueError, AttributeError, UsageError):
         return None
+
+
+# the functions this module lends the notation (registered by spec/compile.py)
+NOTATION = (absent, valid_axes, unsqueeze_shape, squeeze_shape, squeezable, flatten_shape, is_permutation, transpose_shape, tile_shape, relayout, transpose_value, onnx_dtype, cast_value, full_value, tile_value, given, constant_tensor,)

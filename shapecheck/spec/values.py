@@ -275,3 +275,43 @@ def where(c: Any, x: Any, y: Any) -> Any:
             out.append(xi if xi == yi else _fresh("selected"))
     vec = any(isinstance(v, tuple) for v in (c, x, y))
     return tuple(out) if vec else out[0]
+
+
+def cumulative(v: Any, exclusive: Any = 0, reverse: Any = 0) -> Any:
+    """Running sums of a vector value (CumSum of a shape tensor), exact on symbols.
+
+    >>> from shapecheck.types import symbol
+    >>> N = symbol("N")
+    >>> cumulative((N, 3, 4)), cumulative((N, 3, 4), 1, 1)
+    ((N, N + 3, N + 7), (7, 4, 0))
+    """
+    e = _elems(v)
+    if e is None or isinstance(exclusive, Unknown) or isinstance(reverse, Unknown) or not isinstance(v, tuple):
+        return NO_VALUE
+    seq = list(reversed(e)) if reverse else list(e)
+    out, acc = [], 0
+    for x in seq:
+        if exclusive:
+            out.append(acc)
+        acc = _one("+", acc, x)
+        if not exclusive:
+            out.append(acc)
+    return tuple(reversed(out)) if reverse else tuple(out)
+
+
+def count_nonzero(v: Any) -> Any:
+    """How many elements of a known value are not zero (NonZero's column count); unknown otherwise.
+
+    >>> count_nonzero((0, 3, 5)), count_nonzero(np.array([[True, False], [True, True]]))
+    (2, 3)
+    """
+    if isinstance(v, np.ndarray):
+        return int(np.count_nonzero(v)) if v.dtype.kind in "biufc" else NO_VALUE
+    e = _elems(v)
+    if e is None or not all(_is_int(x) or isinstance(x, (bool, np.bool_)) for x in e):
+        return NO_VALUE
+    return sum(1 for x in e if x)
+
+
+# the functions this module lends the notation (registered by spec/compile.py)
+NOTATION = (cumulative, count_nonzero, vector, take, concat, elementwise, fold, unary, where,)
