@@ -189,3 +189,11 @@ def test_negative_axes_before_version_11_follow_the_page():
 def test_transpose_negative_perm_rejected_as_onnxruntime_does():
     with pytest.raises(ConstraintError, match="C2"):
         shapecheck.execute("Transpose", 13, {"data": np.zeros((2, 3), np.float32)}, {"perm": [-1, 0]})
+
+
+@pytest.mark.parametrize("name", ["shapecheck.spec.layouts", "shapecheck.spec.tensor_attrs", "shapecheck.kernels.layout"])
+def test_doctests_of_the_layout_modules(name):
+    import doctest
+    import importlib
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
