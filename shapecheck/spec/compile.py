@@ -432,7 +432,7 @@ FUNCTIONS: dict[str, Callable] = {
     "unique_rows": _unique_rows,
     "unique_along": _unique_along,
     # values of shape tensors (values.py) and shape computations (shapes.py)
-    **{f.__name__: f for f in (values.vector, values.take, values.concat, values.elementwise, values.unary,
+    **{f.__name__: f for f in (values.vector, values.take, values.concat, values.elementwise, values.fold, values.unary,
                                values.where, shapes.broadcast, shapes.broadcastable, shapes.unidirectional,
                                shapes.reshape_shape, shapes.range_len, shapes.slice_dim, shapes.slice_shape,
                                shapes.slice_values, shapes.fresh, shapes.fresh_dims, shapes.otherwise,

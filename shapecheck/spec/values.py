@@ -101,6 +101,24 @@ def _mod(a, b):
     return _fresh("remainder")
 
 
+def _fmod(a, b):
+    if _is_int(a) and _is_int(b):
+        if b == 0:
+            raise EvalError("integer modulo by zero")
+        return a - b * _div(a, b)   # Mod with fmod=1 takes the dividend's sign, as C's fmod does
+    return _fresh("remainder")
+
+
+def _pow(a, b):
+    if _is_int(b) and b >= 0:
+        return a ** b if _is_int(a) else normalize_dim(sympy.sympify(a) ** b)
+    if _is_int(a) and _is_int(b) and a in (0, 1, -1):   # a negative power of 0 is inf, then an undefined cast
+        return None if a == 0 else (1 if a == 1 or b % 2 == 0 else -1)
+    if _is_int(a) and _is_int(b):
+        return 0   # |a| > 1: onnxruntime truncates a ** b (in (-1, 1)) toward zero
+    return _fresh("power")
+
+
 def _minmax(fn, pyfn):
     def f(a, b):
         if _is_int(a) and _is_int(b):
@@ -135,7 +153,7 @@ _BINARY = {
     "+": lambda a, b: a + b if _is_int(a) and _is_int(b) else normalize_dim(sympy.sympify(a) + b),
     "-": lambda a, b: a - b if _is_int(a) and _is_int(b) else normalize_dim(sympy.sympify(a) - b),
     "*": lambda a, b: a * b if _is_int(a) and _is_int(b) else normalize_dim(sympy.sympify(a) * b),
-    "/": _div, "%": _mod,
+    "/": _div, "%": _mod, "fmod": _fmod, "pow": _pow,
     "min": _minmax(sympy.Min, min), "max": _minmax(sympy.Max, max),
     "==": _rel(operator.eq), "!=": _rel(operator.ne), "<": _rel(operator.lt), "<=": _rel(operator.le),
     ">": _rel(operator.gt), ">=": _rel(operator.ge),
@@ -167,7 +185,11 @@ def broadcast_values(a: Any, b: Any) -> tuple[tuple, tuple, bool] | None:
 
 
 def elementwise(op: str, a: Any, b: Any) -> Any:
-    """``a op b`` element by element with broadcasting (``+ - * / % min max == != < <= > >= and or xor``)."""
+    """``a op b`` element by element with broadcasting (``+ - * / % fmod pow min max == != < <= > >= and or xor``).
+
+    >>> elementwise("fmod", (-7, 7), -2), elementwise("%", (-7, 7), -2), elementwise("pow", (2, 3), (3, -1))
+    ((-1, 1), (-1, -1), (8, 0))
+    """
     if op not in _BINARY:
         raise EvalError(f"elementwise() knows {', '.join(_BINARY)}, not {op!r}")
     pair = broadcast_values(a, b)
@@ -175,7 +197,32 @@ def elementwise(op: str, a: Any, b: Any) -> Any:
         return NO_VALUE
     ea, eb, vec = pair
     out = tuple(_one(op, x, y) for x, y in zip(ea, eb))
+    if any(x is None for x in out):
+        return NO_VALUE
     return out if vec else out[0]
+
+
+def fold(op: str, tensors: Any) -> Any:
+    """``elementwise(op, ...)`` over the values of several tensors (Min, Max of shape tensors).
+
+    >>> from shapecheck.spec.logic import TensorVal
+    >>> from shapecheck.types import symbol, valued
+    >>> N = symbol("N")
+    >>> fold("max", (TensorVal("a", valued("int64", (2,), (N, 3))), TensorVal("b", valued("int64", (), (5,)))))
+    (Max(5, N), 5)
+    """
+    from .compile import value_of
+    if isinstance(tensors, Unknown):
+        return NO_VALUE
+    vals = [value_of(t) for t in tensors]
+    if not vals or any(isinstance(v, Unknown) for v in vals):
+        return NO_VALUE
+    out = vals[0]
+    for v in vals[1:]:
+        out = elementwise(op, out, v)
+        if isinstance(out, Unknown):
+            return out
+    return out
 
 
 def unary(op: str, a: Any) -> Any:
@@ -201,8 +248,19 @@ def unary(op: str, a: Any) -> Any:
 
 
 def where(c: Any, x: Any, y: Any) -> Any:
-    """``x`` where ``c`` holds, else ``y``, element by element with broadcasting."""
+    """``x`` where ``c`` holds, else ``y``, element by element with broadcasting.
+
+    Where ``c`` is not known, an element is known where ``x`` and ``y`` agree (a result of
+    another length than the output's is dropped by the caller).
+
+    >>> from shapecheck.types import symbol
+    >>> N = symbol("N")
+    >>> where(NO_VALUE, (N, 1), (N, 4))[0]
+    N
+    """
     ec, ex, ey = _elems(c), _elems(x), _elems(y)
+    if ec is None and ex is not None and ey is not None:
+        ec = (_fresh("truth"),)
     if ec is None or ex is None or ey is None:
         return NO_VALUE
     n = max(len(ec), len(ex), len(ey))
