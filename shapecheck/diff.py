@@ -433,7 +433,10 @@ class _Pair:
                 attrs[k] = v    # an attribute this spec lacks is passed on, so it is rejected (A1)
         for name, arr in c.tensors.items():
             if name not in names and name in s.attributes:
-                # an attribute is one value: only a scalar or one-element vector stands for it
+                # an ints attribute (Squeeze's axes) is a vector; an int one only a scalar or one-element vector
+                if s.attributes[name].type == "ints" and arr.ndim <= 1 and arr.dtype.kind in "iu":
+                    attrs[name] = tuple(int(x) for x in arr.reshape(-1))
+                    continue
                 if arr.size != 1 or arr.ndim > 1 or arr.dtype.kind not in "iu":
                     return None
                 attrs[name] = int(arr.reshape(-1)[0])

@@ -114,7 +114,7 @@ def _convert_attr(atype: str, value: Any) -> Any:
             return tuple(int(v) for v in value)
         except (TypeError, ValueError):
             return None
-    from .spec.layouts import convert_attr   # tensor, sparse_tensor, floats, strings
+    from .spec.tensor_attrs import convert_attr   # tensor, sparse_tensor, floats, strings
     return convert_attr(atype, value)
 
 

@@ -13,7 +13,6 @@ import json
 
 import ml_dtypes
 import numpy as np
-import onnx
 import onnxruntime as ort
 import sympy
 from onnx import helper

@@ -189,3 +189,54 @@ def test_negative_axes_before_version_11_follow_the_page():
 def test_transpose_negative_perm_rejected_as_onnxruntime_does():
     with pytest.raises(ConstraintError, match="C2"):
         shapecheck.execute("Transpose", 13, {"data": np.zeros((2, 3), np.float32)}, {"perm": [-1, 0]})
+
+
+@pytest.mark.parametrize("name", ["shapecheck.spec.layouts", "shapecheck.spec.tensor_attrs", "shapecheck.kernels.layout"])
+def test_doctests_of_the_layout_modules(name):
+    import doctest
+    import importlib
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
+
+
+# ---------------------------------------------------------------- a whole graph, as exporters write it
+
+def _shape_graph():
+    from onnx import TensorProto as T
+    from onnx import helper, numpy_helper
+    mk = helper.make_node
+    nodes = [mk("Shape", ["x"], ["s"]), mk("Constant", [], ["i0"], value_int=0), mk("Gather", ["s", "i0"], ["n"]),
+             mk("Constant", [], ["ax"], value_ints=[0]), mk("Unsqueeze", ["n", "ax"], ["n1"]),
+             mk("Constant", [], ["m1"], value=numpy_helper.from_array(np.array([-1], np.int64))),
+             mk("Concat", ["n1", "m1"], ["tgt"], axis=0), mk("Cast", ["tgt"], ["t32"], to=T.INT32),
+             mk("Cast", ["t32"], ["t64"], to=T.INT64), mk("Reshape", ["x", "t64"], ["y"]),
+             mk("ConstantOfShape", ["s"], ["z"], value=numpy_helper.from_array(np.array([1], np.int64))),
+             mk("Transpose", ["y"], ["yt"]), mk("Flatten", ["x"], ["f"], axis=2), mk("Squeeze", ["n1"], ["n2"]),
+             mk("Concat", ["one", "n1", "one"], ["rep"], axis=0), mk("Tile", ["x", "rep"], ["tl"]),
+             mk("CastLike", ["s", "t32"], ["s32"]), mk("Identity", ["s32"], ["s32b"])]
+    outs = ["y", "z", "yt", "f", "n2", "tl", "s32b"]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", T.FLOAT, ["N", 3, 4])],
+                          [helper.make_tensor_value_info(o, t, None) for o, t in zip(outs, [T.FLOAT, T.INT64, T.FLOAT, T.FLOAT,
+                                                                                           T.INT64, T.FLOAT, T.INT32])],
+                          [numpy_helper.from_array(np.array([1], np.int64), "one")])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)], ir_version=8), outs
+
+
+def test_shape_computations_keep_the_models_dims_through_the_graph():
+    import onnxruntime as ort
+    m, outs = _shape_graph()
+    rep = shapecheck.check_model(m)
+    by_op = {n.op_type: n for n in rep.nodes}
+    assert all(n.status == "valid" for n in rep.nodes)
+    assert by_op["Reshape"].outputs["reshaped"] == "float[N,12]"
+    assert by_op["ConstantOfShape"].outputs["output"] == "int64[N,3,4]"
+    assert by_op["Transpose"].outputs["transposed"] == "float[12,N]"
+    assert by_op["Flatten"].outputs["output"] == "float[3*N,4]"
+    assert by_op["Squeeze"].outputs["squeezed"] == "int64[] = N"
+    assert by_op["Identity"].outputs["output"] == "int32[3] = [N, 3, 4]"
+    sess = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+    for n in (2, 5):   # the run agrees at two sizes
+        y, z, yt, f, n2, tl, s32b = sess.run(outs, {"x": np.zeros((n, 3, 4), np.float32)})
+        assert (y.shape, z.shape, yt.shape, f.shape, n2.tolist(), tl.shape, s32b.tolist()) == \
+            ((n, 12), (n, 3, 4), (12, n), (3 * n, 4), n, (n, 3 * n, 4), [n, 3, 4])
+    assert by_op["Tile"].outputs["output"] == "float[N,3*N,4]"

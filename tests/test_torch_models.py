@@ -86,9 +86,8 @@ EXPECTED = {
         _n("/ScatterElements", "ScatterElements", "ScatterElements-18", "valid", "float[batch,n]",
            attrs={"axis": 1, "reduction": "add"})]),
     # cache[:, pos] = new: indices = Concat(Range(batch) as [batch,1,1], pos as [batch,1,1]) = [batch,1,2];
-    # onnx's inference loses Range's length: the Expand of it is [?,?,1] and the Concat keeps those very
-    # unknowns, giving [?,?,2]; updates = Reshape(new, [batch,1,2,4]) seen as [?,1,2,4].  Both conditions
-    # hold: batch == batch and 1 == 1
+    # the specs keep Range's length (batch) through Unsqueeze/Expand/Concat and Reshape's target
+    # [batch,1,2,4] through Shape/Slice/Concat: indices [batch,1,2], updates [batch,1,2,4], valid
     "kv_cache": dict(opset=18, skipped=30, y="float[batch,seq,2,4]", exit=0, strict_exit=0, nodes=[
         _n("/ScatterND", "ScatterND", "ScatterND-18", "valid", "float[batch,seq,2,4]", [])]),
     # cache[:, pos] = new with pos [n_new]: indices = Range(batch)[:,None] + pos -> [batch,n_new,2]

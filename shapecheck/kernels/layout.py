@@ -64,7 +64,7 @@ def _to_string(x) -> str:
         if np.isinf(x):
             return "INF" if x > 0 else "-INF"
         text = str(x)
-        return text[:-2] if text.endswith(".0") else text
+        return text.removesuffix(".0")
     return str(x)
 
 

@@ -23,9 +23,23 @@ from typing import Any
 import numpy as np
 import sympy
 
-from ..errors import UsageError
-from ..types import ONNX_CODES, TensorType, normalize_dim, numpy_dtype, parse_type, tensor_type_of, unknown_dim
-from .logic import NO_VALUE, UNKNOWN, EvalError, TensorVal, Unknown, UnknownDType, UnknownShape, and_
+from ..types import (
+    ONNX_CODES,
+    normalize_dim,
+    numpy_dtype,
+    tensor_type_of,
+    unknown_dim,
+)
+from .logic import (
+    NO_VALUE,
+    UNKNOWN,
+    EvalError,
+    TensorVal,
+    Unknown,
+    UnknownDType,
+    UnknownShape,
+    and_,
+)
 
 # element types ONNX defines whose values shapecheck does not model (float8*, int4, uint4, float4e2m1, ...)
 UNMODELLED_CODES = {17: "float8e4m3fn", 18: "float8e4m3fnuz", 19: "float8e5m2", 20: "float8e5m2fnuz",
@@ -324,79 +338,6 @@ def constant_tensor(value: Any, sparse_value: Any = None, value_float: Any = Non
             arr = np.array(list(v) if isinstance(v, tuple) else v, dtype=object)
         return TensorVal("value", tensor_type_of(arr))
     raise EvalError("Constant needs one value attribute")
-
-
-# ---------------------------------------------------------------- tensor attributes
-
-class TensorAttr(TensorVal):
-    """A tensor attribute's value (Constant's ``value``, ConstantOfShape's): a constant tensor
-    that compares and prints as its type text, so spec diffs show ``float[1] = [0.0]``."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, t: TensorType):
-        super().__init__("value", t)
-        self.text = str(t)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, TensorAttr) and other.text == self.text
-
-    def __hash__(self) -> int:
-        return hash(self.text)
-
-    def __repr__(self) -> str:
-        return self.text
-
-
-def tensor_attr(value: Any) -> TensorAttr | None:
-    """A tensor attribute from an ONNX TensorProto, a SparseTensorProto, an array or a type text."""
-    if isinstance(value, TensorAttr):
-        return value
-    if isinstance(value, np.ndarray):
-        return TensorAttr(tensor_type_of(value))
-    if isinstance(value, str):
-        t = parse_type(value, "value")
-        return TensorAttr(t) if t.value is not None else None
-    kind = type(value).__name__
-    if kind == "TensorProto":
-        from onnx import numpy_helper
-        return TensorAttr(tensor_type_of(numpy_helper.to_array(value)))
-    if kind == "SparseTensorProto":
-        return TensorAttr(tensor_type_of(_dense(value)))
-    return None
-
-
-def _dense(sp: Any) -> np.ndarray:
-    """A SparseTensorProto as a dense array (indices linear [NNZ] or coordinates [NNZ, rank])."""
-    from onnx import numpy_helper
-    vals = numpy_helper.to_array(sp.values)
-    idx = numpy_helper.to_array(sp.indices).astype(np.int64)
-    dims = tuple(int(d) for d in sp.dims)
-    out = np.zeros(dims, dtype=vals.dtype)
-    if idx.ndim == 2:
-        out[tuple(idx.T)] = vals
-    else:
-        out.reshape(-1)[idx] = vals
-    return out
-
-
-ATTR_TYPES = {
-    "tensor": tensor_attr,
-    "sparse_tensor": tensor_attr,
-    "floats": lambda v: tuple(float(x) for x in v),
-    "strings": lambda v: tuple(x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x) for x in v),
-}
-
-
-def convert_attr(atype: str, value: Any) -> Any:
-    """An attribute value of one of the types above, or None when it is not of that type."""
-    conv = ATTR_TYPES.get(atype)
-    if conv is None or (atype in ("floats", "strings") and isinstance(value, (str, bytes))):
-        return None
-    try:
-        return conv(value)
-    except (TypeError, ValueError, AttributeError, UsageError):
-        return None
 
 
 # the functions this module lends the notation (registered by spec/compile.py)

@@ -35,7 +35,7 @@ from ..errors import SpecError, UsageError
 from ..types import ELEMENT_TYPES, canonical_dtype
 from . import analysis
 from .compile import FUNCTIONS, SPECIAL_FORMS, Fn, compile_expr
-from .layouts import ATTR_TYPES, convert_attr
+from .tensor_attrs import ATTR_TYPES, convert_attr
 from .notation import Node, NotationError, names_in, parse, substitute, unparse
 
 ONNX_DOMAIN = "ai.onnx"
