@@ -13,7 +13,6 @@ import re
 import warnings
 
 import numpy as np
-import onnx.defs
 import pytest
 from onnx import helper
 
@@ -85,13 +84,15 @@ def _type(a: np.ndarray) -> str:
     return f"{dtype_of_array(a)}[{','.join(map(str, a.shape))}]"
 
 
+def _attrs(node) -> dict:
+    values = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    return {k: v.decode() if isinstance(v, bytes) else v for k, v in values.items()}
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_official_node_case(case):
-    node = case.model.graph.node[0]
-    attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
-    attrs = {k: v.decode() if isinstance(v, bytes) else v for k, v in attrs.items()}
-    opset = _opset(case.model)
-    spec = REG.resolve(node.op_type, opset)
+    node, opset = case.model.graph.node[0], _opset(case.model)
+    attrs, spec = _attrs(node), REG.resolve(node.op_type, opset)
     names = [i.name for i in spec.inputs]
     for inputs, outputs in case.data_sets:
         (expected,) = outputs

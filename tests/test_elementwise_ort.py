@@ -82,7 +82,7 @@ def _plan():
     rng = np.random.default_rng(15)
     plans = []
 
-    def add(op, opset, names, dtypes, kinds, attrs_of=lambda: {}, same=False, n_in=None):
+    def add(op, opset, names, dtypes, kinds, attrs_of=dict, same=False, n_in=None):
         cases = []
         for c in range(CASES_PER_OP):
             dt = dtypes[c % len(dtypes)]   # every element type, in turn
@@ -118,7 +118,6 @@ def _plan():
     add("Abs", 13, ["X"], [F32, I32, I64, U8], ("any",))
     add("Sign", 13, ["input"], [F32, I32, I64], ("any",))
     add("IsNaN", 13, ["X"], [F32], ("any",))
-    plans = [p for p in plans]
     # Where's condition is bool whatever the case's element type
     for op, _opset, _names, cases in plans:
         if op == "Where":
