@@ -31,9 +31,9 @@ def _opset(model) -> int:
 
 LAST_OPSET = 24   # the specs cover opsets up to 24; a case made at a later opset runs at 24
 # what versions past 24 add, which the cases of those versions use: Mod-28 allows fmod = 0 on floats,
-# Celu-28 adds float16 and double
+# Celu-28 adds float16 and double, BitShift-28 the signed types
 PAST_24 = ("mod_float_edge_cases_fmod_0", "fmod_0_float", "float64_mixed_sign_fmod_0", "float32_mixed_sign_fmod_0",
-           "float16_mixed_sign_fmod_0", "celu_float16", "celu_double")
+           "float16_mixed_sign_fmod_0", "celu_float16", "celu_double", "bitshift_right_int", "bitshift_left_int")
 
 
 def _node_modules() -> list[str]:
