@@ -216,6 +216,7 @@ def _valued(a: np.ndarray) -> str:
 VALUED = {"Add", "Sub", "Mul", "Div", "Mod", "Pow", "Max", "Min", "Equal", "Less", "Greater", "LessOrEqual",
           "GreaterOrEqual", "And", "Or", "Xor", "Not", "Where", "Neg", "Abs", "Sign", "Relu", "BitwiseAnd",
           "BitwiseOr", "BitwiseXor"}
+WRAPS = {"Add", "Sub", "Mul", "Div", "Neg"}   # values tracked for int32/int64 only
 
 
 @pytest.mark.parametrize("op,opset,names,cases", [p for p in PLANS if p[0] in VALUED],
@@ -233,8 +234,10 @@ def test_values_of_small_integer_tensors_propagate(op, opset, names, cases):
         texts = {k: [_valued(a) for a in v] if isinstance(v, list) else _valued(v) for k, v in feed.items()}
         res = shapecheck.infer(op, opset, texts, attrs)
         out = next(iter(res.outputs.values()))
-        if want.dtype.kind in "iub":
+        if want.dtype.kind == "b" or want.dtype in (np.int32, np.int64) or op not in WRAPS:
             assert str(out) == _valued(want), (op, texts, str(out))
+        else:   # a narrow type where a symbolic value could wrap: no value is kept
+            assert str(out) == _type(want), (op, texts, str(out))
 
 
 def test_value_rules_are_exercised():
