@@ -26,7 +26,7 @@ from .result import ConstraintResult, Finding, Result
 from .spec.compile import (EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownDType, UnknownRank, UnknownShape,
                            as_cond, compile_expr, fresh_shape, lazy)
 from .spec.load import Rule, Spec
-from .spec.notation import Node, unparse
+from .spec.notation import Node, names_in, unparse
 from .types import TensorType, as_tensor_type, expr_str, is_unknown, normalize_dim, numpy_dtype, unknown_dim, valued, value_str
 
 _MAX_RANK_GUESS = 8
@@ -232,83 +232,14 @@ def _unify(b: _Bindings, lhs, rhs) -> bool:
     return changed
 
 
-def _equalities(spec: Spec, rule: Rule) -> list[tuple]:
-    """The top-level ``a == b`` parts of a rule (compiled once per spec)."""
-    cache = spec.__dict__.setdefault("_eq_cache", {})
-    if rule.id not in cache:
-        out = []
-
-        def walk(n: Node):
-            if n.kind == "compare" and n.value == ("==",):
-                out.append((compile_expr(n.children[0]), compile_expr(n.children[1])))
-            elif n.kind == "and":
-                for c in n.children:
-                    walk(c)
-        walk(rule.tree)
-        cache[rule.id] = out
-    return cache[rule.id]
+def _equalities(spec: Spec, rule: Rule) -> tuple:
+    """The top-level ``a == b`` parts of a rule, compiled when the spec was loaded."""
+    return rule.equalities
 
 
-def _value_inputs(spec: Spec, rule: Rule) -> set[str]:
-    """Inputs whose contents (not shape or type) a rule reads, directly or through its lets."""
-    cache = spec.__dict__.setdefault("_value_cache", {})
-    if rule.id not in cache:
-        cache[rule.id] = _reads_values(spec, rule.tree, set())
-    return cache[rule.id]
-
-
-def _reads_values(spec: Spec, tree: Node, seen_lets: set[str]) -> set[str]:
-    """Inputs read in a value context: not under ``.shape``/``.dtype``/``.rank``, ``rank()``, ``dtype()``.
-
-    Indexing a variadic input (``inputs[0]``) picks a tensor, and a comprehension variable
-    (``for x in inputs``) stands for the input it ranges over.
-    """
-    from .spec.notation import parse
-    names = {i.name for i in spec.inputs}
-    out: set[str] = set()
-
-    def walk(n, shape_ctx: bool, alias: dict):
-        if not isinstance(n, Node):
-            return
-        if n.kind == "name":
-            name = alias.get(n.value, n.value)
-            if name in names and not shape_ctx:
-                out.add(name)
-            return
-        if n.kind == "attr":
-            walk(n.children[0], n.value != "value", alias)
-            return
-        if n.kind == "call" and n.value in ("rank", "dtype"):
-            for c in n.children:
-                walk(c, True, alias)
-            return
-        if n.kind == "index":
-            walk(n.children[0], shape_ctx, alias)
-            for c in n.children[1:]:
-                walk(c, False, alias)
-            return
-        if n.kind == "comp":
-            it = n.children[1]
-            inner = dict(alias)
-            if isinstance(it, Node) and it.kind == "name" and it.value in names:
-                inner[n.value] = it.value      # the variable is one of the input's tensors
-            else:
-                walk(it, False, alias)
-            for c in (n.children[0], n.children[2]):
-                walk(c, False, inner)
-            return
-        for c in n.children:
-            walk(c, False, alias)
-    walk(tree, False, {})
-    for let_name, (text, _fn) in spec.lets.items():
-        if let_name in _names(tree) and let_name not in seen_lets:
-            out |= _reads_values(spec, parse(text), seen_lets | {let_name})
-    return out
-
-
-def _names(tree: Node) -> set[str]:
-    from .spec.notation import names_in
-    return names_in(tree)
+def _value_inputs(spec: Spec, rule: Rule) -> frozenset[str]:
+    """Inputs whose contents (not shape or type) a rule reads, found when the spec was loaded."""
+    return rule.value_inputs
 
 
 # ---------------------------------------------------------------- solving
@@ -337,9 +268,57 @@ def _learn(spec: Spec, base: dict[str, TensorType], attrs: dict) -> _Bindings:
                                 Rel("==", sympy.Symbol(f"rank({ch.owner})"), len(b.shapes[ch.owner])))
             if changed:
                 break
+        if not changed and _solve_rank(spec, b, base, attrs):
+            changed = True
         if not changed:
             break
     return b
+
+
+def _solve_rank(spec: Spec, b: _Bindings, base, attrs) -> bool:
+    """Find the one rank that an input of unknown rank can have so that every shape equality has matching ranks.
+
+    ScatterND with data of unknown rank and indices [M,1], updates [M,C] has data of rank 2: no
+    other rank makes ``updates.shape == indices.shape[:-1] ++ data.shape[k:]`` hold.  The rank found
+    is stated as a condition (``rank(data) == 2``), as when an equality binds it directly.
+    """
+    pending = [n for n, t in base.items() if not isinstance(t, tuple) and t.shape is None and n not in b.shapes]
+    always = _refuted_ids(spec, _env(spec, b.types(base), attrs)) if pending else set()
+    for name in pending:
+        fits = []
+        for r in range(_MAX_RANK_GUESS + 1):
+            trial = _Bindings()
+            trial.dims, trial.dtypes, trial.ints = b.dims, b.dtypes, b.ints
+            trial.shapes = {**b.shapes, name: fresh_shape(name, r)}
+            env = _env(spec, trial.types(base), attrs)
+            verdict, rid = _ranks_agree(spec, env)
+            if verdict is None:
+                return False          # something else is unknown too: the rank is not determined here
+            if verdict and not _refuted_ids(spec, env) - always:   # a rank that breaks another rule (k <= r) is no fit
+                fits.append((r, rid))
+        if len(fits) == 1:
+            r, rid = fits[0]
+            b.shapes[name] = fresh_shape(name, r)
+            b.conds.setdefault(rid, []).append(Rel("==", sympy.Symbol(f"rank({name})"), r))
+            return True
+    return False
+
+
+def _ranks_agree(spec: Spec, env: dict) -> tuple[bool | None, str]:
+    """True when every top-level shape equality compares shapes of equal length (None: undetermined),
+    and the id of the first rule whose shapes were compared."""
+    seen = ""
+    for rule in spec.constraints:
+        for lhs_fn, rhs_fn in _equalities(spec, rule):
+            try:
+                lhs, rhs = lhs_fn(env), rhs_fn(env)
+            except (NeedInt, EvalError):
+                continue
+            if isinstance(lhs, tuple) and isinstance(rhs, tuple):
+                seen = seen or rule.id
+                if len(lhs) != len(rhs):
+                    return False, seen
+    return (True if seen else None), seen
 
 
 def _solve_int(spec: Spec, b: _Bindings, base, attrs, rule: Rule, expr) -> bool:
@@ -398,7 +377,7 @@ def _refuted_ids(spec: Spec, env: dict) -> set[str]:
 
 
 def _rule_status(spec: Spec, rule: Rule, env: dict, types: dict[str, TensorType], b: _Bindings):
-    """-> (status, conditions, Cond-or-None, error text)"""
+    """-> (status, conditions as (text, sympy relation or None), Cond-or-None, error text)"""
     if rule.id in b.refuted:
         return "refuted", [], None, b.refuted[rule.id]
     need = _value_inputs(spec, rule)
@@ -407,21 +386,30 @@ def _rule_status(spec: Spec, rule: Rule, env: dict, types: dict[str, TensorType]
     try:
         v = rule.fn(env)
     except NeedInt:
-        return "conditional", [rule.plain], None, "need-int"
+        return "conditional", [(rule.plain, None)], None, "need-int"
     except EvalError as exc:
         return "error", [], None, str(exc)
-    extra = [str(r) for r in b.conds.get(rule.id, [])]
+    extra = [(str(r), r.sympy()) for r in b.conds.get(rule.id, [])]
     if v is True or (isinstance(v, (bool, np.bool_)) and v):
         return ("conditional" if extra else "proved"), extra, None, ""
     if v is False or isinstance(v, (bool, np.bool_)):
         return "refuted", [], None, ""
     c = as_cond(v)
-    texts = c.texts()
-    if c.opaque and not texts:
-        texts = [rule.plain]
-    if not texts and c.needs_value:
+    conds = list(zip(c.texts(), [r.sympy() for r in c.rels] + [_disjunction(alt) for alt in c.alts]))
+    if c.opaque and not conds:
+        conds = [(rule.plain, None)]
+    if not conds and c.needs_value:
         return ("conditional" if extra else "unchecked"), extra, c, ""
-    return "conditional", extra + [t for t in texts if t not in extra], c, ""
+    seen = {t for t, _ in extra}
+    return "conditional", extra + [x for x in conds if x[0] not in seen], c, ""
+
+
+def _disjunction(alt) -> Any:
+    """An ``or`` of conjunctions of relations, as one sympy formula."""
+    try:
+        return sympy.Or(*[sympy.And(*[r.sympy() for r in conj]) for conj in alt])
+    except TypeError:   # a relation sympy cannot hold as a boolean: keep the text only
+        return None
 
 
 def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = None, *,
@@ -452,16 +440,17 @@ def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = Non
     for rule, status, conds, err in statuses:
         if status == "error":
             status = "skipped" if any_refuted else "refuted"
-        cr = ConstraintResult(rule.id, rule.rule, rule.message, status, conds)
+        cr = ConstraintResult(rule.id, rule.rule, rule.message, status, [t for t, _ in conds])
         if status == "refuted":
             cr.values = _values_involved(spec, rule, env)
         result.constraints.append(cr)
         if status == "refuted":
             result.violations.append(Finding(rule.id, rule.rule, rule.message, cr.values,
                                              _fix(spec, rule, env, base, attrs, hints, opset), err))
-        for c in conds:
+        for c, rel in conds:
             if c not in result.conditions:
                 result.conditions.append(c)
+                result.relations[c] = rel
             result.condition_sources.setdefault(c, []).append(rule.id)
 
     contradiction = _contradiction(result)
@@ -548,19 +537,13 @@ def _output_type(out, env) -> TensorType:
 
 def _contradiction(result: Result) -> Finding | None:
     """Conditions that cannot all hold (``N == 4`` and ``N == 5``) make the query invalid."""
-    eqs = equalities(result.conditions)
+    eqs = equalities(result.relations.items())
     return contradiction_of(eqs, lambda t: result.condition_sources.get(t, [])) if len(eqs) >= 2 else None
 
 
-def equalities(conditions: Iterable[str]) -> list[tuple[str, Any]]:
-    """The conditions that are equalities between dims, as (text, sympy Eq)."""
-    out = []
-    for text in conditions:
-        if " == " in text:
-            rel = parse_relation(text)
-            if isinstance(rel, sympy.Eq):
-                out.append((text, rel))
-    return out
+def equalities(relations: Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """The (text, relation) pairs whose relation is an equality between dims."""
+    return [(t, r) for t, r in relations if isinstance(r, sympy.Eq)]
 
 
 def contradiction_of(eqs: list[tuple[str, Any]], sources) -> Finding | None:
@@ -599,44 +582,7 @@ def _linked(eqs: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
     return [(t, e) for t, e in eqs if any(count[s] > 1 for s in e.free_symbols) or not e.free_symbols]
 
 
-_REL_OPS = ("==", "!=", "<=", ">=", "<", ">")
-
-
-def parse_relation(text: str) -> Any:
-    """A condition string -> a sympy relation over dim symbols (None if it is not one).
-
-    >>> parse_relation("K == M")
-    Eq(K, M)
-    """
-    from .types import parse_dim
-    for op in _REL_OPS:
-        if f" {op} " in text:
-            lhs, rhs = text.split(f" {op} ", 1)
-            try:
-                a, b = parse_dim(lhs), parse_dim(rhs)
-            except UsageError:
-                return None
-            return {"==": sympy.Eq, "!=": sympy.Ne, "<=": sympy.Le, ">=": sympy.Ge,
-                    "<": sympy.Lt, ">": sympy.Gt}[op](a, b)
-    return None
-
-
 # ---------------------------------------------------------------- explaining
-
-def _leaves(n: Node) -> Iterable[Node]:
-    if n is None or not isinstance(n, Node):
-        return
-    if n.kind in ("attr", "index") or (n.kind == "call" and n.value in ("rank", "dtype", "item", "prod")):
-        yield n
-        return
-    if n.kind == "name":
-        yield n
-        return
-    if n.kind == "comp":
-        return
-    for c in n.children:
-        yield from _leaves(c)
-
 
 def _fmt(v) -> str | None:
     if isinstance(v, tuple):
@@ -660,10 +606,7 @@ def _fmt(v) -> str | None:
 
 def _values_involved(spec: Spec, rule: Rule, env: dict) -> dict[str, str]:
     out: dict[str, str] = {}
-    cache = spec.__dict__.setdefault("_leaf_cache", {})
-    if rule.id not in cache:
-        cache[rule.id] = [(unparse(leaf), leaf, compile_expr(leaf)) for leaf in _leaves(rule.tree)]
-    for text, leaf, fn in cache[rule.id]:
+    for text, leaf, fn in rule.leaves:
         if text in out or (leaf.kind == "name" and leaf.value in spec.types):
             continue
         try:
@@ -678,7 +621,7 @@ def _values_involved(spec: Spec, rule: Rule, env: dict) -> dict[str, str]:
     if any(n.kind == "comp" for n in _walk(rule.tree)):
         # a quantified rule: show the tensors it ranges over
         values = _value_inputs(spec, rule)
-        for name in sorted(_names(rule.tree)):
+        for name in sorted(names_in(rule.tree)):
             t = env.get(name)
             if isinstance(t, TensorVal):
                 if t.shape is not None:

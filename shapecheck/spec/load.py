@@ -33,6 +33,7 @@ else:  # pragma: no cover
 
 from ..errors import SpecError, UsageError
 from ..types import ELEMENT_TYPES, canonical_dtype
+from . import analysis
 from .compile import FUNCTIONS, SPECIAL_FORMS, Fn, compile_expr
 from .notation import Node, NotationError, names_in, parse, substitute, unparse
 
@@ -58,6 +59,10 @@ class Rule:
     fix: str = ""
     expanded: str = ""   # the rule with let names replaced by their definitions
     cases: tuple["Case", ...] = ()   # queries that prove, refute or leave it conditional
+    # found once at load time (spec/analysis.py), read by the solver
+    equalities: tuple = field(default=(), repr=False, compare=False)
+    value_inputs: frozenset = field(default=frozenset(), repr=False, compare=False)
+    leaves: tuple = field(default=(), repr=False, compare=False)
     no_refute: str = ""              # why no query can refute it (instead of a refuted case)
     no_conditional: str = ""         # why no query can leave it conditional
 
@@ -151,6 +156,7 @@ class Spec:
     kernel_inputs: dict[str, str] = field(default_factory=dict)   # kernel argument -> input it passes
     examples: list[Example] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    data: dict = field(default_factory=dict, repr=False)   # the merged file data it was built from
     family: tuple[str, ...] = ()   # the members of the [family] this spec was built from, in file order
 
     @property
@@ -412,9 +418,13 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
             ids[rule.id] = rule.line
             target.append(rule)
     let_trees = {name: _parse_text(text) for name, (text, _fn) in spec.lets.items()}
+    input_names = {i.name for i in spec.inputs}
     for target in (spec.constraints, spec.warnings):
         for i, r in enumerate(target):
-            target[i] = dataclasses.replace(r, expanded=unparse(substitute(r.tree, let_trees)))
+            target[i] = dataclasses.replace(r, expanded=unparse(substitute(r.tree, let_trees)),
+                                            equalities=analysis.equalities(r.tree),
+                                            value_inputs=analysis.reads_values(r.tree, input_names, let_trees),
+                                            leaves=analysis.leaves(r.tree))
     _build_semantics(spec, dict(data.get("semantics", {})), ctx, known)
     for i, raw in enumerate(data.get("examples", [])):
         name = raw.get("name", f"example {i + 1}")
@@ -544,20 +554,20 @@ def load_files(paths: Iterable[Path], base: Registry | None = None) -> list[Spec
             if parent:
                 pdata = built.get(parent)
                 if pdata is None and base is not None and parent in base.by_name:
-                    pdata = _BASE_RAW.get(parent)
+                    pdata = base.by_name[parent].data
                 if pdata is None:
                     continue
                 full = _merge(pdata, data)
             else:
                 full = data
             spec = build_spec(full, ctx)
+            spec.data = full     # what a spec in another directory that extends this one merges onto
             if spec.name in where:
                 raise ctx.err(f"{spec.name} is defined twice: here and in {where[spec.name]}",
                               _line_of(ctx.lines, ctx.member or "version"))
             where[spec.name] = ctx.path
             spec.family = families.get(key, ())
             built[spec.name] = full
-            _BASE_RAW[spec.name] = full
             out.append(spec)
             del pending[key]
             progressed = True
@@ -609,9 +619,6 @@ def _family_members(data: dict, ctx: _FileCtx) -> list[tuple[str, dict, _FileCtx
         mctx.member, mctx.member_lets = member, {name: line for name in lets}
         out.append((member, mdata, mctx))
     return out
-
-
-_BASE_RAW: dict[str, dict] = {}
 
 
 def specs_dir() -> Path:

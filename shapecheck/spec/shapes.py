@@ -31,7 +31,15 @@ def _shapes(args: tuple) -> tuple | None:
         args = args[0]
     if any(isinstance(a, Unknown) for a in args):
         return None
+    for a in args:
+        _need_shape(a)
     return args
+
+
+def _need_shape(x: Any) -> None:
+    """A shape argument must be a tuple of dims (a 1-D value), not an array of another rank."""
+    if not isinstance(x, tuple) or not all(_is_int(d) or isinstance(d, sympy.Basic) for d in x):
+        raise EvalError(f"expected a shape (a vector of dims), got {type(x).__name__}")
 
 
 def _aligned(shapes: tuple) -> list[list]:
@@ -86,6 +94,8 @@ def unidirectional(target: Any, shape: Any) -> Any:
     from .compile import compare_dims
     if isinstance(target, Unknown) or isinstance(shape, Unknown):
         return UNKNOWN
+    _need_shape(target)
+    _need_shape(shape)
     if len(shape) > len(target):
         return False
     parts = [or_([compare_dims(d, "==", t), compare_dims(d, "==", 1)])
@@ -101,8 +111,7 @@ def reshape_shape(shape: Any, target: Any, allowzero: Any = 0) -> Any:
     """
     if isinstance(shape, Unknown) or isinstance(target, Unknown) or isinstance(allowzero, Unknown):
         return UnknownShape(None)
-    if not isinstance(target, tuple):
-        raise EvalError("reshape_shape() needs the target as a vector value")
+    _need_shape(target)
     out: list = []
     infer_at = None
     for i, t in enumerate(target):
@@ -136,8 +145,6 @@ def _quotient(total, part) -> Any:
         if part == 0 or total % part:
             raise EvalError(f"-1 in a Reshape target: {total} elements do not split into parts of {part}")
         return total // part
-    if any(is_unknown(s) for s in sympy.sympify(total).free_symbols | sympy.sympify(part).free_symbols):
-        return unknown_dim("reshaped")
     q = sympy.cancel(sympy.sympify(total) / part)
     num, den = sympy.fraction(q)
     if den == 1 and q.is_integer is not False:
