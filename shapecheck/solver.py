@@ -114,7 +114,8 @@ def _convert_attr(atype: str, value: Any) -> Any:
             return tuple(int(v) for v in value)
         except (TypeError, ValueError):
             return None
-    return None
+    from .spec.layouts import convert_attr   # tensor, sparse_tensor, floats, strings
+    return convert_attr(atype, value)
 
 
 def _versions(spec: Spec) -> list[Spec]:
@@ -136,6 +137,9 @@ def _env(spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any], output
     for name, t in types.items():
         env[name] = (tuple(TensorVal(f"{name}[{i}]", x) for i, x in enumerate(t)) if isinstance(t, tuple)
                      else TensorVal(name, t))
+    for decl in spec.inputs:   # an absent optional input is None: rules test it with present(x)
+        if decl.optional and decl.name not in env:
+            env[decl.name] = None
     for name, (_text, fn) in spec.lets.items():
         env[name] = lazy(fn)
     env["output_count"] = len(spec.outputs) if output_count is None else output_count
