@@ -13,7 +13,6 @@ import re
 import warnings
 
 import numpy as np
-import onnx.defs
 import pytest
 from onnx import helper
 
@@ -32,9 +31,9 @@ def _opset(model) -> int:
 
 LAST_OPSET = 24   # the specs cover opsets up to 24; a case made at a later opset runs at 24
 # what versions past 24 add, which the cases of those versions use: Mod-28 allows fmod = 0 on floats,
-# Celu-28 adds float16 and double
+# Celu-28 adds float16 and double, BitShift-28 the signed types
 PAST_24 = ("mod_float_edge_cases_fmod_0", "fmod_0_float", "float64_mixed_sign_fmod_0", "float32_mixed_sign_fmod_0",
-           "float16_mixed_sign_fmod_0", "celu_float16", "celu_double")
+           "float16_mixed_sign_fmod_0", "celu_float16", "celu_double", "bitshift_right_int", "bitshift_left_int")
 
 
 def _node_modules() -> list[str]:
@@ -85,13 +84,15 @@ def _type(a: np.ndarray) -> str:
     return f"{dtype_of_array(a)}[{','.join(map(str, a.shape))}]"
 
 
+def _attrs(node) -> dict:
+    values = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    return {k: v.decode() if isinstance(v, bytes) else v for k, v in values.items()}
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_official_node_case(case):
-    node = case.model.graph.node[0]
-    attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
-    attrs = {k: v.decode() if isinstance(v, bytes) else v for k, v in attrs.items()}
-    opset = _opset(case.model)
-    spec = REG.resolve(node.op_type, opset)
+    node, opset = case.model.graph.node[0], _opset(case.model)
+    attrs, spec = _attrs(node), REG.resolve(node.op_type, opset)
     names = [i.name for i in spec.inputs]
     for inputs, outputs in case.data_sets:
         (expected,) = outputs

@@ -58,3 +58,30 @@ def test_values_that_overflow_their_type_are_not_kept():
 def test_kernel_doctests():
     res = doctest.testmod(shapecheck.kernels.elementwise)
     assert res.attempted > 0 and res.failed == 0
+
+
+def test_torch_expand_pattern_in_a_model_keeps_the_model_dims():
+    # Shape -> Equal(-1) -> Where(ones, shape) -> Expand, as torch exports x.expand_as(...):
+    # with value_info stripped the Expand's output is [B, S], and onnxruntime agrees at two sizes
+    import sys
+    from pathlib import Path
+
+    import numpy as np
+    import onnxruntime as ort
+    sys.path.insert(0, str(Path(__file__).parent))
+    from modelkit import FLOAT, const, model, node, vi
+
+    from shapecheck.check import check_model
+    nodes = [node("Shape", ["x"], ["s"]), node("Equal", ["s", "m1"], ["eq"]), node("Where", ["eq", "ones", "s"], ["w"]),
+             node("Expand", ["y", "w"], ["out"]), node("Div", ["s", "two"], ["half"]), node("Mul", ["half", "two"], ["even"])]
+    m = model(nodes, [vi("x", FLOAT, ["B", "S"]), vi("y", FLOAT, [1, "S"])], [vi("out", FLOAT, None), vi("even", 7, None)],
+              initializers=[const("m1", -1), const("ones", [1, 1]), const("two", 2)], opset=17)
+    report = check_model(m)
+    types = {k: str(v) for k, v in report.types.items()}
+    assert types["w"] == "int64[2] = [B, S]" and types["out"] == "float[B,S]"
+    assert types["even"] == "int64[2] = [2*floor(B/2), 2*floor(S/2)]"
+    assert report.to_dict()["summary"]["invalid"] == 0
+    sess = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+    for b, s in ((2, 3), (5, 1)):
+        out, even = sess.run(None, {"x": np.zeros((b, s), np.float32), "y": np.ones((1, s), np.float32)})
+        assert out.shape == (b, s) and even.tolist() == [2 * (b // 2), 2 * (s // 2)]

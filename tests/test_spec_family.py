@@ -164,3 +164,16 @@ def test_cli_specs_lists_every_member(tmp_path, capsys):
     assert main(["--specs", str(tmp_path), "specs", "--json"]) == 0
     names = {r["name"] for r in json.loads(capsys.readouterr().out)}
     assert {f"{op}-{v}" for op in ("Add", "Sub", "Mul") for v in (7, 13)} <= names
+
+
+def test_examples_expecting_a_renamed_output_are_not_inherited(tmp_path):
+    # Min-6 extends Max-6 with its own output name: Max-6's examples (expecting "max") stay Max-6's
+    base = BASE.replace("[family]\nAdd = { fn = '\"+\"' }\nSub = { fn = '\"-\"' }\nMul = { fn = '\"*\"', extra = \"1\" }\n", "")
+    base += '\n[[examples]]\nname = "adds"\n[examples.inputs]\nA = "float[2]"\nB = "float[2]"\n[examples.expect]\nC = "float[2]"\n'
+    renamed = ('extends = "Add-7"\nop = "Sub"\nversion = 7\n[[outputs]]\nname = "D"\ntype = "dtype(A)"\n'
+               'shape = "broadcast(A.shape, B.shape)"\n')
+    same = 'extends = "Add-7"\nop = "Mul"\nversion = 7\n'
+    reg = Registry(_load(tmp_path, {"Add-7.toml": base, "Sub-7.toml": renamed, "Mul-7.toml": same}))
+    assert [e.name for e in reg.get("Add-7").examples] == ["adds"]
+    assert [e.name for e in reg.get("Mul-7").examples] == ["adds"]
+    assert reg.get("Sub-7").examples == []

@@ -51,6 +51,8 @@ _BINARY = {
     "min": np.minimum, "max": np.maximum,
     "==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
     "and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor,
+    "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor, "<<": np.left_shift, ">>": np.right_shift,
+    "prelu": lambda x, slope: np.where(x < 0, x * slope, x),
 }
 
 
@@ -93,7 +95,8 @@ _UNARY = {
     "sinh": np.sinh, "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
     "tanh": np.tanh, "sigmoid": lambda x: 1 / (1 + np.exp(-x)), "relu": lambda x: np.maximum(x, 0),
     "erf": _erf, "softplus": lambda x: np.log1p(np.exp(x)), "softsign": lambda x: x / (1 + np.abs(x)),
-    "isnan": np.isnan, "identity": lambda x: x.copy(),
+    "isnan": np.isnan, "isinf": np.isinf, "isposinf": np.isposinf, "isneginf": np.isneginf,
+    "noinf": lambda x: np.zeros(x.shape, bool), "bitnot": np.invert,
 }
 
 
@@ -118,6 +121,10 @@ def unary(X: np.ndarray, *, fn: str, alpha: float = 0.0, beta: float = 0.0, gamm
             out = np.where(X > alpha, X, 0)
         elif fn == "mish":
             out = X * np.tanh(np.log1p(np.exp(X)))
+        elif fn == "shrink":        # alpha = lambd, beta = bias
+            out = np.where(X < -alpha, X + beta, np.where(X > alpha, X - beta, 0))
+        elif fn == "swish":
+            out = X / (1 + np.exp(-alpha * X))
         elif fn == "gelu":
             out = _gelu(X, approximate)
         else:

@@ -306,9 +306,16 @@ def _case(ctx: _FileCtx, raw: Any, rid: str, line: int) -> Case:
     return Case(raw["expect"], dict(raw["inputs"]), dict(raw.get("attrs", {})), str(raw.get("condition", "")), line)
 
 
+@lru_cache(maxsize=None)
+def _parse_text(text: str) -> Node:
+    """A notation text's tree, once per text: family members and ``extends`` chains repeat
+    the same rules many times, and trees are immutable."""
+    return parse(text)
+
+
 def _parse(ctx: _FileCtx, text: str, line: int, what: str) -> Node:
     try:
-        return parse(text)
+        return _parse_text(text)
     except NotationError as exc:
         raise ctx.err(f"{what}: {exc} at column {exc.column + 1} of `{text.strip()}`", line) from None
 
@@ -417,7 +424,7 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
                 raise ctx.err(f"duplicate id {rule.id} (first defined at line {ids[rule.id]})", line)
             ids[rule.id] = rule.line
             target.append(rule)
-    let_trees = {name: parse(text) for name, (text, _fn) in spec.lets.items()}
+    let_trees = {name: _parse_text(text) for name, (text, _fn) in spec.lets.items()}
     input_names = {i.name for i in spec.inputs}
     for target in (spec.constraints, spec.warnings):
         for i, r in enumerate(target):

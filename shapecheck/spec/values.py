@@ -149,6 +149,12 @@ def _logic(op):
     return f
 
 
+def _bits(op):
+    def f(a, b):
+        return op(a, b) if _is_int(a) and _is_int(b) else _fresh("bits")
+    return f
+
+
 _BINARY = {
     "+": lambda a, b: a + b if _is_int(a) and _is_int(b) else normalize_dim(sympy.sympify(a) + b),
     "-": lambda a, b: a - b if _is_int(a) and _is_int(b) else normalize_dim(sympy.sympify(a) - b),
@@ -158,6 +164,7 @@ _BINARY = {
     "==": _rel(operator.eq), "!=": _rel(operator.ne), "<": _rel(operator.lt), "<=": _rel(operator.le),
     ">": _rel(operator.gt), ">=": _rel(operator.ge),
     "and": _logic(operator.and_), "or": _logic(operator.or_), "xor": _logic(operator.xor),
+    "&": _bits(operator.and_), "|": _bits(operator.or_), "^": _bits(operator.xor),
 }
 
 
