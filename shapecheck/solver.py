@@ -23,7 +23,7 @@ import sympy
 
 from .errors import UsageError
 from .result import ConstraintResult, Finding, Result
-from .spec.compile import (EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownDType, UnknownRank, UnknownShape,
+from .spec.compile import (ABSENT, EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownDType, UnknownRank, UnknownShape,
                            as_cond, compile_expr, fresh_shape, lazy)
 from .spec.load import Rule, Spec
 from .spec.notation import Node, unparse
@@ -127,6 +127,9 @@ def _env(spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any]) -> dic
     env.update(attrs)
     for name, t in types.items():
         env[name] = TensorVal(name, t)
+    for decl in spec.inputs:
+        if decl.optional and decl.name not in types:
+            env[decl.name] = ABSENT   # a left-out optional input; rules test it with present()
     for name, (_text, fn) in spec.lets.items():
         env[name] = lazy(fn)
     return env

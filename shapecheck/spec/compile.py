@@ -51,6 +51,18 @@ UNKNOWN = Unknown("static")
 NO_VALUE = Unknown("value")
 
 
+class _Absent:
+    """An optional input the node leaves out; only ``present()`` may look at it."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT = _Absent()
+
+
 class UnknownShape(Unknown):
     """The shape of a tensor of unknown rank; ``owner`` names the tensor so it can be bound."""
 
@@ -582,7 +594,39 @@ def _unique_along(t, axis, size):
     return not bool(np.any(np.diff(norm, axis=axis) == 0))
 
 
+def _present(t):
+    """False for an optional input the node leaves out (TensorScatter's write_indices)."""
+    return t is not ABSENT
+
+
+def _slice_shape(shape, start, stop, step, axes):
+    """The shape of ``data[start:stop:step]`` on ``axes`` (Slice-8 clamping), from constant inputs.
+
+    A symbolic dim is known only for the whole-axis slice (start 0, stop >= 2**31-1, step 1).
+    """
+    vals = [_values(x) for x in (start, stop, step)] + [_values(axes) if axes is not ABSENT else None]
+    for x in (shape, *vals):
+        if isinstance(x, Unknown):
+            return x if not isinstance(x, UnknownShape) else UNKNOWN
+    starts, stops, steps = (np.asarray(v).reshape(-1).tolist() for v in vals[:3])
+    ax = list(range(len(starts))) if vals[3] is None else np.asarray(vals[3]).reshape(-1).tolist()
+    if not len(starts) == len(stops) == len(steps) == len(ax) or 0 in steps:
+        raise EvalError("start, stop, step and axes must have one value per sliced axis and step must not be 0")
+    out = list(shape)
+    for a, lo, hi, st in zip(ax, starts, stops, steps):
+        if not -len(out) <= a < len(out):
+            raise EvalError(f"axis {a} is outside a shape of rank {len(out)}")
+        d = out[a]
+        if type(d) is int:
+            out[a] = len(range(*slice(lo, hi, st).indices(d)))
+        elif not (lo == 0 and hi >= 2**31 - 1 and st == 1):
+            return UNKNOWN
+    return tuple(out)
+
+
 FUNCTIONS: dict[str, Callable] = {
+    "present": _present,
+    "slice_shape": _slice_shape,
     "rank": _rank,
     "dtype": _dtype,
     "item": _item,

@@ -36,7 +36,7 @@ DOMAIN_ALIASES = {"": ONNX_DOMAIN, "ai.onnx": ONNX_DOMAIN, "onnx": ONNX_DOMAIN, 
 
 _TOP_KEYS = {"op", "domain", "version", "extends", "deprecated", "summary", "source", "semantics",
              "types", "add_types", "remove_types", "let", "inputs", "outputs", "attributes",
-             "constraints", "remove_constraints", "warnings", "examples", "notes"}
+             "constraints", "remove_constraints", "warnings", "examples", "notes", "see_also"}
 
 
 @dataclass(frozen=True)
