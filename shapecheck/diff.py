@@ -36,8 +36,6 @@ CATEGORIES = ("operator", "inputs", "types", "attributes", "constraints", "depre
 # findings the solver reports for attributes a spec does not declare / of the wrong type;
 # the executor raises UsageError for these instead of ConstraintError
 _ATTR_FINDINGS = ("A1", "A2")
-# cross-operator pairs that diff_all adds to the per-operator version chains
-CROSS_PAIRS = (("Scatter-11", "ScatterElements-11"), ("ScatterElements-11", "openvino:ScatterElementsUpdate-3"))
 
 
 # ---------------------------------------------------------------- result types
@@ -143,15 +141,31 @@ def diff_range(op: str, lo: int, hi: int, registry: Registry | None = None) -> l
 
 
 def diff_all(registry: Registry | None = None) -> list[SpecDiff]:
-    """Every consecutive pair of every operator, then the cross-operator pairs in ``CROSS_PAIRS``."""
+    """Every consecutive pair of every operator, then the cross-operator pairs the specs declare."""
     reg = registry or default_registry()
     out = []
     for key in sorted(reg.by_op):
         chain = reg.by_op[key]
         out += [_diff_specs(x, y) for x, y in zip(chain, chain[1:])]
-    for a, b in CROSS_PAIRS:
-        if a in reg.by_name and b in reg.by_name:
-            out.append(_diff_specs(reg.by_name[a], reg.by_name[b]))
+    for a, b in cross_pairs(reg):
+        out.append(_diff_specs(a, b))
+    return out
+
+
+def cross_pairs(registry: Registry | None = None) -> list[tuple[Spec, Spec]]:
+    """``(spec, other)`` for every name in a spec's ``see_also`` that the registry holds.
+
+    >>> [(a.name, b.name) for a, b in cross_pairs()][:1]
+    [('Scatter-11', 'ScatterElements-11')]
+    """
+    reg = registry or default_registry()
+    out = []
+    for spec in reg:
+        for name in spec.see_also:
+            try:
+                out.append((spec, reg.get(name)))
+            except UsageError:
+                continue   # a pair with a spec from a directory that is not loaded
     return out
 
 

@@ -252,7 +252,7 @@ def _reads_values(spec: Spec, tree: Node, seen_lets: set[str]) -> set[str]:
         if n.kind == "attr":
             walk(n.children[0], True)
             return
-        if n.kind == "call" and n.value in ("rank", "dtype"):
+        if n.kind == "call" and n.value in ("rank", "dtype", "present"):
             for c in n.children:
                 walk(c, True)
             return

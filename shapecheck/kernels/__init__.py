@@ -9,8 +9,8 @@ arrays for a spec with several outputs, in the order the spec lists them.
 input addresses, so that it can draw in-range index values: it takes the *shapes* bound to
 the kernel's tensor arguments and the other arguments.
 
->>> sorted(KERNELS)[:2]
-['scatter_elements', 'scatter_nd']
+>>> [k for k in sorted(KERNELS) if k.startswith("scatter_")]
+['scatter_elements', 'scatter_elements_update', 'scatter_nd', 'scatter_nd_update', 'scatter_update']
 """
 from __future__ import annotations
 

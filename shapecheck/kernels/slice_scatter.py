@@ -20,6 +20,7 @@ def slice_scatter(data: np.ndarray, updates: np.ndarray, start: np.ndarray, stop
     ax = list(range(len(starts))) if axes is None else np.asarray(axes).reshape(-1).tolist()
     region = [slice(None)] * out.ndim
     for a, lo, hi, st in zip(ax, starts, stops, steps):
-        region[a % out.ndim] = slice(*slice(lo, hi, st).indices(out.shape[a % out.ndim]))
+        b, e, st = slice(lo, hi, st).indices(out.shape[a % out.ndim])
+        region[a % out.ndim] = slice(b, e if e >= 0 else None, st)   # -1 from indices() means "before 0"
     out[tuple(region)] = updates
     return out

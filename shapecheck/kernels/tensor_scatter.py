@@ -23,7 +23,5 @@ def tensor_scatter(past_cache: np.ndarray, update: np.ndarray, write_indices: np
         pos %= m
     src = np.moveaxis(update, axis, 1)          # [batch, seq, ...]
     dst = np.moveaxis(out, axis, 1)             # a view of out: [batch, M, ...]
-    extra = (1,) * (dst.ndim - 2)
-    b = np.arange(batch).reshape((batch, 1) + extra)
-    dst[b, pos.reshape(pos.shape + extra)] = src
+    dst[np.arange(batch)[:, None], pos] = src
     return out

@@ -133,6 +133,7 @@ class Spec:
     kernel_inputs: dict[str, str] = field(default_factory=dict)   # kernel argument -> input it passes
     examples: list[Example] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    see_also: list[str] = field(default_factory=list)   # specs of other operators to diff against
 
     @property
     def name(self) -> str:
@@ -209,11 +210,12 @@ def _read(path: Path) -> tuple[dict, _FileCtx]:
 def _merge(base: dict, child: dict) -> dict:
     """Apply a child spec's changes to its parent's (already merged) data."""
     out = copy.deepcopy(base)
-    for key in ("op", "domain", "version", "summary", "source", "inputs", "outputs", "deprecated"):
+    for key in ("op", "domain", "version", "summary", "source", "inputs", "outputs", "deprecated", "see_also"):
         if key in child:
             out[key] = copy.deepcopy(child[key])
-    if "deprecated" not in child:
-        out.pop("deprecated", None)  # deprecation is a fact of one version, never inherited
+    for key in ("deprecated", "see_also"):
+        if key not in child:
+            out.pop(key, None)  # deprecation and cross-operator pairs are facts of one version, never inherited
     out["extends"] = child.get("extends")
     types = dict(out.get("types", {}))
     types.update(child.get("types", {}))
@@ -323,6 +325,11 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
                 summary=data.get("summary", "").strip(), source=data.get("source", ""),
                 extends=data.get("extends"), deprecated=str(data.get("deprecated", "") or ""),
                 notes=[n.strip() for n in data.get("notes", [])])
+    see_also = data.get("see_also", [])
+    if not isinstance(see_also, list) or not all(isinstance(x, str) and x.strip() for x in see_also):
+        raise ctx.err("see_also must be a list of spec names such as \"openvino:ScatterNDUpdate-15\"",
+                      _line_of(ctx.lines, "see_also"))
+    spec.see_also = [x.strip() for x in see_also]
     for tv, members in data.get("types", {}).items():
         try:
             spec.types[tv] = frozenset(canonical_dtype(m) for m in members)
