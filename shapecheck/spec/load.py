@@ -428,6 +428,8 @@ class Registry:
     def __init__(self, specs: Iterable[Spec] = ()):
         self.by_name: dict[str, Spec] = {}
         self.by_op: dict[tuple[str, str], list[Spec]] = {}
+        # domain -> facts about the whole domain (specs/<dir>/_domain.toml): highest_opset, ...
+        self.domains: dict[str, dict] = dict(getattr(specs, "domains", {}))
         for s in specs:
             self.add(s)
 
@@ -535,7 +537,7 @@ def spec_files(root: Path) -> list[Path]:
         raise UsageError(f"{root}: no such spec directory")
     if root.is_file():
         return [root]
-    files = sorted(root.glob("**/*.toml"))
+    files = sorted(f for f in root.glob("**/*.toml") if not f.name.startswith("_"))
     if not files:
         raise UsageError(f"{root}: no spec files (*.toml) in this directory")
     return files
@@ -544,7 +546,29 @@ def spec_files(root: Path) -> list[Path]:
 @lru_cache(maxsize=1)
 def default_registry() -> Registry:
     """The shipped specs, loaded and compiled once per process."""
-    return Registry(load_files(spec_files(specs_dir())))
+    reg = Registry(load_files(spec_files(specs_dir())))
+    reg.domains = load_domains(specs_dir())
+    return reg
+
+
+def load_domains(root: Path) -> dict[str, dict]:
+    """``_domain.toml`` files under ``root``: per-domain facts such as the highest known opset."""
+    out: dict[str, dict] = {}
+    for f in sorted(root.glob("**/_domain.toml")):
+        data, ctx = _read_domain(f)
+        if not isinstance(data.get("domain"), str) or not isinstance(data.get("highest_opset", 0), int):
+            raise ctx.err("a _domain.toml needs domain (a string) and highest_opset (an integer)")
+        out[normalize_domain(data["domain"])] = data
+    return out
+
+
+def _read_domain(path: Path) -> tuple[dict, _FileCtx]:
+    text = path.read_text(encoding="utf-8")
+    ctx = _FileCtx(path, text)
+    try:
+        return tomllib.loads(text), ctx
+    except tomllib.TOMLDecodeError as exc:
+        raise ctx.err(f"not valid TOML: {exc}") from None
 
 
 def registry_with(extra_dirs: Iterable[str | Path]) -> Registry:
