@@ -612,13 +612,14 @@ def _slice_shape(shape, start, stop, step, axes):
     ax = list(range(len(starts))) if vals[3] is None else np.asarray(vals[3]).reshape(-1).tolist()
     if not len(starts) == len(stops) == len(steps) == len(ax) or 0 in steps:
         raise EvalError("start, stop, step and axes must have one value per sliced axis and step must not be 0")
+    from ..kernels.slice_scatter import slice_range
     out = list(shape)
     for a, lo, hi, st in zip(ax, starts, stops, steps):
         if not -len(out) <= a < len(out):
             raise EvalError(f"axis {a} is outside a shape of rank {len(out)}")
         d = out[a]
         if type(d) is int:
-            out[a] = len(range(*slice(lo, hi, st).indices(d)))
+            out[a] = len(slice_range(d, lo, hi, st))
         elif not (lo == 0 and hi >= 2**31 - 1 and st == 1):
             return UNKNOWN
     return tuple(out)
