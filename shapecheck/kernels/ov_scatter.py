@@ -68,10 +68,10 @@ def scatter_elements_update(data: np.ndarray, indices: np.ndarray, updates: np.n
     out = np.array(data, copy=True, order="C")
     if indices.size == 0:
         return out
-    coords = list(np.indices(indices.shape, sparse=True))
+    coords: list[np.ndarray] = list(np.indices(indices.shape, sparse=True))
     idx = indices.astype(np.int64)
     coords[axis] = np.where(idx < 0, idx + data.shape[axis], idx)
-    lin = np.ravel_multi_index(np.broadcast_arrays(*coords), data.shape).reshape(-1)
+    lin = np.ravel_multi_index(tuple(np.broadcast_arrays(*coords)), data.shape).reshape(-1)
     reduce_into(out, lin, np.asarray(updates).reshape(-1), reduction, bool(use_init_val))
     return out
 
@@ -88,7 +88,7 @@ def scatter_nd_update(data: np.ndarray, indices: np.ndarray, updates: np.ndarray
     idx = indices.reshape(rows, k).astype(np.int64)
     lead = np.asarray(out.shape[:k], dtype=np.int64)
     idx = np.where(idx < 0, idx + lead, idx)
-    first = np.ravel_multi_index(tuple(idx.T), out.shape[:k]) if k else np.zeros(rows, np.int64)
+    first = np.asarray(np.ravel_multi_index(tuple(idx.T), out.shape[:k]) if k else np.zeros(rows, np.int64))
     lin = (first[:, None] * width + np.arange(width, dtype=np.int64)).reshape(-1)
     reduce_into(out, lin, np.asarray(updates).reshape(-1), reduction)
     return out
