@@ -533,6 +533,8 @@ def _mutations(p: _Pair, c: _Cand) -> Iterable[_Cand]:
     for n, arr in sorted(c.tensors.items()):
         if arr.dtype.kind == "i" and np.any(arr != 0):
             yield _Cand({**c.tensors, n: -arr}, dict(c.attrs), "negate", f"{n} negated")
+        elif arr.dtype.kind == "i" and arr.size:   # shrunk bases index 0: -1 is the last entry, or out of range
+            yield _Cand({**c.tensors, n: arr - 1}, dict(c.attrs), "negate", f"{n} - 1")
         for ax in range(arr.ndim):
             if arr.dtype.kind != "O":   # one more (zero) entry along an axis, one fewer, one more axis
                 pad = [(0, 0)] * arr.ndim
@@ -594,8 +596,11 @@ def _semantic(a: Spec, b: Spec) -> tuple[list[Witness], int]:
             o = p.outcome(c)
             n += 1
             sep = _separates(o)
-            if sep is None or (c is not base and sep == base_sep):
-                continue   # a mutation counts only when it makes (or changes) the difference
+            if sep is None or (c is not base and base_sep is not None and sep[0] == base_sep[0]
+                               and set(sep[1]) <= set(base_sep[1])):
+                # a mutation counts only when it makes the difference, or adds a rejecting constraint
+                # (one that only drops a reason the base already has would be labelled by the wrong cause)
+                continue
             # attribute values and dtypes are differences of their own; other mutations are
             # grouped by the constraint that rejects them
             gkey = (sep[0], c.label) if c.kind in ("attr", "dtype") else (sep[0], sep[1])
