@@ -80,7 +80,9 @@ def test_opset12_and_opset15_layers_are_checked_by_the_new_specs():
 
 
 def test_interval_dims_and_constant_indices_from_the_bin():
-    (n,) = shapecheck.check_model(str(IR / "scatter_nd_const_indices.xml")).nodes
+    rep = shapecheck.check_model(str(IR / "scatter_nd_const_indices.xml"))
+    assert any("bounded dynamic dim 1..8" in note and "data_d1" in note for note in rep.notes)
+    (n,) = rep.nodes
     assert n.inputs["indices"]["type"] == "int64[2,1] = [[0], [3]]" and n.inputs["indices"]["source"] == "constant"
     assert n.inputs["data"]["type"] == "float[4,data_d1]"        # 1..8 is dynamic: a named symbol
     assert n.conditions == ["updates_d1 == data_d1"]
@@ -107,7 +109,9 @@ def _set_port_dims(xml: str, layer_name: str, dims: list[str]) -> str:
 
     start = m.start()
     end = xml.index("</layer>", start)
-    out = xml[:start] + fix(xml[start:end], r"\d+") + xml[end:]
+    layer = re.sub(r'(<data shape=")[^"]*(")', lambda mm: mm.group(1) + ",".join(dims) + mm.group(2),
+                   fix(xml[start:end], r"\d+"), count=1)
+    out = xml[:start] + layer + xml[end:]
     for to_layer, to_port in edges:
         s = out.index(f'<layer id="{to_layer}"')
         e = out.index("</layer>", s)
@@ -201,6 +205,13 @@ def test_edge_to_a_port_the_layer_lacks_is_a_usage_error(tmp_path, capsys):
         shapecheck.check_model(str(path))
     assert main(["check", str(path)]) == 2
     assert "no such port" in capsys.readouterr().err
+
+
+def test_parameter_shape_disagreeing_with_its_port_is_a_usage_error(tmp_path):
+    path, xml = _copy(tmp_path, "sndu3")
+    path.write_text(xml.replace('<data shape="6,4"', '<data shape="6,5"', 1))
+    with pytest.raises(UsageError, match="gives dim 1 = 5 but its output port has 4"):
+        shapecheck.check_model(str(path))
 
 
 def test_bad_dim_text_is_a_usage_error(tmp_path):

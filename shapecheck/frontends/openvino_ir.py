@@ -59,6 +59,25 @@ def _dims(port, tensor: str, where: str, sym_base: str | None = None) -> tuple:
     return tuple(dims)
 
 
+def _parameter_shape(t: TensorType, text: str, where: str, base: str | None, notes: list[str]) -> TensorType:
+    """A Parameter's <data shape="4,1..8,?">: bounds of its dynamic dims (as notes) and a check
+    that it agrees with the port, which OpenVINO writes with -1 for every dynamic dim."""
+    tokens = [x.strip() for x in text.split(",")] if text.strip() else []
+    if t.shape is None or len(tokens) != len(t.shape):
+        raise UsageError(f"{where}: its shape {text!r} has {len(tokens)} dims but its output port has "
+                         f"{0 if t.shape is None else len(t.shape)}")
+    dims = list(t.shape)
+    for i, (tok, d) in enumerate(zip(tokens, t.shape)):
+        if re.fullmatch(r"\d+", tok):
+            if type(d) is int and d != int(tok):
+                raise UsageError(f"{where}: its shape {text!r} gives dim {i} = {tok} but its output port has {d}")
+            dims[i] = int(tok)
+        elif ".." in tok:
+            notes.append(f"{where.split(': ', 1)[-1]}: dim {i} is the bounded dynamic dim {tok}; shapecheck "
+                         f"treats it as the symbol {base}_d{i} (its bounds are not used)")
+    return TensorType(t.dtype, tuple(dims), t.value)
+
+
 def _ports(layer, kind: str) -> list:
     el = layer.find(kind)
     return el.findall("port") if el is not None else []
@@ -108,6 +127,8 @@ def read_ir(path: str | Path, registry) -> ModelGraph:
             if ltype == "Parameter":
                 base = _safe((port.get("names") or "").split(",")[0].strip() or name)
             t = TensorType(_dtype(port.get("precision") or attrs.get("element_type")), _dims(port, tname, where, base))
+            if ltype == "Parameter" and "shape" in attrs:
+                t = _parameter_shape(t, attrs["shape"], where, base, graph.notes)
             if ltype == "Parameter":
                 graph.sources[tname] = t
                 graph.source_kind[tname] = "graph input"
