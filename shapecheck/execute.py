@@ -41,22 +41,21 @@ def execute(op: str, opset: int = 18, inputs: dict[str, Any] | None = None, attr
 
 def run_spec(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], Result]:
     """Check then run one spec; returns the outputs and the solver's result (its warnings)."""
-    arrays = {}
+    arrays: dict[str, Any] = {}
+    variadic = {i.name for i in spec.inputs if i.variadic}
     declared = {i.name for i in spec.inputs}
     for name, value in inputs.items():
         if name not in declared:
             raise UsageError(f"{spec.name} has no input {name!r}; its inputs are {', '.join(sorted(declared))}")
         if value is None:  # as in solve(): a None input is a missing input, not a 0-d object array
             continue
-        if not isinstance(value, np.ndarray):
-            try:
-                value = np.asarray(value)
-            except (TypeError, ValueError) as exc:
-                raise UsageError(f"{spec.name} input {name!r}: not an array ({exc})") from None
-        if value.dtype.kind in "US":
-            value = value.astype(object)
-        arrays[name] = value
-    types = {n: tensor_type_of(a) for n, a in arrays.items()}
+        if name in variadic:
+            items = value if isinstance(value, (list, tuple)) else [value]
+            arrays[name] = tuple(_as_array(spec, f"{name}[{i}]", v) for i, v in enumerate(items))
+        else:
+            arrays[name] = _as_array(spec, name, value)
+    types = {n: tuple(tensor_type_of(x) for x in a) if isinstance(a, tuple) else tensor_type_of(a)
+             for n, a in arrays.items()}
     result = solve(spec, types, attrs, hints=False)
     if result.violations:
         f = result.violations[0]
@@ -90,6 +89,17 @@ def run_spec(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = 
                                f"solver inferred {want}")
         produced[decl.name] = arr
     return produced, result
+
+
+def _as_array(spec: Spec, name: str, value: Any) -> np.ndarray:
+    if not isinstance(value, np.ndarray):
+        try:
+            value = np.asarray(value)
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"{spec.name} input {name!r}: not an array ({exc})") from None
+    if value.dtype.kind in "US":
+        value = value.astype(object)
+    return value
 
 
 def _array_of(v: Any) -> Any:

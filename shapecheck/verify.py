@@ -32,7 +32,7 @@ from .errors import ConstraintError, ShapeCheckError
 from .execute import execute
 from .kernels import EXTENTS, INDEX_ARG
 from .result import Result
-from .solver import _value_inputs, parse_relation, prepare_attrs, prepare_inputs, solve, spec_env
+from .solver import _value_inputs, prepare_attrs, prepare_inputs, solve, spec_env
 from .spec.compile import EvalError, NeedInt, Unknown
 from .spec.load import Registry, Spec, default_registry
 from .types import ELEMENT_TYPES, TensorType, numpy_dtype, unknown_dim
@@ -409,18 +409,9 @@ def _ids(findings) -> set[str]:
 
 def _relations(res: Result, syms: set) -> tuple[list[tuple[Any, list[str]]], list[str]]:
     """The result's conditions as sympy relations over the query's symbols (+ the constraints they come from)."""
-    # unknown dims print as their label (indices.shape[1]); give each a parseable name first
-    alias = {s.name: f"_u{i}" for i, s in enumerate(sorted((s for s in syms if isinstance(s, sympy.Dummy)), key=str))}
-    back = {sympy.Symbol(v, integer=True, nonnegative=True): next(s for s in syms if s.name == k)
-            for k, v in alias.items()}
     rels, unparsed = [], []
     for text in res.conditions:
-        t = text
-        for k in sorted(alias, key=len, reverse=True):
-            t = t.replace(k, alias[k])
-        rel = parse_relation(t)
-        if rel is not None and not isinstance(rel, sympy.logic.boolalg.BooleanAtom):
-            rel = rel.xreplace(back)
+        rel = res.relations.get(text)
         if rel is None or isinstance(rel, sympy.logic.boolalg.BooleanAtom) or not rel.free_symbols <= syms:
             unparsed.append(text)
             continue

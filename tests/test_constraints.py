@@ -92,7 +92,8 @@ ND = {
     "C1": Cases(  # r >= 1
         prove=lambda s: Q(nd()),
         refute=lambda s: Q(nd(data="float[]", indices="int64[M,0]", updates="float[M]")),
-        conditional=lambda s: (Q(nd(data="float")), RULE)),
+        # data's rank unknown and not pinned by updates (of unknown rank too)
+        conditional=lambda s: (Q(nd(data="float", updates="float")), RULE)),
     "C2": Cases(  # q >= 1
         prove=lambda s: Q(nd()),
         refute=lambda s: Q(nd(indices="int64[]", updates="float[N,C]")),

@@ -108,7 +108,7 @@ def test_specs_command(capsys):
      "missing ')'"),
     (["infer", "ScatterND", "-i", "data=float[N]", "-i", "indices=int64[2,1] = [[0],", "-i", "updates=float[2]"],
      "bad constant value"),
-    (["infer", "Gather", "-i", "data=float[N]"], "unknown operator 'Gather'"),
+    (["infer", "NoSuchOp", "-i", "data=float[N]"], "unknown operator 'NoSuchOp'"),
     (["infer", "openvino:Nope", "-i", "data=float[N]"], "unknown operator"),
     (["infer", "ScatterElements", "--opset", "10", "-i", "data=float[N]"], "ScatterElements-11"),
     (ND + ["-a", "axis=1"], "no attribute 'axis'"),

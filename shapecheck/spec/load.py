@@ -5,6 +5,11 @@ one it builds on with ``extends`` and states only what changed, so the file show
 the difference.  The registry maps ``(domain, op)`` to its versions and resolves an
 opset to the newest version whose ``version`` is at most that opset.
 
+A file may also declare a ``[family]``: ops that share every rule and differ only in a few
+``let`` definitions (``Add = { fn = '"+"' }``, ``Sub = { fn = '"-"' }``).  Each member becomes
+a spec of its own, named and resolved like any other; a family file's ``extends = "Add-13"``
+makes each member extend its own op's version 13 (``Sub-13``).
+
 >>> reg = default_registry()
 >>> reg.resolve("ScatterND", 17).name
 'ScatterND-16'
@@ -28,6 +33,7 @@ else:  # pragma: no cover
 
 from ..errors import SpecError, UsageError
 from ..types import ELEMENT_TYPES, canonical_dtype
+from . import analysis
 from .compile import FUNCTIONS, SPECIAL_FORMS, Fn, compile_expr
 from .notation import Node, NotationError, names_in, parse, substitute, unparse
 
@@ -36,7 +42,7 @@ DOMAIN_ALIASES = {"": ONNX_DOMAIN, "ai.onnx": ONNX_DOMAIN, "onnx": ONNX_DOMAIN, 
 
 _TOP_KEYS = {"op", "domain", "version", "extends", "deprecated", "summary", "source", "semantics",
              "types", "add_types", "remove_types", "let", "inputs", "outputs", "attributes",
-             "constraints", "remove_constraints", "warnings", "examples", "notes", "see_also"}
+             "constraints", "remove_constraints", "warnings", "examples", "notes", "family", "see_also"}
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,10 @@ class Rule:
     fix: str = ""
     expanded: str = ""   # the rule with let names replaced by their definitions
     cases: tuple["Case", ...] = ()   # queries that prove, refute or leave it conditional
+    # found once at load time (spec/analysis.py), read by the solver
+    equalities: tuple = field(default=(), repr=False, compare=False)
+    value_inputs: frozenset = field(default=frozenset(), repr=False, compare=False)
+    leaves: tuple = field(default=(), repr=False, compare=False)
     no_refute: str = ""              # why no query can refute it (instead of a refuted case)
     no_conditional: str = ""         # why no query can leave it conditional
 
@@ -77,19 +87,32 @@ CASE_STATUSES = ("proved", "refuted", "conditional", "unchecked")
 
 @dataclass(frozen=True)
 class InputDecl:
+    """An input; a ``variadic`` one (the last) takes one or more tensors, seen by rules as a tuple."""
+
     name: str
     type: str
     doc: str = ""
     optional: bool = False
+    variadic: bool = False
 
 
 @dataclass(frozen=True)
 class OutputDecl:
+    """An output's type and shape rules, and for shape tensors its ``value`` rule.
+
+    A ``variadic`` output (the last) stands for every remaining output of the node: its
+    rules see ``i``, the output's position among them, and ``output_count``.
+    """
+
     name: str
     type: str
     shape: str
     type_fn: Fn = field(repr=False, compare=False)
     shape_fn: Fn = field(repr=False, compare=False)
+    value: str = ""
+    value_fn: Fn | None = field(default=None, repr=False, compare=False)
+    variadic: bool = False
+    optional: bool = False
 
 
 @dataclass(frozen=True)
@@ -133,6 +156,8 @@ class Spec:
     kernel_inputs: dict[str, str] = field(default_factory=dict)   # kernel argument -> input it passes
     examples: list[Example] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    data: dict = field(default_factory=dict, repr=False)   # the merged file data it was built from
+    family: tuple[str, ...] = ()   # the members of the [family] this spec was built from, in file order
     see_also: list[str] = field(default_factory=list)   # specs of other operators to diff against
 
     @property
@@ -177,9 +202,14 @@ def _line_of(lines: list[str], needle: str, start: int = 0) -> int:
 class _FileCtx:
     def __init__(self, path: Path, text: str):
         self.path, self.lines = str(path), text.splitlines()
+        self.member = ""                       # the [family] member being built, if any
+        self.member_lets: dict[str, int] = {}  # its own let names -> the line of its entry
 
     def err(self, message: str, line: int = 0) -> SpecError:
-        return SpecError(message, self.path, line)
+        return SpecError(f"[family] member {self.member}: {message}" if self.member else message, self.path, line)
+
+    def let_line(self, name: str) -> int:
+        return self.member_lets.get(name) or _line_of(self.lines, f"{name} =")
 
     def line_for_id(self, rid: str) -> int:
         return _line_of(self.lines, f'"{rid}"')
@@ -238,7 +268,10 @@ def _merge(base: dict, child: dict) -> dict:
         for rid in child.get("remove_constraints", []):
             by_id.pop(rid, None)
         out[key] = [by_id[i] for i in order if i in by_id]
-    out["examples"] = list(out.get("examples", [])) + list(child.get("examples", []))
+    # an example expecting an output the child renamed (Min-6 extends Max-6: max -> min) is not inherited
+    names = {o.get("name") for o in out.get("outputs", [])}
+    out["examples"] = [e for e in out.get("examples", []) if set(e.get("expect", {})) <= names] + \
+        list(child.get("examples", []))
     out["notes"] = list(out.get("notes", [])) + list(child.get("notes", []))
     return out
 
@@ -295,7 +328,7 @@ def _check_names(ctx: _FileCtx, tree: Node, known: set[str], line: int, what: st
             raise ctx.err(f"{what}: unknown field .{n.value}; a tensor has {', '.join(sorted(_FIELDS))}", line)
 
 
-_FIELDS = {"shape", "dtype", "rank"}  # the fields compile_expr knows
+_FIELDS = {"shape", "dtype", "rank", "value"}  # the fields compile_expr knows
 
 
 def _nodes(tree: Node) -> Iterable[Node]:
@@ -338,18 +371,21 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
     for raw in data.get("inputs", []):
         if "name" not in raw or "type" not in raw:
             raise ctx.err("every input needs a name and a type", _line_of(ctx.lines, "[[inputs]]"))
-        spec.inputs.append(InputDecl(raw["name"], raw["type"], raw.get("doc", "").strip(), bool(raw.get("optional", False))))
+        spec.inputs.append(InputDecl(raw["name"], raw["type"], raw.get("doc", "").strip(), bool(raw.get("optional", False)),
+                                     bool(raw.get("variadic", False))))
+    if any(i.variadic for i in spec.inputs[:-1]):
+        raise ctx.err("only the last input can be variadic", _line_of(ctx.lines, "variadic"))
     for name, raw in data.get("attributes", {}).items():
         atype = raw.get("type")
         if atype not in ("int", "string", "float", "ints"):
             raise ctx.err(f"attribute {name}: type must be int, string, float or ints, got {atype!r}",
                           _line_of(ctx.lines, f"attributes.{name}"))
         spec.attributes[name] = AttrDecl(name, atype, raw.get("default"), raw.get("doc", "").strip())
-    known = {i.name for i in spec.inputs} | set(spec.attributes) | set(spec.types)
+    known = {i.name for i in spec.inputs} | set(spec.attributes) | set(spec.types) | {"output_count"}
     lets = data.get("let", {})
     known |= set(lets)
     for name, text in lets.items():
-        line = _line_of(ctx.lines, f"{name} =")
+        line = ctx.let_line(name)
         tree = _parse(ctx, text, line, f"let {name}")
         _check_names(ctx, tree, known - {name}, line, f"let {name}")
         spec.lets[name] = (text, compile_expr(tree))
@@ -358,12 +394,19 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
         for key in ("name", "type", "shape"):
             if key not in raw:
                 raise ctx.err(f"every output needs a {key}", line)
+        variadic = bool(raw.get("variadic", False))
         fns = []
-        for key in ("type", "shape"):
+        for key in ("type", "shape", "value"):
+            if key not in raw:
+                fns.append(None)
+                continue
             tree = _parse(ctx, raw[key], line, f"output {raw['name']} {key}")
-            _check_names(ctx, tree, known, line, f"output {raw['name']} {key}")
+            _check_names(ctx, tree, known | ({"i"} if variadic else set()), line, f"output {raw['name']} {key}")
             fns.append(compile_expr(tree))
-        spec.outputs.append(OutputDecl(raw["name"], raw["type"], raw["shape"], fns[0], fns[1]))
+        spec.outputs.append(OutputDecl(raw["name"], raw["type"], raw["shape"], fns[0], fns[1], raw.get("value", ""),
+                                       fns[2], variadic, bool(raw.get("optional", False))))
+    if any(o.variadic for o in spec.outputs[:-1]):
+        raise ctx.err("only the last output can be variadic", _line_of(ctx.lines, "variadic"))
     ids: dict[str, int] = {}  # id -> line of its first definition
     for key, target, what in (("constraints", spec.constraints, "constraint"), ("warnings", spec.warnings, "warning")):
         for raw in data.get(key, []):
@@ -375,9 +418,13 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
             ids[rule.id] = rule.line
             target.append(rule)
     let_trees = {name: parse(text) for name, (text, _fn) in spec.lets.items()}
+    input_names = {i.name for i in spec.inputs}
     for target in (spec.constraints, spec.warnings):
         for i, r in enumerate(target):
-            target[i] = dataclasses.replace(r, expanded=unparse(substitute(r.tree, let_trees)))
+            target[i] = dataclasses.replace(r, expanded=unparse(substitute(r.tree, let_trees)),
+                                            equalities=analysis.equalities(r.tree),
+                                            value_inputs=analysis.reads_values(r.tree, input_names, let_trees),
+                                            leaves=analysis.leaves(r.tree))
     _build_semantics(spec, dict(data.get("semantics", {})), ctx, known)
     for i, raw in enumerate(data.get("examples", [])):
         name = raw.get("name", f"example {i + 1}")
@@ -482,45 +529,98 @@ class Registry:
 
 
 def load_files(paths: Iterable[Path], base: Registry | None = None) -> list[Spec]:
-    """Load spec files; ``extends`` may name a spec in these files or in ``base``."""
+    """Load spec files; ``extends`` may name a spec in these files or in ``base``.
+
+    A ``[family]`` file gives one spec per member; a spec name defined twice is an error.
+    """
     raws: dict[str, tuple[dict, _FileCtx]] = {}
+    families: dict[str, tuple[str, ...]] = {}
     for p in paths:
         data, ctx = _read(p)
         for key in ("op", "domain", "version"):
-            if key not in data and "extends" not in data:
+            if key not in data and "extends" not in data and not (key == "op" and "family" in data):
                 raise ctx.err(f"missing required key {key!r}")
-        raws[str(p)] = (data, ctx)
+        for member, mdata, mctx in _family_members(data, ctx):
+            raws[f"{p}#{member}" if member else str(p)] = (mdata, mctx)
+            if member:
+                families[f"{p}#{member}"] = tuple(data["family"])
     # a child's name is known only once its parent is merged, so resolve in rounds
     built: dict[str, dict] = {}
+    where: dict[str, str] = {}   # spec name -> the file that defines it
     pending = dict(raws)
     out: list[Spec] = []
     while pending:
         progressed = False
-        for path, (data, ctx) in list(pending.items()):
+        for key, (data, ctx) in list(pending.items()):
             parent = data.get("extends")
             if parent:
                 pdata = built.get(parent)
                 if pdata is None and base is not None and parent in base.by_name:
-                    pdata = _BASE_RAW.get(parent)
+                    pdata = base.by_name[parent].data
                 if pdata is None:
                     continue
                 full = _merge(pdata, data)
             else:
                 full = data
             spec = build_spec(full, ctx)
+            spec.data = full     # what a spec in another directory that extends this one merges onto
+            if spec.name in where:
+                raise ctx.err(f"{spec.name} is defined twice: here and in {where[spec.name]}",
+                              _line_of(ctx.lines, ctx.member or "version"))
+            where[spec.name] = ctx.path
+            spec.family = families.get(key, ())
             built[spec.name] = full
-            _BASE_RAW[spec.name] = full
             out.append(spec)
-            del pending[path]
+            del pending[key]
             progressed = True
         if not progressed:
-            path, (data, ctx) = next(iter(pending.items()))
+            key, (data, ctx) = next(iter(pending.items()))
             raise ctx.err(f"extends {data.get('extends')!r}, which is no known spec (or the chain is circular)",
                           _line_of(ctx.lines, "extends"))
     return out
 
 
-_BASE_RAW: dict[str, dict] = {}
+_SPEC_NAME = re.compile(r"(?:([A-Za-z.]+):)?([A-Za-z_][A-Za-z0-9_]*)-(\d+)")
+
+
+def _family_members(data: dict, ctx: _FileCtx) -> list[tuple[str, dict, _FileCtx]]:
+    """``[family]``: one (member, data, ctx) per member, its lets merged over the file's; else the file itself.
+
+    With ``extends = "Add-13"`` each member extends its own op's version 13 (``Sub-13``).
+    """
+    fam = data.get("family")
+    if fam is None:
+        return [("", data, ctx)]
+    line0 = _line_of(ctx.lines, "[family]") or _line_of(ctx.lines, "family")
+    if not isinstance(fam, dict) or not fam:
+        raise ctx.err("[family] must be a table of op name -> table of let definitions "
+                      "(Sub = { fn = '\"-\"' }), with at least one member", line0)
+    if "op" in data and data["op"] not in fam:
+        raise ctx.err(f"op {data['op']!r} is not a member of [family] ({', '.join(fam)}); "
+                      "name the first member, or leave op out", _line_of(ctx.lines, "op ="))
+    parent = data.get("extends")
+    m = _SPEC_NAME.fullmatch(parent.strip()) if isinstance(parent, str) else None
+    if parent is not None and m is None:
+        raise ctx.err(f"a family file's extends must name a spec as Op-VERSION (Add-13), got {parent!r}",
+                      _line_of(ctx.lines, "extends"))
+    base_lets = data.get("let", {})
+    out = []
+    for member, lets in fam.items():
+        line = _line_of(ctx.lines, f"{member} =", line0 - 1 if line0 else 0) or line0
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", member):
+            raise ctx.err(f"[family] member {member!r} is not an op name", line)
+        if not isinstance(lets, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in lets.items()):
+            raise ctx.err(f"[family] member {member} must be a table of let definitions "
+                          f"(name = \"notation\"), got {lets!r}", line)
+        mdata = {k: copy.deepcopy(v) for k, v in data.items() if k != "family"}
+        mdata["op"] = member
+        mdata["let"] = {**base_lets, **lets}
+        if m is not None:
+            mdata["extends"] = f"{m.group(1) + ':' if m.group(1) else ''}{member}-{m.group(3)}"
+        mctx = copy.copy(ctx)
+        mctx.member, mctx.member_lets = member, {name: line for name in lets}
+        out.append((member, mdata, mctx))
+    return out
 
 
 def specs_dir() -> Path:
