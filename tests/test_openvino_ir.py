@@ -97,15 +97,15 @@ def _copy(tmp_path: Path, name: str) -> tuple[Path, str]:
 
 def _set_port_dims(xml: str, layer_name: str, dims: list[str]) -> str:
     """Replace the dims of the output port of Parameter ``layer_name`` and of every input port it feeds."""
-    m = re.search(r'<layer id="(\d+)" name="%s" type="Parameter"' % layer_name, xml)
+    m = re.search(rf'<layer id="(\d+)" name="{layer_name}" type="Parameter"', xml)
     lid = m.group(1)
-    edges = re.findall(r'<edge from-layer="%s" from-port="\d+" to-layer="(\d+)" to-port="(\d+)"' % lid, xml)
+    edges = re.findall(rf'<edge from-layer="{lid}" from-port="\d+" to-layer="(\d+)" to-port="(\d+)"', xml)
     new_dims = "".join(f"<dim>{d}</dim>" for d in dims)
 
     def fix(text: str, port_id: str) -> str:
-        return re.sub(r'(<port id="%s"[^>]*>)(.*?)(</port>)' % port_id,
-                      lambda mm: mm.group(1) + re.sub(r"(<dim>.*</dim>)", new_dims, mm.group(2), flags=re.S)
-                      + mm.group(3), text, count=1, flags=re.S)
+        return re.sub(rf'(<port id="{port_id}"[^>]*>)(.*?)(</port>)',
+                      lambda mm: mm.group(1) + re.sub(r"(<dim>.*</dim>)", new_dims, mm.group(2), flags=re.DOTALL)
+                      + mm.group(3), text, count=1, flags=re.DOTALL)
 
     start = m.start()
     end = xml.index("</layer>", start)
@@ -148,7 +148,7 @@ def test_axis_out_of_range_is_invalid_with_the_constraint_id(tmp_path):
 
 def _with_version(tmp_path: Path, name: str, op: str, version: str) -> Path:
     path, xml = _copy(tmp_path, name)
-    path.write_text(re.sub(r'(type="%s" version=")\w+(")' % op, lambda m: m.group(1) + version + m.group(2), xml))
+    path.write_text(re.sub(rf'(type="{op}" version=")\w+(")', lambda m: m.group(1) + version + m.group(2), xml))
     return path
 
 

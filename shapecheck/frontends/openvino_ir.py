@@ -85,9 +85,10 @@ def _ports(layer, kind: str) -> list:
 
 def read_ir(path: str | Path, registry) -> ModelGraph:
     """Read an OpenVINO IR XML file into a ``ModelGraph``."""
+    from xml.etree.ElementTree import ParseError
+
     import defusedxml.ElementTree as ET
     from defusedxml import DefusedXmlException
-    from xml.etree.ElementTree import ParseError
     p = model_file(path)
     try:
         root = ET.parse(str(p), forbid_dtd=True, forbid_entities=True, forbid_external=True).getroot()
