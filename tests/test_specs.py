@@ -46,6 +46,9 @@ SCATTER_FAMILY = {"TensorScatter-24", "GatherND-11", "GatherND-12", "GatherND-13
 
 def test_the_scatter_family_is_shipped():
     assert SCATTER_FAMILY <= set(EXPECTED_SPECS) and SCATTER_FAMILY <= {s.name for s in REG}
+    # each of their constraints carries its own prove/refute/conditional cases (own or inherited)
+    for name in SCATTER_FAMILY:
+        assert [c.id for c in REG.get(name).constraints if not c.cases] == [], name
 
 
 def _examples():
