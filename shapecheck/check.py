@@ -52,13 +52,17 @@ class NodeReport:
     violations: list[Finding] = field(default_factory=list)
     warnings: list[Finding] = field(default_factory=list)
     inputs: dict[str, dict[str, str]] = field(default_factory=dict)
+    reason: str = ""          # why an "unchecked" node was not checked
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "op_type": self.op_type, "domain": self.domain, "opset": self.opset,
-                "spec": self.spec, "status": self.status, "location": self.location,
-                "inputs": self.inputs, "outputs": self.outputs, "conditions": self.conditions,
-                "violations": [v.to_dict() for v in self.violations],
-                "warnings": [w.to_dict() for w in self.warnings]}
+        d = {"name": self.name, "op_type": self.op_type, "domain": self.domain, "opset": self.opset,
+             "spec": self.spec, "status": self.status, "location": self.location,
+             "inputs": self.inputs, "outputs": self.outputs, "conditions": self.conditions,
+             "violations": [v.to_dict() for v in self.violations],
+             "warnings": [w.to_dict() for w in self.warnings]}
+        if self.reason:
+            d["reason"] = self.reason
+        return d
 
 
 @dataclass
@@ -108,7 +112,8 @@ class ModelReport:
         if any(d.severity == "error" for d in self.declarations):
             return True
         if self.strict and (any(a["kind"] == "condition" for a in self.assumptions)
-                            or any(d.status == "contradicts" for d in self.declarations)):
+                            or any(d.status == "contradicts" for d in self.declarations)
+                            or any(n.status == "unchecked" for n in self.nodes)):
             return True
         return False
 
@@ -217,9 +222,15 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
         if node.scope and is_dead(graph, node.scope, env):
             dead += 1   # a branch that never runs: its outputs are never produced, its declarations claim nothing
             continue
-        spec, resolve_error = resolved.get((node.op_type, node.domain, node.opset)) or _resolve(registry, node, resolved)
+        spec, resolve_error = resolved.get((node.op_type, node.domain, node.opset, node.version)) or _resolve(registry, node, resolved)
+        unchecked = spec is None and resolve_error is not None and resolve_error.startswith(_UNCHECKED)
+        if unchecked:
+            # a spec'd operator at a version no spec describes: never checked with another version's spec
+            report.nodes.append(NodeReport(node.name, node.op_type, node.domain, node.opset, "", "unchecked",
+                                           node.location, reason=resolve_error[len(_UNCHECKED):]))
+            resolve_error = None
         if spec is None and resolve_error is None:
-            skipped += 1
+            skipped += 0 if unchecked else 1
             forward = graph.infer_node(node, env) if graph.infer_node is not None else None
             cover(node.op_type, "fallback" if forward else "unknown")
             for t in node.outputs:
@@ -275,11 +286,12 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
             bad.message = "conditions that different nodes need cannot all hold, so no input makes the model valid"
             report.violations.append(bad)
     report.types = env
-    counts = {"checked": len(report.nodes), "valid": 0, "conditional": 0, "invalid": 0, "skipped": skipped}
+    counts = {"checked": 0, "valid": 0, "conditional": 0, "invalid": 0, "unchecked": 0, "skipped": skipped}
     if dead:
         counts["dead"] = dead
     for n in report.nodes:
         counts[n.status] = counts.get(n.status, 0) + 1
+    counts["checked"] = len(report.nodes) - counts["unchecked"]
     report.summary = counts
     report.coverage = _coverage_summary(coverage, dead)
     return report
@@ -393,15 +405,36 @@ def _fill(t: TensorType, other: TensorType | None) -> TensorType:
     return TensorType(dtype, t.shape, t.value, t.sym)
 
 
+_UNCHECKED = "unchecked: "
+
+
 def _resolve(registry: Registry, node: ModelNode, memo: dict) -> tuple:
-    """(spec or None, error or None) for a node, remembered per (op, domain, opset)."""
+    """(spec or None, error or None) for a node, remembered per (op, domain, opset).
+
+    An error starting with ``_UNCHECKED`` means the node is left unchecked (with that reason):
+    its version is unreadable, beyond the domain's highest known opset, or older than every
+    spec where the domain says so (``specs/<domain>/_domain.toml``).
+    """
     spec = error = None
-    if node.opset is not None and registry.has_op(node.op_type, node.domain):
-        try:
-            spec = registry.resolve(node.op_type, node.opset, node.domain)
-        except UsageError as exc:
-            error = str(exc)
-    memo[(node.op_type, node.domain, node.opset)] = (spec, error)
+    facts = getattr(registry, "domains", {}).get(node.domain, {})
+    top = facts.get("highest_opset")
+    if registry.has_op(node.op_type, node.domain):
+        known = ", ".join(s.name for s in registry.versions(node.op_type, node.domain))
+        if node.opset is None:
+            error = (f"{_UNCHECKED}version {node.version or '(none)'!r} is not opsetN, so shapecheck cannot tell which "
+                     f"version of {node.op_type} this is (its specs: {known})")
+        elif top is not None and node.opset > top:
+            error = (f"{_UNCHECKED}version opset{node.opset} is beyond opset{top}, the newest {node.domain} opset "
+                     f"shapecheck knows; no spec describes it (its specs: {known})")
+        else:
+            try:
+                spec = registry.resolve(node.op_type, node.opset, node.domain)
+            except UsageError as exc:
+                error = str(exc)
+                if facts.get("before_first_version") == "unchecked":
+                    error = (f"{_UNCHECKED}no spec of {node.op_type} is at or below opset{node.opset} "
+                             f"(its specs: {known})")
+    memo[(node.op_type, node.domain, node.opset, node.version)] = (spec, error)
     return spec, error
 
 

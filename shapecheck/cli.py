@@ -61,7 +61,7 @@ def _build() -> argparse.ArgumentParser:
 
 
 def _query_args(q: argparse.ArgumentParser) -> None:
-    q.add_argument("op", help="operator: ScatterND, ScatterElements, Scatter, openvino:ScatterElementsUpdate")
+    q.add_argument("op", help="operator, e.g. ScatterND, TensorScatter or openvino:ScatterNDUpdate (shapecheck specs lists them)")
     q.add_argument("--opset", type=int, default=18, help="opset of the operator's domain (default 18)")
     q.add_argument("-i", "--input", action="append", default=[], metavar="NAME=TYPE",
                    help='an input type, e.g. data=float[N,C] or indices="int64[2,1] = [[0],[3]]"')

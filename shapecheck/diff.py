@@ -38,8 +38,6 @@ CATEGORIES = ("operator", "inputs", "types", "attributes", "constraints", "depre
 # findings the solver reports for attributes a spec does not declare / of the wrong type;
 # the executor raises UsageError for these instead of ConstraintError
 _ATTR_FINDINGS = ("A1", "A2")
-# cross-operator pairs that diff_all adds to the per-operator version chains
-CROSS_PAIRS = (("Scatter-11", "ScatterElements-11"), ("ScatterElements-11", "openvino:ScatterElementsUpdate-3"))
 
 
 # ---------------------------------------------------------------- result types
@@ -145,15 +143,31 @@ def diff_range(op: str, lo: int, hi: int, registry: Registry | None = None) -> l
 
 
 def diff_all(registry: Registry | None = None) -> list[SpecDiff]:
-    """Every consecutive pair of every operator, then the cross-operator pairs in ``CROSS_PAIRS``."""
+    """Every consecutive pair of every operator, then the cross-operator pairs the specs declare."""
     reg = registry or default_registry()
     out = []
     for key in sorted(reg.by_op):
         chain = reg.by_op[key]
         out += [_diff_specs(x, y) for x, y in zip(chain, chain[1:])]
-    for a, b in CROSS_PAIRS:
-        if a in reg.by_name and b in reg.by_name:
-            out.append(_diff_specs(reg.by_name[a], reg.by_name[b]))
+    for a, b in cross_pairs(reg):
+        out.append(_diff_specs(a, b))
+    return out
+
+
+def cross_pairs(registry: Registry | None = None) -> list[tuple[Spec, Spec]]:
+    """``(spec, other)`` for every name in a spec's ``see_also`` that the registry holds.
+
+    >>> [(a.name, b.name) for a, b in cross_pairs()][:1]
+    [('Scatter-11', 'ScatterElements-11')]
+    """
+    reg = registry or default_registry()
+    out = []
+    for spec in reg:
+        for name in spec.see_also:
+            try:
+                out.append((spec, reg.get(name)))
+            except UsageError:
+                continue   # a pair with a spec from a directory that is not loaded
     return out
 
 
@@ -524,6 +538,8 @@ def _mutations(p: _Pair, c: _Cand) -> Iterable[_Cand]:
     for n, arr in sorted(c.tensors.items()):
         if arr.dtype.kind == "i" and np.any(arr != 0):
             yield _Cand({**c.tensors, n: -arr}, dict(c.attrs), "negate", f"{n} negated")
+        elif arr.dtype.kind == "i" and arr.size:   # shrunk bases index 0: -1 is the last entry, or out of range
+            yield _Cand({**c.tensors, n: arr - 1}, dict(c.attrs), "negate", f"{n} - 1")
         for ax in range(arr.ndim):
             if arr.dtype.kind != "O":   # one more (zero) entry along an axis, one fewer, one more axis
                 pad = [(0, 0)] * arr.ndim
@@ -587,8 +603,11 @@ def _semantic(a: Spec, b: Spec) -> tuple[list[Witness], int]:
             o = p.outcome(c)
             n += 1
             sep = _separates(o)
-            if sep is None or (c is not base and sep == base_sep):
-                continue   # a mutation counts only when it makes (or changes) the difference
+            if sep is None or (c is not base and base_sep is not None and sep[0] == base_sep[0]
+                               and set(sep[1]) <= set(base_sep[1])):
+                # a mutation counts only when it makes the difference, or adds a rejecting constraint
+                # (one that only drops a reason the base already has would be labelled by the wrong cause)
+                continue
             # attribute values and dtypes are differences of their own; other mutations are
             # grouped by the constraint that rejects them
             gkey = (sep[0], c.label) if c.kind in ("attr", "dtype") else (sep[0], sep[1])

@@ -111,6 +111,8 @@ def render_model_report(report, console: Console) -> None:
                 console.print(escape("  = inputs: " + inputs), soft_wrap=True)
         for w in n.warnings:
             print_diagnostic(console, w, where, "warning")
+        if n.status == "unchecked":
+            console.print(f"[bold cyan]note\\[unchecked][/]: {escape(where)}: {escape(n.reason)}", soft_wrap=True)
     for d in report.declarations:
         if d.status == "agrees":
             continue
@@ -136,10 +138,14 @@ def render_model_report(report, console: Console) -> None:
     for note in report.notes:
         console.print(escape(f"note: {note}"))
     s = report.summary
-    verdict = "[bold red]FAILED[/]" if report.failed else "[bold green]OK[/]"
+    unchecked = s.get("unchecked", 0)
+    verdict = "[bold red]FAILED[/]" if report.failed else (
+        f"[bold yellow]OK except {unchecked} unchecked[/]" if unchecked else "[bold green]OK[/]")
     console.print(f"{verdict}  checked {s.get('checked', 0)}: {s.get('valid', 0)} valid, "
                   f"{s.get('conditional', 0)} conditional, {s.get('invalid', 0)} invalid; "
-                  f"{s.get('skipped', 0)} nodes without a spec skipped"
+                  + (f"{unchecked} nodes of operators with specs left unchecked (no spec for their version, "
+                     "see the notes above); " if unchecked else "")
+                  + f"{s.get('skipped', 0)} nodes without a spec skipped"
                   + ("  (strict)" if report.strict else ""))
     console.print(escape(coverage_line(report.coverage)))
 

@@ -137,7 +137,7 @@ def _env(spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any], output
     for name, t in types.items():
         env[name] = (tuple(TensorVal(f"{name}[{i}]", x) for i, x in enumerate(t)) if isinstance(t, tuple)
                      else TensorVal(name, t))
-    for decl in spec.inputs:   # an absent optional input is None: rules test it with present(x)
+    for decl in spec.inputs:   # an absent optional input is None: rules test it with present(x) / absent(x)
         if decl.optional and decl.name not in env:
             env[decl.name] = None
     for name, (_text, fn) in spec.lets.items():

@@ -147,7 +147,7 @@ def test_json_report_schema(capsys, tmp_path):
                       "violations", "warnings", "inputs"}
     assert n["spec"] == "ScatterElements-18" and n["outputs"] == {"output": "float[10]"}
     assert n["inputs"]["updates"] == {"tensor": "ua", "type": "float[N]", "source": "declared"}
-    assert doc["summary"] == {"checked": 2, "valid": 0, "conditional": 2, "invalid": 0, "skipped": 0}
+    assert doc["summary"] == {"checked": 2, "valid": 0, "conditional": 2, "invalid": 0, "unchecked": 0, "skipped": 0}
 
 
 def test_node_without_spec_takes_onnx_inference():
@@ -271,7 +271,7 @@ message = "updates are whole rows"
     assert [v.constraint for v in rep.nodes[0].violations] == ["C1"]
     # without the extra specs the node is simply skipped
     assert shapecheck.check_model(str(tmp_path / "m.onnx")).summary == \
-        {"checked": 0, "valid": 0, "conditional": 0, "invalid": 0, "skipped": 1}
+        {"checked": 0, "valid": 0, "conditional": 0, "invalid": 0, "unchecked": 0, "skipped": 1}
 
 
 # ---------------------------------------------------------------- bad input: exit 2, one paragraph

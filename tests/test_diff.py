@@ -73,10 +73,17 @@ def test_diff_all_covers_every_consecutive_pair_and_the_cross_pairs(all_diffs):
         later = [t for t in REG if (t.domain, t.op) == (s.domain, s.op) and t.version > s.version]
         if later:
             want.add((s.name, min(later, key=lambda t: t.version).name))
-    want |= {("Scatter-11", "ScatterElements-11"), ("ScatterElements-11", OV)}
+    # cross-operator pairs come from the specs' see_also keys
+    cross = {("Scatter-11", "ScatterElements-11"), ("ScatterElements-11", OV),
+             ("ScatterElements-18", "openvino:ScatterElementsUpdate-12"), ("ScatterND-11", "openvino:ScatterNDUpdate-3"),
+             ("ScatterND-18", "openvino:ScatterNDUpdate-15")}
+    assert {(s.name, t) for s in REG for t in (REG.get(x).name for x in s.see_also)} == cross
+    want |= cross
     assert set(all_diffs) == want
     scatter = {p for p in want if p[0].split(":")[-1].startswith("Scatter")}
     assert ("ScatterND-13", "ScatterND-16") in want and len(scatter) >= 9  # Scatter 1, ScatterElements 3, ScatterND 3, cross 2
+    assert ("openvino:ScatterNDUpdate-3", "openvino:ScatterNDUpdate-15") in want
+    assert ("openvino:ScatterElementsUpdate-3", "openvino:ScatterElementsUpdate-12") in want
 
 
 def test_every_witness_is_accepted_by_one_side_and_rejected_by_the_other(all_diffs):

@@ -282,7 +282,7 @@ def test_loading_and_solving_never_call_eval_or_exec(monkeypatch):
     monkeypatch.setattr(builtins, "eval", guard(builtins.eval))
     monkeypatch.setattr(builtins, "exec", guard(builtins.exec))
     specs = load_files(spec_files(specs_dir()))
-    assert len(specs) >= 11
+    assert len(specs) >= len(spec_files(specs_dir()))   # a [family] file holds several specs
     from shapecheck.solver import solve
     for spec in specs:
         for ex in spec.examples:

@@ -22,10 +22,12 @@ from shapecheck.spec.load import default_registry
 from shapecheck.types import numpy_dtype
 from shapecheck.verify import verify
 
-# the scatter kinds: their instances are built from the kind (other specs have their own differential tests)
-SPECS = [s for s in default_registry() if s.semantics.get("kind") in ("scatter_elements", "scatter_nd")]
+# the generators below build data/indices/updates(/axis) inputs: the element-wise and N-D scatters
+# of both domains (the other new kinds have their own random tests against the runtimes)
+ELEMENT_KINDS = {"scatter_elements", "scatter_elements_update"}
+SPECS = [s for s in default_registry() if s.semantics.get("kind") in ELEMENT_KINDS | {"scatter_nd", "scatter_nd_update"}]
 DTYPES = ["float", "double", "float16", "bfloat16", "int32", "int64", "int8", "uint8", "bool", "string", "complex64"]
-REDUCTIONS = ["none", "add", "mul", "max", "min", "foo"]
+REDUCTIONS = ["none", "add", "mul", "max", "min", "sum", "prod", "mean", "sub", "foo"]
 MUTATIONS = ["none", "none", "none", "rank", "updates_shape", "axis", "dtype", "updates_dtype", "index_dtype",
              "index_value", "negative_index", "reduction", "extra_attr"]
 
@@ -55,7 +57,7 @@ def concrete_cases(draw):
     idx_dtype = draw(st.sampled_from(sorted(spec.types[spec.inputs[1].type])))
     attrs: dict = {}
     axis = draw(st.integers(-r, r - 1))
-    if kind == "scatter_elements":
+    if kind in ELEMENT_KINDS:
         ishape = tuple(draw(st.integers(0, 5)) if d == axis % r else draw(st.integers(0, data_shape[d]))
                        for d in range(r))
         extent = np.full(ishape, data_shape[axis], np.int64)

@@ -37,6 +37,18 @@ def _names_in(path: Path) -> list[str]:
 
 
 EXPECTED_SPECS = {name: name in DEPRECATED for p in SPEC_FILES for name in _names_in(p)}
+# the scatter family as issue 11 completes it
+SCATTER_FAMILY = {"TensorScatter-24", "GatherND-11", "GatherND-12", "GatherND-13", "GatherElements-11",
+                  "GatherElements-13", "openvino:ScatterElementsUpdate-3", "openvino:ScatterElementsUpdate-12",
+                  "openvino:ScatterNDUpdate-3", "openvino:ScatterNDUpdate-15", "openvino:ScatterUpdate-3",
+                  "openvino:SliceScatter-15"}
+
+
+def test_the_scatter_family_is_shipped():
+    assert SCATTER_FAMILY <= set(EXPECTED_SPECS) and SCATTER_FAMILY <= {s.name for s in REG}
+    # each of their constraints carries its own prove/refute/conditional cases (own or inherited)
+    for name in SCATTER_FAMILY:
+        assert [c.id for c in REG.get(name).constraints if not c.cases] == [], name
 
 
 def _examples():
@@ -150,7 +162,14 @@ def test_cli_specs_lists_every_spec_file(capsys):
     ("Scatter", 11, "Scatter-11"),
     ("Scatter", 18, "Scatter-11"),
     ("openvino:ScatterElementsUpdate", 3, "openvino:ScatterElementsUpdate-3"),
-    ("openvino:ScatterElementsUpdate", 12, "openvino:ScatterElementsUpdate-3"),
+    ("openvino:ScatterElementsUpdate", 11, "openvino:ScatterElementsUpdate-3"),
+    ("openvino:ScatterElementsUpdate", 12, "openvino:ScatterElementsUpdate-12"),
+    ("openvino:ScatterElementsUpdate", 16, "openvino:ScatterElementsUpdate-12"),
+    ("openvino:ScatterNDUpdate", 14, "openvino:ScatterNDUpdate-3"),
+    ("openvino:ScatterNDUpdate", 15, "openvino:ScatterNDUpdate-15"),
+    ("GatherND", 12, "GatherND-12"),
+    ("GatherElements", 12, "GatherElements-11"),
+    ("TensorScatter", 25, "TensorScatter-24"),
 ])
 def test_resolve(op, opset, want):
     assert REG.resolve(op, opset).name == want
@@ -160,9 +179,9 @@ def test_resolve_through_infer_reports_the_spec_used():
     q = {"data": "float[N,C]", "indices": "int64[M,1]", "updates": "float[M,C]"}
     assert shapecheck.infer("ScatterND", 17, q).spec == "ScatterND-16"
     ov = {"data": "float[N,C]", "indices": "int64[M,C]", "updates": "float[M,C]", "axis": "int64[] = 0"}
-    for opset in (3, 12):
+    for opset, want in ((3, "openvino:ScatterElementsUpdate-3"), (12, "openvino:ScatterElementsUpdate-12")):
         r = shapecheck.infer("openvino:ScatterElementsUpdate", opset, ov)
-        assert r.spec == "openvino:ScatterElementsUpdate-3"
+        assert r.spec == want
         assert r.op == "openvino:ScatterElementsUpdate"
 
 

@@ -219,6 +219,7 @@ def test_check_model_reports_every_scatter_node(name):
     # the scatter nodes have specs of their own now
     assert rep.summary["invalid"] == 0
     assert rep.summary["checked"] + rep.summary["skipped"] + rep.summary.get("dead", 0) == len(statuses) + exp["skipped"]
+    assert rep.summary["unchecked"] == 0
     assert not rep.violations
     assert str(rep.types["y"]) == exp["y"]
     conds = [a["condition"] for a in rep.assumptions if a["kind"] == "condition"]

@@ -34,6 +34,7 @@ class ModelNode:
     location: str = ""        # where a user finds it: "node 'n3' (#3)" or "layer id=5"
     branches: dict[str, list[str]] = field(default_factory=dict)   # subgraph attribute -> its output names
     proto: Any = None         # the frontend's own node object, for its per-node inference
+    version: str = ""         # the version text the model gives (an IR layer's "opset12"), when it has one
 
 
 @dataclass

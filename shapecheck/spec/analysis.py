@@ -53,7 +53,7 @@ def reads_values(tree: Node, inputs: set[str], lets: dict[str, Node], seen_lets:
         if n.kind == "attr":
             walk(n.children[0], n.value != "value", alias)
             return
-        if n.kind == "call" and n.value in ("rank", "dtype", "present"):
+        if n.kind == "call" and n.value in ("rank", "dtype", "present", "absent"):   # they read no contents
             for c in n.children:
                 walk(c, True, alias)
             return

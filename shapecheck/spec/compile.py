@@ -429,7 +429,34 @@ def _unique_along(t, axis, size):
     return not bool(np.any(np.diff(norm, axis=axis) == 0))
 
 
+def _slice_region_shape(shape, start, stop, step, axes):
+    """The shape of ``data[start:stop:step]`` on ``axes`` (Slice-8 clamping), from constant inputs.
+
+    A symbolic dim is known only for the whole-axis slice (start 0, stop >= 2**31-1, step 1).
+    """
+    vals = [_values(x) for x in (start, stop, step)] + [_values(axes) if axes is not None else None]
+    for x in (shape, *vals):
+        if isinstance(x, Unknown):
+            return x if not isinstance(x, UnknownShape) else UNKNOWN
+    starts, stops, steps = (np.asarray(v).reshape(-1).tolist() for v in vals[:3])
+    ax = list(range(len(starts))) if vals[3] is None else np.asarray(vals[3]).reshape(-1).tolist()
+    if not len(starts) == len(stops) == len(steps) == len(ax) or 0 in steps:
+        raise EvalError("start, stop, step and axes must have one value per sliced axis and step must not be 0")
+    from ..kernels.slice_scatter import slice_range
+    out = list(shape)
+    for a, lo, hi, st in zip(ax, starts, stops, steps):
+        if not -len(out) <= a < len(out):
+            raise EvalError(f"axis {a} is outside a shape of rank {len(out)}")
+        d = out[a]
+        if type(d) is int:
+            out[a] = len(slice_range(d, lo, hi, st))
+        elif not (lo == 0 and hi >= 2**31 - 1 and st == 1):
+            return UNKNOWN
+    return tuple(out)
+
+
 FUNCTIONS: dict[str, Callable] = {
+    "slice_region_shape": _slice_region_shape,   # SliceScatter: start/stop/step/axes as tensors
     "rank": _rank,
     "dtype": _dtype,
     "item": _item,
@@ -610,7 +637,7 @@ def _compile_call(node: Node) -> Fn:
             return quant
         xs = [compile_expr(c) for c in node.children]
         return lambda env: combine([x(env) for x in xs])
-    fn = FUNCTIONS[name]
+    fn = _guarded(name, FUNCTIONS[name])
     if len(node.children) == 1 and node.children[0].kind == "comp":
         seq = _compile_comprehension(node.children[0])
         return lambda env: fn(seq(env))
@@ -619,6 +646,17 @@ def _compile_call(node: Node) -> Fn:
         a0 = args[0]
         return lambda env: fn(a0(env))
     return lambda env: fn(*(a(env) for a in args))
+
+
+def _guarded(name: str, fn: Callable) -> Callable:
+    """A library function whose failure on meaningless arguments (numpy's ValueError on a negative
+    repeat, an index past the end) is an ``EvalError`` of the rule, never a crash of the solver."""
+    def call(*args):
+        try:
+            return fn(*args)
+        except (ValueError, TypeError, IndexError, ZeroDivisionError, OverflowError, KeyError) as exc:
+            raise EvalError(f"{name}(): {exc}") from None
+    return call
 
 
 def _compile_comprehension(comp: Node) -> Fn:

@@ -43,7 +43,7 @@ DOMAIN_ALIASES = {"": ONNX_DOMAIN, "ai.onnx": ONNX_DOMAIN, "onnx": ONNX_DOMAIN, 
 
 _TOP_KEYS = {"op", "domain", "version", "extends", "deprecated", "summary", "source", "semantics",
              "types", "add_types", "remove_types", "let", "inputs", "outputs", "attributes",
-             "constraints", "remove_constraints", "warnings", "examples", "notes", "family"}
+             "constraints", "remove_constraints", "warnings", "examples", "notes", "family", "see_also"}
 
 
 @dataclass(frozen=True)
@@ -159,6 +159,7 @@ class Spec:
     notes: list[str] = field(default_factory=list)
     data: dict = field(default_factory=dict, repr=False)   # the merged file data it was built from
     family: tuple[str, ...] = ()   # the members of the [family] this spec was built from, in file order
+    see_also: list[str] = field(default_factory=list)   # specs of other operators to diff against
 
     @property
     def name(self) -> str:
@@ -240,11 +241,12 @@ def _read(path: Path) -> tuple[dict, _FileCtx]:
 def _merge(base: dict, child: dict) -> dict:
     """Apply a child spec's changes to its parent's (already merged) data."""
     out = copy.deepcopy(base)
-    for key in ("op", "domain", "version", "summary", "source", "inputs", "outputs", "deprecated"):
+    for key in ("op", "domain", "version", "summary", "source", "inputs", "outputs", "deprecated", "see_also"):
         if key in child:
             out[key] = copy.deepcopy(child[key])
-    if "deprecated" not in child:
-        out.pop("deprecated", None)  # deprecation is a fact of one version, never inherited
+    for key in ("deprecated", "see_also"):
+        if key not in child:
+            out.pop(key, None)  # deprecation and cross-operator pairs are facts of one version, never inherited
     out["extends"] = child.get("extends")
     types = dict(out.get("types", {}))
     types.update(child.get("types", {}))
@@ -364,6 +366,11 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
                 summary=data.get("summary", "").strip(), source=data.get("source", ""),
                 extends=data.get("extends"), deprecated=str(data.get("deprecated", "") or ""),
                 notes=[n.strip() for n in data.get("notes", [])])
+    see_also = data.get("see_also", [])
+    if not isinstance(see_also, list) or not all(isinstance(x, str) and x.strip() for x in see_also):
+        raise ctx.err("see_also must be a list of spec names such as \"openvino:ScatterNDUpdate-15\"",
+                      _line_of(ctx.lines, "see_also"))
+    spec.see_also = [x.strip() for x in see_also]
     for tv, members in data.get("types", {}).items():
         try:
             spec.types[tv] = frozenset(canonical_dtype(m) for m in members)
@@ -482,6 +489,8 @@ class Registry:
     def __init__(self, specs: Iterable[Spec] = ()):
         self.by_name: dict[str, Spec] = {}
         self.by_op: dict[tuple[str, str], list[Spec]] = {}
+        # domain -> facts about the whole domain (specs/<dir>/_domain.toml): highest_opset, ...
+        self.domains: dict[str, dict] = dict(getattr(specs, "domains", {}))
         for s in specs:
             self.add(s)
 
@@ -642,7 +651,7 @@ def spec_files(root: Path) -> list[Path]:
         raise UsageError(f"{root}: no such spec directory")
     if root.is_file():
         return [root]
-    files = sorted(root.glob("**/*.toml"))
+    files = sorted(f for f in root.glob("**/*.toml") if not f.name.startswith("_"))
     if not files:
         raise UsageError(f"{root}: no spec files (*.toml) in this directory")
     return files
@@ -651,7 +660,29 @@ def spec_files(root: Path) -> list[Path]:
 @lru_cache(maxsize=1)
 def default_registry() -> Registry:
     """The shipped specs, loaded and compiled once per process."""
-    return Registry(load_files(spec_files(specs_dir())))
+    reg = Registry(load_files(spec_files(specs_dir())))
+    reg.domains = load_domains(specs_dir())
+    return reg
+
+
+def load_domains(root: Path) -> dict[str, dict]:
+    """``_domain.toml`` files under ``root``: per-domain facts such as the highest known opset."""
+    out: dict[str, dict] = {}
+    for f in sorted(root.glob("**/_domain.toml")):
+        data, ctx = _read_domain(f)
+        if not isinstance(data.get("domain"), str) or not isinstance(data.get("highest_opset", 0), int):
+            raise ctx.err("a _domain.toml needs domain (a string) and highest_opset (an integer)")
+        out[normalize_domain(data["domain"])] = data
+    return out
+
+
+def _read_domain(path: Path) -> tuple[dict, _FileCtx]:
+    text = path.read_text(encoding="utf-8")
+    ctx = _FileCtx(path, text)
+    try:
+        return tomllib.loads(text), ctx
+    except tomllib.TOMLDecodeError as exc:
+        raise ctx.err(f"not valid TOML: {exc}") from None
 
 
 def registry_with(extra_dirs: Iterable[str | Path]) -> Registry:

@@ -1,0 +1,45 @@
+"""OpenVINO SliceScatter: a copy of ``data`` with the Slice-8 region ``start:stop:step`` on ``axes`` set to ``updates``.
+
+>>> import numpy as np
+>>> slice_scatter(np.zeros(5), np.ones(2), np.array([0]), np.array([4]), np.array([2]), None).tolist()
+[1.0, 0.0, 1.0, 0.0, 0.0]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import register
+
+
+def slice_range(d: int, start: int, stop: int, step: int) -> range:
+    """Positions Slice-8 reads on a dim of size ``d``: negatives count from the end, then start is
+    clamped to [0, d] ([0, d-1] for a negative step) and stop to [0, d] ([-1, d-1]).
+
+    This is not Python's ``slice.indices``: with a negative step a start below -d becomes 0 (one
+    element), where Python gives nothing; the CPU plugin follows Slice-8.
+
+    >>> list(slice_range(1, -3, -6, -3)), list(slice_range(5, -1, -100, -2))
+    ([0], [4, 2, 0])
+    """
+    if d <= 0:
+        return range(0)
+    start, stop = start + d if start < 0 else start, stop + d if stop < 0 else stop
+    if step > 0:
+        return range(min(max(start, 0), d), min(max(stop, 0), d), step)
+    return range(min(max(start, 0), d - 1), min(max(stop, -1), d - 1), step)
+
+
+@register("slice_scatter")
+def slice_scatter(data: np.ndarray, updates: np.ndarray, start: np.ndarray, stop: np.ndarray, step: np.ndarray,
+                  axes: np.ndarray | None) -> np.ndarray:
+    """out = data; out[region] = updates, region from start/stop/step on axes (all axes in order when absent)."""
+    out = np.array(data, copy=True)
+    starts, stops, steps = (np.asarray(v).reshape(-1).tolist() for v in (start, stop, step))
+    ax = list(range(len(starts))) if axes is None else np.asarray(axes).reshape(-1).tolist()
+    region = [np.arange(n) for n in out.shape]
+    for a, lo, hi, st in zip(ax, starts, stops, steps):
+        # an index array keeps the positions exact (a slice object would read a stop of -1 as "the last")
+        r = slice_range(out.shape[a % out.ndim], lo, hi, st)
+        region[a % out.ndim] = np.arange(r.start, r.stop, r.step)
+    out[np.ix_(*region)] = updates
+    return out
