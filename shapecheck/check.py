@@ -29,7 +29,7 @@ from .errors import UsageError
 from .frontends.graph import Declaration, ModelGraph, ModelNode
 from .result import Finding
 from .solve_cache import SolveCache
-from .solver import contradiction_of, equalities
+from .solver import contradiction_of, equalities, output_slots
 from .spec.compile import Cond, compare_dims
 from .spec.load import Registry, default_registry
 from .types import TensorType, dim_str, is_unknown
@@ -243,16 +243,17 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
                 origin.setdefault(tname, "unknown")
             types[decl.name] = t
             sources[decl.name] = {"tensor": tname, "type": str(t), "source": _source_label(origin.get(tname, "unknown"))}
-        result = cache.solve(spec, types, node.attrs, opset=node.opset, unknown_attrs="finding")
+        variadic = {"output_count": len(node.outputs)} if spec.outputs and spec.outputs[-1].variadic else {}
+        result = cache.solve(spec, types, node.attrs, opset=node.opset, unknown_attrs="finding", **variadic)
         nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, result.status, node.location,
                         {k: str(v) for k, v in result.outputs.items()}, list(result.conditions),
                         list(result.violations), list(result.warnings), sources)
         report.nodes.append(nr)
         for c in result.conditions:
             assume(c, node.name)
-        for out_decl, tname in zip(spec.outputs, node.outputs):
+        for (key, _decl, _pos), tname in zip(output_slots(spec, len(node.outputs)), node.outputs):
             if tname:
-                env[tname] = result.outputs[out_decl.name]
+                env[tname] = result.outputs[key]
                 origin[tname] = "inferred"
                 _check_declaration(graph, report, env, origin, node, tname, assume)
 
