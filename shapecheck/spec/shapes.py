@@ -412,7 +412,7 @@ def parts(v: Any, sizes: Any, i: Any) -> Any:
     (5, 6)
     """
     if isinstance(v, Unknown) or isinstance(sizes, Unknown) or not isinstance(v, tuple) or \
-            not all(_is_int(s) for s in sizes) or not _is_int(i):
+            not all(_is_int(s) for s in sizes) or not _is_int(i) or not 0 <= int(i) < len(sizes):
         return NO_VALUE
     start = sum(int(s) for s in sizes[:int(i)])
     return v[start:start + int(sizes[int(i)])]
