@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
-from .frontends.graph import Declaration, ModelGraph, ModelNode
+from .frontends.graph import Declaration, ModelGraph, ModelNode, NodeInferenceError
 from .result import Finding
 from .solve_cache import SolveCache
 from .solver import contradiction_of, equalities
@@ -199,11 +199,23 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
             refinements.add(text)
         assumptions.setdefault(text, {})[who] = None
 
+    report.violations.extend(graph.violations)
     for node in graph.nodes:
+        if node.findings:   # the frontend found the node itself wrong (an undeclared domain)
+            _node_failed(report, env, origin, node, node.findings)
+            continue
         spec, resolve_error = resolved.get((node.op_type, node.domain, node.opset)) or _resolve(registry, node, resolved)
         if spec is None and resolve_error is None:
             skipped += 1
-            forward = graph.infer_node(node, env) if graph.infer_node is not None else None
+            try:
+                forward = graph.infer_node(node, env) if graph.infer_node is not None else None
+            except NodeInferenceError as exc:
+                skipped -= 1
+                _node_failed(report, env, origin, node, [Finding(
+                    "onnx-inference", f"onnx's shape inference for {node.op_type} accepts the node", str(exc),
+                    {i: str(env[i]) for i in node.inputs if i in env},
+                    "make the inputs fit the operator (onnx.checker and onnxruntime refuse this node too)")])
+                continue
             for t in node.outputs:
                 if not t:
                     continue
@@ -218,14 +230,9 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
                 _check_declaration(graph, report, env, origin, node, t, assume)
             continue
         if resolve_error is not None:
-            nr = NodeReport(node.name, node.op_type, node.domain, node.opset, "", "invalid", node.location)
-            nr.violations.append(Finding("opset", f"{node.op_type} exists at opset {node.opset}", resolve_error, {},
-                                         "raise the model's opset_import or use another operator"))
-            report.nodes.append(nr)
-            for t in node.outputs:
-                if t:
-                    env[t] = TensorType(None, None)
-                    origin[t] = "unknown"
+            _node_failed(report, env, origin, node, [Finding(
+                "opset", f"{node.op_type} exists at opset {node.opset}", resolve_error, {},
+                "raise the model's opset_import or use another operator")])
             continue
 
         types: dict[str, TensorType] = {}
@@ -270,6 +277,16 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
         counts[n.status] = counts.get(n.status, 0) + 1
     report.summary = counts
     return report
+
+
+def _node_failed(report: ModelReport, env, origin, node: ModelNode, findings: list[Finding]) -> None:
+    """A node found invalid before any spec: reported with ``findings``, its outputs unknown."""
+    nr = NodeReport(node.name, node.op_type, node.domain, node.opset, "", "invalid", node.location)
+    nr.violations.extend(findings)
+    report.nodes.append(nr)
+    for t in node.outputs:
+        if t:
+            env[t], origin[t] = TensorType(None, None), "unknown"
 
 
 def _fill(t: TensorType, other: TensorType | None) -> TensorType:

@@ -34,6 +34,7 @@ class ModelNode:
     location: str = ""        # where a user finds it: "node 'n3' (#3)" or "layer id=5"
     branches: dict[str, list[str]] = field(default_factory=dict)   # subgraph attribute -> its output names
     proto: Any = None         # the frontend's own node object, for its per-node inference
+    findings: list = field(default_factory=list)   # what the frontend found wrong with the node itself
 
 
 @dataclass
@@ -54,10 +55,15 @@ class ModelGraph:
     declared: dict[str, Declaration] = field(default_factory=dict)
     opsets: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    violations: list = field(default_factory=list)   # model-level findings (a graph that is not well formed)
     proto: Any = None         # the loaded model, for annotate()
     # the frontend's forward inference for a node without a spec: (node, types so far) ->
     # {output: (type, origin)}, or None to use ``fallback``
     infer_node: Callable[[ModelNode, dict], dict | None] | None = None
+
+
+class NodeInferenceError(Exception):
+    """A frontend's inference for a node without a spec found a real contradiction (onnx's message)."""
 
 
 def model_file(source: Any) -> Path:

@@ -14,10 +14,13 @@ from typing import Any
 
 import numpy as np
 
+from ..atomic import refuse_inputs, write_atomic
 from ..errors import UsageError
+from ..result import Finding
 from ..spec.load import normalize_domain
 from ..types import ONNX_CODES, TensorType, parse_dim, symbol, unknown_dim
 from .graph import Declaration, ModelGraph, ModelNode, model_file
+from .wellformed import check_wellformed
 
 _MAX_CONST = 1 << 20   # constants larger than this are kept as types only
 
@@ -65,7 +68,7 @@ def tensor_type_from_proto(tp, tensor: str) -> TensorType:
         return TensorType(dtype, None)
     dims = []
     for i, d in enumerate(tt.shape.dim):
-        if d.HasField("dim_value"):
+        if d.HasField("dim_value") and d.dim_value >= 0:
             dims.append(int(d.dim_value))
         elif d.HasField("dim_param") and d.dim_param and not d.dim_param.startswith("unk__"):
             dims.append(dim_from_param(d.dim_param))
@@ -205,10 +208,13 @@ def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelG
                     graph.sources[n.output[0]] = t
                     graph.source_kind[n.output[0]] = "constant"
                     continue
+            findings = []
             if domain not in opsets:
-                raise UsageError(f"{path}: node {full!r} ({n.op_type}) uses domain {n.domain or 'ai.onnx'!r}, "
-                                 f"which the model's opset_import does not declare (it declares "
-                                 f"{', '.join(repr(d) for d in opsets) or 'nothing'}); add an opset_import entry")
+                findings.append(Finding(
+                    "domain", "a node's domain is declared in opset_import",
+                    f"{n.op_type} is in domain {n.domain or 'ai.onnx'!r}, which the model's opset_import does not "
+                    f"declare (it declares {', '.join(repr(d) for d in opsets) or 'nothing'})",
+                    {"domain": n.domain or "ai.onnx"}, f"add an opset_import entry for {n.domain or 'ai.onnx'!r}"))
             if not registry.has_op(n.op_type, domain):
                 needs_onnx[0] = True
             attrs = {a.name: _attr_value(a) for a in n.attribute
@@ -216,10 +222,15 @@ def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelG
             branches = {aname if k is None else f"{aname}[{k}]": [o.name for o in sg.output]
                         for _n, aname, k, sg in _subgraphs([n])}
             graph.nodes.append(ModelNode(full, n.op_type, domain, opsets.get(domain), list(n.input),
-                                         list(n.output), attrs, scope, f"node {full!r} (#{idx})", branches, n))
+                                         list(n.output), attrs, scope, f"node {full!r} (#{idx})", branches, n,
+                                         findings))
 
+    wf = check_wellformed(model)
+    graph.violations.extend(wf.violations)
+    graph.notes.extend(wf.notes)
     walk(model.graph, "", True)
-    graph.fallback, graph.notes = _onnx_inference(model, needs_onnx[0])
+    graph.fallback, notes = _onnx_inference(model, needs_onnx[0])
+    graph.notes.extend(notes)
     if needs_onnx[0]:
         from .onnx_forward import NodeInference
         graph.infer_node = NodeInference(model)
@@ -227,18 +238,50 @@ def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelG
 
 
 def write_annotated(model, types: dict[str, TensorType], out_path: str, source_path: str) -> None:
-    """Write a copy of ``model`` whose value_info and graph outputs carry the inferred types."""
+    """Write a copy of ``model`` whose value_info and graph outputs carry the inferred types.
+
+    The copy is serialized here, never through ``onnx.save``: that writes the raw data of
+    external tensors back into their data files.  External references stay as they are,
+    and the output may be none of the model's files (the model, its external data).
+    """
     import onnx
-    if source_path and os.path.abspath(out_path) == os.path.abspath(source_path):
-        raise UsageError(f"--output {out_path} is the input model; shapecheck never modifies a model in place: "
-                         "choose another path")
+    inputs = [source_path, *external_files(model, source_path)] if source_path and source_path != "<ModelProto>" else []
+    refuse_inputs(out_path, inputs, "--output")
     m = onnx.ModelProto()
     m.CopyFrom(model)
     annotate_proto(m, types)
     try:
-        onnx.save(m, out_path)
-    except OSError as exc:
-        raise UsageError(f"cannot write {out_path}: {exc.strerror}") from None
+        data = m.SerializeToString()
+    except ValueError as exc:  # protobuf's 2 GB limit
+        raise UsageError(f"cannot write {out_path}: the annotated model cannot be serialized ({exc})") from None
+    write_atomic(out_path, data, inputs=inputs, what="--output")
+
+
+def external_files(model, source_path: str) -> list[str]:
+    """The files a model's external tensors name, resolved against the model's directory."""
+    import onnx
+    base = os.path.dirname(os.path.abspath(source_path))
+    out: list[str] = []
+
+    def tensors(g):
+        yield from g.initializer
+        for n in g.node:
+            for a in n.attribute:
+                if a.HasField("t"):
+                    yield a.t
+                yield from a.tensors
+                if a.type == onnx.AttributeProto.GRAPH:
+                    yield from tensors(a.g)
+                for sg in a.graphs:
+                    yield from tensors(sg)
+    for t in tensors(model.graph):
+        if t.data_location == onnx.TensorProto.EXTERNAL:
+            loc = next((e.value for e in t.external_data if e.key == "location"), "")
+            if loc:
+                path = os.path.join(base, loc)
+                if path not in out:
+                    out.append(path)
+    return out
 
 
 def annotate_proto(m, types: dict[str, TensorType]) -> None:
