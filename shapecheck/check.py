@@ -250,7 +250,7 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
                 origin.setdefault(tname, "unknown")
             types[decl.name] = t
             sources[decl.name] = {"tensor": tname, "type": str(t), "source": _source_label(origin.get(tname, "unknown"))}
-        result = cache.solve(spec, types, node.attrs, opset=node.opset, unknown_attrs="finding")
+        result = cache.solve(spec, types, node.attrs, opset=node.opset, unknown_attrs="finding", registry=registry)
         nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, result.status, node.location,
                         {k: str(v) for k, v in result.outputs.items()}, list(result.conditions),
                         list(result.violations), list(result.warnings), sources)

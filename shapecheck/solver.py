@@ -25,7 +25,7 @@ from .errors import UsageError
 from .result import ConstraintResult, Finding, Result
 from .spec.compile import (EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownDType, UnknownRank, UnknownShape,
                            as_cond, compile_expr, fresh_shape, lazy)
-from .spec.load import Rule, Spec
+from .spec.load import Registry, Rule, Spec
 from .spec.notation import Node, unparse
 from .types import TensorType, as_tensor_type, expr_str, is_unknown, normalize_dim, value_str
 
@@ -53,7 +53,8 @@ def prepare_inputs(spec: Spec, inputs: dict[str, Any]) -> dict[str, TensorType]:
     return out
 
 
-def prepare_attrs(spec: Spec, attrs: dict[str, Any] | None, unknown: str = "error") -> tuple[dict, list[Finding]]:
+def prepare_attrs(spec: Spec, attrs: dict[str, Any] | None, unknown: str = "error",
+                  registry: Registry | None = None) -> tuple[dict, list[Finding]]:
     """Apply defaults and check types.  ``unknown="error"`` raises; ``"finding"`` returns violations."""
     attrs = dict(attrs or {})
     findings: list[Finding] = []
@@ -62,7 +63,7 @@ def prepare_attrs(spec: Spec, attrs: dict[str, Any] | None, unknown: str = "erro
         decl = spec.attributes.get(name)
         if decl is None:
             have = ", ".join(spec.attributes) or "no attributes"
-            later = _first_version_with_attr(spec, name)
+            later = _first_version_with_attr(spec, name, registry)
             fix = f"remove {name!r}" + (f", or use {later} (opset >= {later.rsplit('-', 1)[1]})" if later else "")
             msg = f"{spec.name} has no attribute {name!r} (it has {have})"
             if unknown == "error":
@@ -109,14 +110,16 @@ def _convert_attr(atype: str, value: Any) -> Any:
     return None
 
 
-def _versions(spec: Spec) -> list[Spec]:
-    """Every shipped version of ``spec``'s operator, for hints that point to another version."""
-    from .spec.load import default_registry
-    return default_registry().versions(spec.op, spec.domain)
+def _versions(spec: Spec, registry: Registry | None) -> list[Spec]:
+    """Every version of ``spec``'s operator in the registry the query was given, for hints."""
+    if registry is None:
+        from .spec.load import default_registry
+        registry = default_registry()
+    return registry.versions(spec.op, spec.domain)
 
 
-def _first_version_with_attr(spec: Spec, name: str) -> str | None:
-    return next((s.name for s in _versions(spec) if s.version > spec.version and name in s.attributes), None)
+def _first_version_with_attr(spec: Spec, name: str, registry: Registry | None) -> str | None:
+    return next((s.name for s in _versions(spec, registry) if s.version > spec.version and name in s.attributes), None)
 
 
 # ---------------------------------------------------------------- environments
@@ -381,10 +384,11 @@ def _rule_status(spec: Spec, rule: Rule, env: dict, types: dict[str, TensorType]
 
 
 def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = None, *,
-          opset: int | None = None, unknown_attrs: str = "error", hints: bool = True) -> Result:
-    """Check one query against one spec and infer its outputs."""
+          opset: int | None = None, unknown_attrs: str = "error", hints: bool = True,
+          registry: Registry | None = None) -> Result:
+    """Check one query against one spec and infer its outputs; hints name versions in ``registry``."""
     base = prepare_inputs(spec, inputs)
-    attr_values, attr_findings = prepare_attrs(spec, attrs, unknown_attrs)
+    attr_values, attr_findings = prepare_attrs(spec, attrs, unknown_attrs, registry)
     symbolic = any(t.dtype is None or t.shape is None or any(type(d) is not int for d in t.shape)
                    for t in base.values())
     unknowns = symbolic and any(t.dtype is None or t.shape is None or any(is_unknown(d) for d in t.shape)
@@ -412,7 +416,7 @@ def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = Non
         result.constraints.append(cr)
         if status == "refuted":
             result.violations.append(Finding(rule.id, rule.rule, rule.message, cr.values,
-                                             _fix(spec, rule, env, base, attrs, hints, opset), err))
+                                             _fix(spec, rule, env, base, attrs, hints, registry), err))
         for c in conds:
             if c not in result.conditions:
                 result.conditions.append(c)
@@ -440,7 +444,7 @@ def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = Non
     if spec.deprecated:
         # onnx.checker and onnxruntime reject a deprecated op at the opsets where it is deprecated
         result.violations.append(Finding("deprecated", f"{spec.op} is deprecated at opset {spec.version}",
-                                         spec.deprecated, {}, _deprecation_fix(spec)))
+                                         spec.deprecated, {}, _deprecation_fix(spec, registry)))
 
     if result.violations:
         result.status = "invalid"
@@ -449,8 +453,8 @@ def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = Non
     return result
 
 
-def _deprecation_fix(spec: Spec) -> str:
-    older = [s for s in _versions(spec) if s.version < spec.version and not s.deprecated]
+def _deprecation_fix(spec: Spec, registry: Registry | None) -> str:
+    older = [s for s in _versions(spec, registry) if s.version < spec.version and not s.deprecated]
     fix = "replace the node by its successor named in the message"
     if older:
         fix += f", or keep the model's opset below {spec.version}"
@@ -619,7 +623,7 @@ def _walk(n: Node) -> Iterable[Node]:
             yield from _walk(c)
 
 
-def _fix(spec: Spec, rule: Rule, env: dict, base, attrs, hints: bool, opset) -> str:
+def _fix(spec: Spec, rule: Rule, env: dict, base, attrs, hints: bool, registry: Registry | None) -> str:
     """What would make a refuted rule hold: an expected shape, the allowed values, a later version."""
     parts = []
     t = rule.tree
@@ -641,7 +645,7 @@ def _fix(spec: Spec, rule: Rule, env: dict, base, attrs, hints: bool, opset) -> 
         if isinstance(allowed, frozenset):
             parts.append(f"use one of {', '.join(sorted(map(str, allowed)))}")
     if hints:
-        later = _later_version_accepting(spec, rule, base, attrs)
+        later = _later_version_accepting(spec, base, attrs, registry)
         if later:
             parts.append(f"or raise the opset: {later.name} (opset {later.version}) accepts this")
     if rule.fix:
@@ -649,8 +653,8 @@ def _fix(spec: Spec, rule: Rule, env: dict, base, attrs, hints: bool, opset) -> 
     return "; ".join(parts)
 
 
-def _later_version_accepting(spec: Spec, rule: Rule, base, attrs) -> Spec | None:
-    for s in _versions(spec):
+def _later_version_accepting(spec: Spec, base, attrs, registry: Registry | None) -> Spec | None:
+    for s in _versions(spec, registry):
         if s.version <= spec.version:
             continue
         try:

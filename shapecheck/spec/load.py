@@ -485,7 +485,12 @@ def default_registry() -> Registry:
 
 
 def registry_with(extra_dirs: Iterable[str | Path]) -> Registry:
-    """The shipped specs plus spec files from ``extra_dirs`` (a compiler team's own operators)."""
+    """The shipped specs plus spec files from ``extra_dirs`` (a compiler team's own operators).
+
+    One directory given as a string (or path) is that directory, never its characters.
+    """
+    if isinstance(extra_dirs, (str, Path)):
+        extra_dirs = [extra_dirs]
     base = default_registry()
     reg = Registry(base)
     files: list[Path] = []
