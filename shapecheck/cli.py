@@ -84,12 +84,15 @@ def parse_attr_value(text: str) -> Any:
     """``1`` -> 1, ``add`` -> "add", ``[1,2]`` -> [1, 2], ``'x'`` -> "x"."""
     t = text.strip()
     if re.fullmatch(r"-?\d+", t):
+        if len(t.lstrip("-")) > 19 or not -(1 << 63) <= int(t) < (1 << 63):
+            raise UsageError(f"bad attribute value {t[:30]!r}: an integer attribute is int64")
         return int(t)
     if t.startswith("["):
         try:
             return json.loads(t)
-        except json.JSONDecodeError:
-            raise UsageError(f"bad attribute value {text!r}: not a JSON list") from None
+        except (ValueError, RecursionError):
+            raise UsageError(f"bad attribute value {t[:30]!r}: not a JSON list (or nested too deeply, "
+                             "or with a number too long)") from None
     if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
         return t[1:-1]
     return t

@@ -40,6 +40,7 @@ from .types import ELEMENT_TYPES, TensorType, numpy_dtype, unknown_dim
 _MAX_RANK = 4          # ranks drawn for inputs of unknown rank
 _TRIES = 60            # attempts to satisfy (or break) a query's conditions
 _MAX_ELEMENTS = 1 << 24  # elements over all inputs of one drawn instance
+_MAX_SAMPLES = 10_000
 
 
 @dataclass
@@ -120,6 +121,8 @@ def verify(op: str, opset: int, inputs: dict[str, str], attrs: dict | None = Non
     True
     """
     attrs = dict(attrs or {})
+    if not 1 <= samples <= _MAX_SAMPLES:
+        raise UsageError(f"verify draws 1 to {_MAX_SAMPLES} samples, not {samples}")
     reg = registry or default_registry()
     spec = reg.resolve(op, opset)
     base = prepare_inputs(spec, inputs)           # UsageError for a bad or missing input

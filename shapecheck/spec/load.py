@@ -11,6 +11,7 @@ opset to the newest version whose ``version`` is at most that opset.
 """
 from __future__ import annotations
 
+import bisect
 import copy
 import dataclasses
 import re
@@ -147,43 +148,80 @@ def normalize_domain(domain: str) -> str:
 
 # ---------------------------------------------------------------- loading
 
-def _line_of(lines: list[str], needle: str, start: int = 0) -> int:
-    for i in range(start, len(lines)):
-        if needle in lines[i]:
-            return i + 1
-    return 0
+MAX_SPEC_BYTES = 1 << 20   # a spec file is a page of text; the largest shipped one is about 5 KB
+MAX_LET_CHAIN = 32         # lets defined through lets defined through lets ...
 
 
 class _FileCtx:
+    """A spec file's text and an index of where things are, built once (a rule's line is a lookup)."""
+
+    _ID = re.compile(r'"([A-Z][A-Za-z0-9_]*)"')
+    _KEY = re.compile(r'^[ \t]*([^\s=#"\[]+)[ \t]*=', re.M)
+
     def __init__(self, path: Path, text: str):
-        self.path, self.lines = str(path), text.splitlines()
+        self.path, self.text = str(path), text
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.ids: dict[str, list[int]] = {}
+        for m in self._ID.finditer(text):
+            self.ids.setdefault(m.group(1), []).append(self.line_at(m.start()))
+        self.keys: dict[str, int] = {}
+        for m in self._KEY.finditer(text):
+            self.keys.setdefault(m.group(1), self.line_at(m.start()))
+
+    def line_at(self, offset: int) -> int:
+        return bisect.bisect_right(self.starts, offset)
+
+    def find(self, needle: str, start: int = 0) -> int:
+        """1-based line of the first ``needle`` at or after 0-based line ``start``; 0 when absent."""
+        if not needle or start >= len(self.starts):
+            return 0
+        off = self.text.find(needle, self.starts[start])
+        return 0 if off < 0 else self.line_at(off)
+
+    def find_key(self, key: str) -> int:
+        """The line of ``key = ...`` (a let, a semantics parameter)."""
+        return self.keys.get(key) or self.find(f"{key} =")
 
     def err(self, message: str, line: int = 0) -> SpecError:
         return SpecError(message, self.path, line)
 
-    def line_for_id(self, rid: str) -> int:
-        return _line_of(self.lines, f'"{rid}"')
+    def line_for_id(self, rid: str, after: int = 0) -> int:
+        return next((ln for ln in self.ids.get(rid, ()) if ln > after), 0)
 
     def line_for_text(self, text: str, near: int = 0) -> int:
         probe = text.strip().splitlines()[0][:40] if text.strip() else text
-        return _line_of(self.lines, probe, max(near - 1, 0)) or _line_of(self.lines, probe) or near
+        return self.find(probe, max(near - 1, 0)) or self.find(probe) or near
 
 
 def _read(path: Path) -> tuple[dict, _FileCtx]:
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_SPEC_BYTES + 1)
     except OSError as exc:
         raise SpecError(f"cannot read spec: {exc.strerror}", str(path)) from None
+    if len(raw) > MAX_SPEC_BYTES:
+        raise SpecError(f"the file is larger than {MAX_SPEC_BYTES} bytes, the most a spec file may be "
+                        "(one operator version is a page of text)", str(path))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise SpecError(f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start} cannot be decoded "
+                        f"({exc.reason}); save the spec as UTF-8", str(path), line) from None
     ctx = _FileCtx(path, text)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"line (\d+)", str(exc))
         raise ctx.err(f"not valid TOML: {exc}", int(m.group(1)) if m else 0) from None
+    except RecursionError:
+        raise ctx.err("not valid TOML for shapecheck: arrays or tables nest too deeply") from None
+    except ValueError as exc:  # an integer past Python's 4300-digit limit
+        raise ctx.err(f"not valid TOML for shapecheck: {exc}") from None
     unknown = set(data) - _TOP_KEYS
     if unknown:
         raise ctx.err(f"unknown key(s) {', '.join(sorted(unknown))}; a spec has "
-                      f"{', '.join(sorted(_TOP_KEYS))}", _line_of(ctx.lines, sorted(unknown)[0]))
+                      f"{', '.join(sorted(_TOP_KEYS))}", ctx.find(sorted(unknown)[0]))
     return data, ctx
 
 
@@ -261,6 +299,32 @@ def _check_names(ctx: _FileCtx, tree: Node, known: set[str], line: int, what: st
             raise ctx.err(f"{what}: unknown field .{n.value}; a tensor has {', '.join(sorted(_FIELDS))}", line)
 
 
+def _check_lets(ctx: _FileCtx, trees: dict[str, Node]) -> None:
+    """A let that reaches itself through others, or a chain of lets too long to evaluate, is an error."""
+    deps = {name: sorted(names_in(t) & set(trees)) for name, t in trees.items()}
+    depth: dict[str, int] = {}
+    for root in trees:
+        stack, path = [(root, iter(deps[root]))], [root]
+        while stack:
+            name, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                stack.pop()
+                path.pop()
+                depth[name] = 1 + max((depth[d] for d in deps[name]), default=0)
+                if depth[name] > MAX_LET_CHAIN:
+                    raise ctx.err(f"let {name} is defined through a chain of more than {MAX_LET_CHAIN} lets; "
+                                  "shapecheck evaluates at most that many", ctx.find_key(name))
+                continue
+            if nxt in path:
+                cycle = " -> ".join(path[path.index(nxt):] + [nxt])
+                raise ctx.err(f"let {nxt} refers to itself ({cycle}); a let must be defined without itself",
+                              ctx.find_key(nxt))
+            if nxt not in depth:
+                stack.append((nxt, iter(deps[nxt])))
+                path.append(nxt)
+
+
 _FIELDS = {"shape", "dtype", "rank"}  # the fields compile_expr knows
 
 
@@ -285,7 +349,7 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
         if key not in data:
             raise ctx.err(f"missing required key {key!r}")
     if not isinstance(data["version"], int):
-        raise ctx.err("version must be an integer", _line_of(ctx.lines, "version"))
+        raise ctx.err("version must be an integer", ctx.find_key("version"))
     domain = normalize_domain(str(data["domain"]))
     spec = Spec(op=data["op"], domain=domain, version=data["version"], file=ctx.path,
                 summary=data.get("summary", "").strip(), source=data.get("source", ""),
@@ -295,27 +359,27 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
         try:
             spec.types[tv] = frozenset(canonical_dtype(m) for m in members)
         except UsageError as exc:
-            raise ctx.err(f"type set {tv}: {exc}", _line_of(ctx.lines, tv)) from None
+            raise ctx.err(f"type set {tv}: {exc}", ctx.find(tv)) from None
     for raw in data.get("inputs", []):
         if "name" not in raw or "type" not in raw:
-            raise ctx.err("every input needs a name and a type", _line_of(ctx.lines, "[[inputs]]"))
+            raise ctx.err("every input needs a name and a type", ctx.find("[[inputs]]"))
         spec.inputs.append(InputDecl(raw["name"], raw["type"], raw.get("doc", "").strip(), bool(raw.get("optional", False))))
     for name, raw in data.get("attributes", {}).items():
         atype = raw.get("type")
         if atype not in ("int", "string", "float", "ints"):
             raise ctx.err(f"attribute {name}: type must be int, string, float or ints, got {atype!r}",
-                          _line_of(ctx.lines, f"attributes.{name}"))
+                          ctx.find(f"attributes.{name}"))
         spec.attributes[name] = AttrDecl(name, atype, raw.get("default"), raw.get("doc", "").strip())
     known = {i.name for i in spec.inputs} | set(spec.attributes) | set(spec.types)
     lets = data.get("let", {})
     known |= set(lets)
     for name, text in lets.items():
-        line = _line_of(ctx.lines, f"{name} =")
+        line = ctx.find_key(name)
         tree = _parse(ctx, text, line, f"let {name}")
         _check_names(ctx, tree, known - {name}, line, f"let {name}")
         spec.lets[name] = (text, compile_expr(tree))
     for raw in data.get("outputs", []):
-        line = _line_of(ctx.lines, "[[outputs]]")
+        line = ctx.find("[[outputs]]")
         for key in ("name", "type", "shape"):
             if key not in raw:
                 raise ctx.err(f"every output needs a {key}", line)
@@ -331,29 +395,35 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
             rule = _compile_rule(ctx, raw, known, what)
             if rule.id in ids:
                 # the line of the second definition, not the first (line_for_id finds the first)
-                line = _line_of(ctx.lines, f'"{rule.id}"', ids[rule.id]) or rule.line
+                line = ctx.line_for_id(rule.id, ids[rule.id]) or rule.line
                 raise ctx.err(f"duplicate id {rule.id} (first defined at line {ids[rule.id]})", line)
             ids[rule.id] = rule.line
             target.append(rule)
     let_trees = {name: parse(text) for name, (text, _fn) in spec.lets.items()}
+    _check_lets(ctx, let_trees)
     for target in (spec.constraints, spec.warnings):
         for i, r in enumerate(target):
-            target[i] = dataclasses.replace(r, expanded=unparse(substitute(r.tree, let_trees)))
+            try:
+                target[i] = dataclasses.replace(r, expanded=unparse(substitute(r.tree, let_trees)))
+            except NotationError as exc:
+                raise ctx.err(f"{r.id}: {exc}", r.line) from None
     sem = dict(data.get("semantics", {}))
     if "kind" not in sem:
-        raise ctx.err("missing [semantics] kind (scatter_elements or scatter_nd)", _line_of(ctx.lines, "semantics"))
+        raise ctx.err("missing [semantics] kind (scatter_elements or scatter_nd)", ctx.find("semantics"))
     spec.semantics = sem
     for key, text in sem.items():
         if key == "kind":
             continue
-        line = _line_of(ctx.lines, f"{key} =")
+        line = ctx.find_key(key)
         tree = _parse(ctx, str(text), line, f"semantics {key}")
         _check_names(ctx, tree, known, line, f"semantics {key}")
         spec.semantics_fns[key] = compile_expr(tree)
+    seen = 0
     for i, raw in enumerate(data.get("examples", [])):
         name = raw.get("name", f"example {i + 1}")
+        seen = ctx.find(str(name), seen) or ctx.find(str(name))   # examples come in file order
         spec.examples.append(Example(name, dict(raw.get("inputs", {})), dict(raw.get("attrs", {})),
-                                     dict(raw.get("expect", {})), _line_of(ctx.lines, name)))
+                                     dict(raw.get("expect", {})), seen))
     return spec
 
 
@@ -451,7 +521,7 @@ def load_files(paths: Iterable[Path], base: Registry | None = None) -> list[Spec
         if not progressed:
             path, (data, ctx) = next(iter(pending.items()))
             raise ctx.err(f"extends {data.get('extends')!r}, which is no known spec (or the chain is circular)",
-                          _line_of(ctx.lines, "extends"))
+                          ctx.find("extends"))
     return out
 
 
