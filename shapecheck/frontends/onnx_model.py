@@ -26,14 +26,23 @@ _MAX_CONST = 1 << 20   # constants larger than this are kept as types only
 
 
 def load_model(source: Any, load_external_data: bool = False):
-    """A ModelProto from a path or a ModelProto (a copy is never needed: nothing is written to it)."""
+    """(model, path, model as stored) from a path or a ModelProto; nothing is ever written to them.
+
+    With ``load_external_data`` the first has the external tensors' data and the last keeps
+    their references, which is what an annotated copy writes.
+    """
     import onnx
     from google.protobuf.message import DecodeError
     if isinstance(source, onnx.ModelProto):
-        return source, "<ModelProto>"
+        return source, "<ModelProto>", source
     path = model_file(source)
     try:
-        model = onnx.load(str(path), load_external_data=load_external_data)
+        stored = model = onnx.load(str(path), load_external_data=False)
+        if load_external_data:
+            from onnx.external_data_helper import load_external_data_for_model
+            model = onnx.ModelProto()
+            model.CopyFrom(stored)
+            load_external_data_for_model(model, str(path.parent))
     except DecodeError as exc:
         raise UsageError(f"{path}: not an ONNX model (the protobuf does not parse: {exc}); "
                          "is the file truncated or of another format?") from None
@@ -44,7 +53,7 @@ def load_model(source: Any, load_external_data: bool = False):
     if not model.HasField("graph") or (not model.graph.node and not model.graph.input and not model.opset_import):
         raise UsageError(f"{path}: not an ONNX model (no graph, no opset_import); "
                          "is it another format or an empty file?")
-    return model, str(path)
+    return model, str(path), stored
 
 
 @lru_cache(maxsize=1 << 14)
@@ -172,11 +181,11 @@ def _onnx_inference(model, needed: bool) -> tuple[dict[str, TensorType], list[st
 def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelGraph:
     """Read an ONNX model into a ``ModelGraph`` (nothing is written to the model)."""
     import onnx
-    model, path = load_model(source, load_external_data)
+    model, path, stored = load_model(source, load_external_data)
     opsets: dict[str, int] = {}
     for imp in model.opset_import:
         opsets[normalize_domain(imp.domain)] = int(imp.version)
-    graph = ModelGraph(path=path, format="onnx", opsets=opsets, proto=model)
+    graph = ModelGraph(path=path, format="onnx", opsets=opsets, proto=stored)
     needs_onnx = [False]
     counter = [0]
 

@@ -282,7 +282,16 @@ def _parse(ctx: _FileCtx, text: str, line: int, what: str) -> Node:
     try:
         return parse(text)
     except NotationError as exc:
-        raise ctx.err(f"{what}: {exc} at column {exc.column + 1} of `{text.strip()}`", line) from None
+        raise ctx.err(f"{what}: {exc} at column {exc.column + 1} of `{_excerpt(text.strip(), exc.column)}`",
+                      line) from None
+
+
+def _excerpt(text: str, column: int, width: int = 80) -> str:
+    """``text`` as it fits in a message: around ``column`` when it is long."""
+    if len(text) <= width:
+        return text
+    lo = max(0, min(column - width // 2, len(text) - width))
+    return ("..." if lo else "") + text[lo:lo + width] + ("..." if lo + width < len(text) else "")
 
 
 def _check_names(ctx: _FileCtx, tree: Node, known: set[str], line: int, what: str) -> None:
