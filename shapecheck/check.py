@@ -133,17 +133,18 @@ def load_graph(model: Any, registry: Registry, load_external_data: bool = False)
 
 def check_model(model: Any, *, strict: bool = False, registry: Registry | None = None,
                 load_external_data: bool = False, output: str | None = None,
-                specs: list[str] | None = None) -> ModelReport:
+                specs: list[str] | str | None = None, runtime: str | None = None) -> ModelReport:
     """Check every node of a model (path or ModelProto) that has a spec; see ``ModelReport``.
 
-    ``output`` writes an annotated copy (ONNX only); ``specs`` adds spec directories.
+    ``output`` writes an annotated copy (ONNX only); ``specs`` adds spec directories;
+    ``runtime`` (``onnxruntime``, ``openvino``) warns about nodes that runtime cannot run.
     """
     if registry is None:
         from .spec.load import registry_with
         registry = registry_with(specs) if specs else default_registry()
     with _no_gc_pauses():
         graph = load_graph(model, registry, load_external_data)
-        report = check_graph(graph, registry, strict)
+        report = check_graph(graph, registry, strict, runtime)
     if output:
         if graph.format != "onnx":
             raise UsageError("--output writes ONNX models only; this model is OpenVINO IR")
@@ -184,7 +185,11 @@ def annotate(model: Any, *, registry: Registry | None = None):
 
 # ---------------------------------------------------------------- the forward pass
 
-def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> ModelReport:
+def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False, runtime: str | None = None) -> ModelReport:
+    portability = None
+    if runtime:
+        from .runtimes import load_runtime
+        portability = load_runtime(runtime)
     report = ModelReport(model=graph.path, format=graph.format, strict=strict, notes=list(graph.notes))
     env: dict[str, TensorType] = dict(graph.sources)
     origin: dict[str, str] = {k: v for k, v in graph.source_kind.items()}
@@ -254,6 +259,8 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
         nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, result.status, node.location,
                         {k: str(v) for k, v in result.outputs.items()}, list(result.conditions),
                         list(result.violations), list(result.warnings), sources)
+        if portability is not None and result.status != "invalid":
+            nr.warnings.extend(portability.warnings(spec, types, node.attrs))
         report.nodes.append(nr)
         for c in result.conditions:
             assume(c, node.name)

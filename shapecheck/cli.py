@@ -48,6 +48,8 @@ def _build() -> argparse.ArgumentParser:
     c.add_argument("--strict", action="store_true", help="treat remaining conditions and declaration mismatches as failures")
     c.add_argument("--output", metavar="ANNOTATED.onnx", help="write a copy with inferred types in value_info")
     c.add_argument("--load-external-data", action="store_true", help="load external tensor data (off by default)")
+    c.add_argument("--runtime", choices=["onnxruntime", "openvino"],
+                   help="warn about nodes valid by the spec that this runtime cannot run")
 
     d = sub.add_parser("diff", help="what changed between two operator versions, with witnesses", epilog=EPILOG)
     d.add_argument("a", nargs="?", help="a spec name (ScatterND-16) or, with --opset, an operator")
@@ -151,7 +153,7 @@ def cmd_check(args, out: Console) -> int:
     from .check import check_model
     from .report import render_model_report
     report = check_model(args.model, strict=args.strict, registry=_registry(args),
-                         load_external_data=args.load_external_data, output=args.output)
+                         load_external_data=args.load_external_data, output=args.output, runtime=args.runtime)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:

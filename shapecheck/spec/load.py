@@ -551,7 +551,8 @@ def spec_files(root: Path) -> list[Path]:
         raise UsageError(f"{root}: no such spec directory")
     if root.is_file():
         return [root]
-    files = sorted(root.glob("**/*.toml"))
+    # runtimes/ beside the specs holds portability rules (shapecheck.runtimes), not specs
+    files = sorted(p for p in root.glob("**/*.toml") if "runtimes" not in p.relative_to(root).parts[:-1])
     if not files:
         raise UsageError(f"{root}: no spec files (*.toml) in this directory")
     return files
