@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from .errors import UsageError
 
@@ -79,4 +79,4 @@ def _default_mode(tmp: str) -> None:
     os.chmod(tmp, 0o666 & ~umask)
 
 
-__all__ = ["write_atomic", "refuse_inputs", "same_file"]
+__all__ = ["refuse_inputs", "same_file", "write_atomic"]

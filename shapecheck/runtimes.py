@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -91,7 +90,7 @@ def available() -> list[str]:
     return sorted(p.stem for p in (specs_dir() / "runtimes").glob("*.toml"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_runtime(name: str) -> Runtime:
     """The shipped rules of runtime ``name`` (``onnxruntime``, ``openvino``)."""
     path = specs_dir() / "runtimes" / f"{name}.toml"
@@ -116,4 +115,4 @@ def load_runtime(name: str) -> Runtime:
     return Runtime(str(data.get("runtime", name)), str(data.get("checked", "")), str(path), rules)
 
 
-__all__ = ["Runtime", "RuntimeRule", "load_runtime", "available"]
+__all__ = ["Runtime", "RuntimeRule", "available", "load_runtime"]

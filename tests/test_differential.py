@@ -7,8 +7,6 @@ The last tests pin down where a runtime is lenient or wrong, asserting shapechec
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import ml_dtypes
 import numpy as np
 import onnx
@@ -19,6 +17,8 @@ from onnx.reference import ReferenceEvaluator
 
 import shapecheck
 from shapecheck.errors import ConstraintError
+
+from .findings_classes import report_classes
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 NP = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "int64": np.int64, "bool": np.bool_,
@@ -205,7 +205,6 @@ def test_onnxruntime_rejects_bool_max_we_run_it(op):
 ALL_TYPES = ["bool", "complex128", "complex64", "double", "float", "float16", "bfloat16", "int16", "int32", "int64",
              "int8", "string", "uint16", "uint32", "uint64", "uint8"]
 VARIANTS = ["valid", "valid", "empty indices", "int32 indices", "updates of another type", "axis out of range"]
-FINDINGS = Path(__file__).resolve().parent.parent / "docs" / "runtime-findings.md"
 
 
 def _classify(runtime: str, ours: str, theirs: str, op: str, dtype: str, reduction: str, variant: str) -> str:
@@ -314,12 +313,7 @@ def test_random_disagreements_are_documented(capsys):
             if theirs != ours and not (theirs == "refuses" and ours.startswith("refutes")):
                 cid = _classify(runtime, ours, theirs, op, dtype, reduction, variant)
                 classes.setdefault(cid, f"{op}-{opset} {dtype} {attrs} ({variant}): shapecheck {ours}, {runtime} {theirs}")
-    with capsys.disabled():
-        print("\nruntime disagreement classes found:")
-        for cid, example in sorted(classes.items()):
-            print(f"  {cid}: e.g. {example}")
-    documented = FINDINGS.read_text(encoding="utf-8")
-    missing = [cid for cid in classes if f"`class: {cid}`" not in documented]
+    missing = report_classes("onnxruntime / onnx.reference", classes, capsys)
     assert missing == [], f"disagreement classes not in docs/runtime-findings.md: {missing}"
     # the draw is wide enough to meet the classes the issue names
     assert {"ort-no-complex-scatter", "ort-16bit-float-reduction", "ref-types-outside-constraints",

@@ -11,6 +11,8 @@ import pytest
 import shapecheck
 from shapecheck.errors import ConstraintError
 
+from .findings_classes import report_classes
+
 ov = pytest.importorskip("openvino")      # only a guard for platforms without the wheel
 o3 = pytest.importorskip("openvino.opset3")
 
@@ -75,7 +77,6 @@ def test_negative_indices_rejected_by_us_accepted_by_openvino():
 # Wider than the cases above: more element types (bool too), index types, negative index values and a
 # 1-D axis with two elements.  Every disagreement with the CPU plugin is sorted into a class, printed,
 # and must be written up in docs/runtime-findings.md (Q13) as `class: ID`.
-FINDINGS = __import__("pathlib").Path(__file__).resolve().parent.parent / "docs" / "runtime-findings.md"
 OV_TYPES = [np.float32, np.float64, np.float16, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
             np.uint64, np.bool_]
 OV_VARIANTS = ["valid", "valid", "negative indices", "two-element axis", "uint8 indices"]
@@ -129,11 +130,6 @@ def test_random_disagreements_are_documented(capsys):
             cid = _ov_classify(ours, theirs, data.dtype.type, variant)
             classes.setdefault(cid, f"{data.dtype.name}{list(data.shape)} indices {idx.dtype.name} {idx.tolist()} "
                                     f"axis {axis.tolist()} ({variant}): shapecheck {ours}, OpenVINO {theirs}")
-    with capsys.disabled():
-        print("\nOpenVINO disagreement classes found:")
-        for cid, example in sorted(classes.items()):
-            print(f"  {cid}: e.g. {example}")
-    documented = FINDINGS.read_text(encoding="utf-8")
-    missing = [cid for cid in classes if f"`class: {cid}`" not in documented]
+    missing = report_classes("OpenVINO", classes, capsys)
     assert missing == [], f"disagreement classes not in docs/runtime-findings.md: {missing}"
     assert "ov-negative-indices" in classes

@@ -21,7 +21,7 @@ RULES = [(name, rule) for name in available() for rule in load_runtime(name).rul
 
 def _query_model(q: dict):
     types = {n: parse_type(t, n) for n, t in q["inputs"].items()}
-    vi = lambda n, t: helper.make_tensor_value_info(n, ONNX_CODE_OF[t.dtype], list(t.shape))  # noqa: E731
+    vi = lambda n, t: helper.make_tensor_value_info(n, ONNX_CODE_OF[t.dtype], list(t.shape))
     node = helper.make_node(q["op"], list(types), ["y"], **q.get("attrs", {}))
     g = helper.make_graph([node], "g", [vi(n, t) for n, t in types.items()], [vi("y", types["data"])])
     model = helper.make_model(g, opset_imports=[helper.make_opsetid("", q["opset"])], ir_version=8)
@@ -51,7 +51,7 @@ def _runs(runtime: str, model, feeds, tmp_path) -> bool:
             compiled = core.compile_model(core.read_model(str(path)), "CPU")
             compiled(list(feeds.values()))
         return True
-    except Exception:  # the runtime's refusal: load, compile or run
+    except Exception:  # noqa: BLE001 -- the runtime's refusal: load, compile or run
         return False
 
 

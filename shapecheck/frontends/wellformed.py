@@ -192,4 +192,4 @@ def _tensor_data(t, what: str, out: Wellformed) -> None:
             {"tensor": t.name}, "re-export the tensor; its values do not match its dims"))
 
 
-__all__ = ["check_wellformed", "Wellformed"]
+__all__ = ["Wellformed", "check_wellformed"]
