@@ -83,24 +83,10 @@ SCATTER_IO = [V("d", T.FLOAT, ["N", 4]), V("i", T.INT64, ["M", 1]), V("u", T.FLO
 SPEC_HEAD = """op = "Hostile"
 domain = "com.hostile"
 version = 1
-[semantics]
-kind = "scatter_nd"
-reduction = '"none"'
-[types]
-T = ["float"]
-[[inputs]]
-name = "data"
-type = "T"
-[[inputs]]
-name = "indices"
-type = "T"
-[[inputs]]
-name = "updates"
-type = "T"
-[[outputs]]
-name = "output"
-type = "dtype(data)"
-shape = "data.shape"
+semantics = { kind = "scatter_nd", reduction = '"none"' }
+types = { T = ["float"] }
+inputs = [{ name = "data", type = "T" }, { name = "indices", type = "T" }, { name = "updates", type = "T" }]
+outputs = [{ name = "output", type = "dtype(data)", shape = "data.shape" }]
 """
 
 
