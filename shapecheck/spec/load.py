@@ -148,7 +148,7 @@ def normalize_domain(domain: str) -> str:
 
 # ---------------------------------------------------------------- loading
 
-MAX_SPEC_BYTES = 1 << 20   # a spec file is a page of text; the largest shipped one is about 5 KB
+MAX_SPEC_BYTES = 1 << 18   # a spec file is a page of text; the largest shipped one is about 5 KB
 MAX_LET_CHAIN = 32         # lets defined through lets defined through lets ...
 
 

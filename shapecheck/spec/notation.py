@@ -362,11 +362,13 @@ def substitute(node: Node | None, mapping: dict[str, Node], bound: frozenset = f
     if node is None:
         return None
     memo: dict[tuple, tuple[Node, int, int]] = {}
+    free: dict[str, set[str]] = {}
     active: list[str] = []
-    total = [0]
 
     def name(n: Node, b: frozenset) -> tuple[Node, int, int]:
-        key = (n.value, b & names_in(mapping[n.value]))
+        if n.value not in free:
+            free[n.value] = names_in(mapping[n.value])
+        key = (n.value, b & free[n.value])
         if n.value in active:
             raise NotationError(f"{n.value} refers to itself: " + " -> ".join(active[active.index(n.value):] + [n.value]),
                                 n.pos)
@@ -390,7 +392,6 @@ def substitute(node: Node | None, mapping: dict[str, Node], bound: frozenset = f
             subs = [p for p in parts if isinstance(p, tuple)]
             out = (Node(n.kind, n.value, tuple(trees), n.pos), 1 + sum(p[1] for p in subs),
                    1 + max((p[2] for p in subs), default=0))
-        total[0] = max(total[0], out[1])
         if out[1] > MAX_EXPANDED or out[2] > MAX_DEPTH:
             raise NotationError(f"with its let names replaced the expression has more than "
                                 f"{MAX_EXPANDED if out[1] > MAX_EXPANDED else MAX_DEPTH} "
