@@ -68,14 +68,15 @@ def prepare_attrs(spec: Spec, attrs: dict[str, Any] | None, unknown: str = "erro
             msg = f"{spec.name} has no attribute {name!r} (it has {have})"
             if unknown == "error":
                 raise UsageError(msg + f"; {fix}")
-            findings.append(Finding("A1", "attributes are declared by the spec", msg, {name: repr(value)}, fix))
+            findings.append(Finding("A1", "attributes are declared by the spec", msg, {name: _repr(value)}, fix))
             continue
         conv = _convert_attr(decl.type, value)
         if conv is None:
-            msg = f"{spec.name} attribute {name!r} must be {decl.type}, got {value!r}"
+            msg = f"{spec.name} attribute {name!r} must be {decl.type}" + (
+                " (an int64)" if decl.type in ("int", "ints") else "") + f", got {_repr(value)}"
             if unknown == "error":
                 raise UsageError(msg)
-            findings.append(Finding("A2", f"{name} is {decl.type}", msg, {name: repr(value)}, f"give {name} a {decl.type} value"))
+            findings.append(Finding("A2", f"{name} is {decl.type}", msg, {name: _repr(value)}, f"give {name} a {decl.type} value"))
             continue
         out[name] = conv
     for name, decl in spec.attributes.items():
@@ -84,14 +85,26 @@ def prepare_attrs(spec: Spec, attrs: dict[str, Any] | None, unknown: str = "erro
     return out, findings
 
 
+_INT64 = range(-(1 << 63), 1 << 63)
+
+
+def _repr(value: Any) -> str:
+    """A value as a message shows it: short, and never an error (ints past 4300 digits cannot print)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return f"<a {type(value).__name__} too long to print>"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _convert_attr(atype: str, value: Any) -> Any:
     if atype == "int":
         if isinstance(value, bool):
             return None
         if isinstance(value, (int, np.integer)):
-            return int(value)
-        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-            return int(value)
+            return int(value) if int(value) in _INT64 else None
+        if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value.strip()) <= 20:
+            return _convert_attr(atype, int(value))
         return None
     if atype == "string":
         if isinstance(value, bytes):
@@ -100,13 +113,14 @@ def _convert_attr(atype: str, value: Any) -> Any:
     if atype == "float":
         try:
             return float(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             return None
     if atype == "ints":
         try:
-            return tuple(int(v) for v in value)
-        except (TypeError, ValueError):
+            out = tuple(int(v) for v in value)
+        except (TypeError, ValueError, OverflowError):
             return None
+        return out if all(v in _INT64 for v in out) else None
     return None
 
 

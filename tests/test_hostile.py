@@ -360,3 +360,12 @@ def test_write_interrupted_halfway_keeps_the_old_file(tmp_path, monkeypatch, err
         atomic.write_atomic(target, b"x" * 10_000)
     assert target.read_bytes() == b"old contents"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.onnx"]
+
+
+@pytest.mark.parametrize("value", ["9" * 5000, 10 ** 5000, 2 ** 63, [2 ** 64]], ids=["digits", "huge", "2**63", "list"])
+def test_api_attribute_past_int64_is_a_usage_error(value):
+    import shapecheck
+    from shapecheck.errors import UsageError
+    with pytest.raises(UsageError, match="an int64"):
+        shapecheck.infer("ScatterElements", 18, {"data": "float[4]", "indices": "int64[1]", "updates": "float[1]"},
+                         {"axis": value})
