@@ -72,8 +72,9 @@ def prepare_attrs(spec: Spec, attrs: dict[str, Any] | None, unknown: str = "erro
             continue
         conv = _convert_attr(decl.type, value)
         if conv is None:
-            msg = f"{spec.name} attribute {name!r} must be {decl.type}" + (
-                " (an int64)" if decl.type in ("int", "ints") else "") + f", got {_repr(value)}"
+            msg = f"{spec.name} attribute {name!r} must be {decl.type}, got {_repr(value)}"
+            if decl.type in ("int", "ints") and not isinstance(value, bool) and _is_int_like(value):
+                msg += f" (an {decl.type} attribute holds int64 values)"
             if unknown == "error":
                 raise UsageError(msg)
             findings.append(Finding("A2", f"{name} is {decl.type}", msg, {name: _repr(value)}, f"give {name} a {decl.type} value"))
@@ -95,6 +96,12 @@ def _repr(value: Any) -> str:
     except ValueError:
         return f"<a {type(value).__name__} too long to print>"
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _is_int_like(value: Any) -> bool:
+    if isinstance(value, (list, tuple)):
+        return all(_is_int_like(v) for v in value)
+    return isinstance(value, (int, np.integer)) or (isinstance(value, str) and value.strip().lstrip("-").isdigit())
 
 
 def _convert_attr(atype: str, value: Any) -> Any:
