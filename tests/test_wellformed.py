@@ -52,3 +52,21 @@ def test_what_shapecheck_reports_a_runtime_refuses(cases, cid):
 def test_what_shapecheck_passes_onnxruntime_loads(cases, cid):
     case = cases[cid]
     assert case["expect"] == 0 and _loads(case["argv"][-1])
+
+
+def test_a_long_cycle_is_one_short_finding_and_repeats_are_counted():
+    from onnx import TensorProto as T
+    from onnx import helper
+
+    from shapecheck.frontends.wellformed import check_wellformed
+    V = helper.make_tensor_value_info
+    n = 2000
+    nodes = [helper.make_node("Relu", [f"t{i + 1}"], [f"t{i}"]) for i in range(n)]
+    nodes.append(helper.make_node("Relu", ["t0"], [f"t{n}"]))          # closes the chain into a cycle
+    nodes += [helper.make_node("Relu", [f"ghost{i}"], [f"g{i}"]) for i in range(50)]
+    wf = check_wellformed(helper.make_model(helper.make_graph(nodes, "g", [V("x", T.FLOAT, [2])],
+                                                              [V("t0", T.FLOAT, None)])))
+    g2 = [f for f in wf.violations if f.constraint == "G2"]
+    assert len(g2) == 1 and "cycle" in g2[0].message and "more ..." in g2[0].message and len(g2[0].message) < 800
+    assert [f.constraint for f in wf.violations].count("G3") == 10
+    assert "40 more G3 problems" in " ".join(wf.notes)
