@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto as T
 from google.protobuf.message import DecodeError
+from onnx import TensorProto as T
 from onnx import helper, numpy_helper
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -142,7 +142,7 @@ def _order(g, late, producer: dict[str, int], where: str, out: Wellformed) -> No
     reads: dict[int, list[tuple[str, int]]] = {}
     for k, n in enumerate(g.node):
         reads[k] = [(t, producer[t]) for t in n.input if t in producer]
-    label = lambda k: _label(g.node[k], k)  # noqa: E731
+    label = lambda k: _label(g.node[k], k)
     for reader, t, writer in late:
         if not out.room("G2"):
             continue   # counted only: each search below walks the graph
