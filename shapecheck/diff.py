@@ -16,6 +16,8 @@ Two layers, both generic over any two specs (no operator is named here):
 """
 from __future__ import annotations
 
+import dataclasses
+
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
@@ -571,6 +573,8 @@ def _shrink(p: _Pair, c: _Cand, keep: Callable[[_Cand], bool]) -> _Cand:
 
 
 def _semantic(a: Spec, b: Spec) -> tuple[list[Witness], int]:
+    if any(i.variadic for i in a.inputs + b.inputs):
+        return [], 0   # the witness search draws one array per input; variadic inputs: structural diff only
     p = _Pair(a, b)
     groups: dict[tuple, list[tuple]] = {}   # group key -> [(sort key, candidate, separation)]
     n = 0
@@ -598,9 +602,24 @@ def _semantic(a: Spec, b: Spec) -> tuple[list[Witness], int]:
             w = _witness(p, small, sep)
             if w.confirmed:
                 break
+            # zeros that the accepting side cannot run on (an integer division): the same input with ones
+            alt = _nonzero(small)
+            if alt is not None and _separates(p.outcome(alt)) == sep:
+                w = _witness(p, alt, sep)
+                if w.confirmed:
+                    break
         out.append(w)
     out.sort(key=lambda w: (w.accepted_by != b.name, _KIND_ORDER[w.kind], w.label))
     return out, n
+
+
+def _nonzero(c: _Cand) -> _Cand | None:
+    """``c`` with each all-zero numeric tensor filled with ones instead, if it has any."""
+    tensors = {n: (np.ones_like(t) if t.dtype.kind in "iufc" and t.size and not np.any(t) else t)
+               for n, t in c.tensors.items()}
+    if all(tensors[n] is c.tensors[n] for n in tensors):
+        return None
+    return dataclasses.replace(c, tensors=tensors)
 
 
 def _witness(p: _Pair, c: _Cand, sep: tuple) -> Witness:

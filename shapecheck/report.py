@@ -141,3 +141,21 @@ def render_model_report(report, console: Console) -> None:
                   f"{s.get('conditional', 0)} conditional, {s.get('invalid', 0)} invalid; "
                   f"{s.get('skipped', 0)} nodes without a spec skipped"
                   + ("  (strict)" if report.strict else ""))
+    console.print(escape(coverage_line(report.coverage)))
+
+
+def coverage_line(cov: dict) -> str:
+    """``coverage: 40 of 42 nodes by a spec (95%), 2 by onnx's inference, 0 unknown; no spec: Cast x2``"""
+    if not cov:
+        return "coverage: no nodes"
+    n = cov.get("spec", 0) + cov.get("fallback", 0) + cov.get("unknown", 0)
+    pct = f" ({100 * cov.get('spec', 0) // n}%)" if n else ""
+    rest = sorted(((r.get("fallback", 0) + r.get("unknown", 0), op) for op, r in cov.get("by_op", {}).items()
+                   if r.get("fallback", 0) + r.get("unknown", 0)), reverse=True)
+    line = (f"coverage: {cov.get('spec', 0)} of {n} nodes by a spec{pct}, {cov.get('fallback', 0)} by onnx's "
+            f"inference, {cov.get('unknown', 0)} unknown")
+    if cov.get("dead"):
+        line += f", {cov['dead']} in branches that never run"
+    if rest:
+        line += "; no spec: " + ", ".join(f"{op} x{k}" for k, op in rest[:8]) + (" ..." if len(rest) > 8 else "")
+    return line

@@ -236,6 +236,9 @@ domain = "com.acme"
 version = 1
 [semantics]
 kind = "scatter_nd"
+data = "data"
+indices = "indices"
+updates = "updates"
 reduction = '"none"'
 [types]
 T = ["float"]

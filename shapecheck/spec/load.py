@@ -5,6 +5,11 @@ one it builds on with ``extends`` and states only what changed, so the file show
 the difference.  The registry maps ``(domain, op)`` to its versions and resolves an
 opset to the newest version whose ``version`` is at most that opset.
 
+A file may also declare a ``[family]``: ops that share every rule and differ only in a few
+``let`` definitions (``Add = { fn = '"+"' }``, ``Sub = { fn = '"-"' }``).  Each member becomes
+a spec of its own, named and resolved like any other; a family file's ``extends = "Add-13"``
+makes each member extend its own op's version 13 (``Sub-13``).
+
 >>> reg = default_registry()
 >>> reg.resolve("ScatterND", 17).name
 'ScatterND-16'
@@ -14,6 +19,7 @@ from __future__ import annotations
 import bisect
 import copy
 import dataclasses
+import inspect
 import re
 import sys
 from dataclasses import dataclass, field
@@ -28,6 +34,7 @@ else:  # pragma: no cover
 
 from ..errors import SpecError, UsageError
 from ..types import ELEMENT_TYPES, canonical_dtype
+from . import analysis
 from .compile import FUNCTIONS, SPECIAL_FORMS, Fn, compile_expr
 from .notation import Node, NotationError, names_in, parse, substitute, unparse
 
@@ -36,7 +43,7 @@ DOMAIN_ALIASES = {"": ONNX_DOMAIN, "ai.onnx": ONNX_DOMAIN, "onnx": ONNX_DOMAIN, 
 
 _TOP_KEYS = {"op", "domain", "version", "extends", "deprecated", "summary", "source", "semantics",
              "types", "add_types", "remove_types", "let", "inputs", "outputs", "attributes",
-             "constraints", "remove_constraints", "warnings", "examples", "notes"}
+             "constraints", "remove_constraints", "warnings", "examples", "notes", "family"}
 
 
 @dataclass(frozen=True)
@@ -52,6 +59,13 @@ class Rule:
     note: str = ""
     fix: str = ""
     expanded: str = ""   # the rule with let names replaced by their definitions
+    cases: tuple["Case", ...] = ()   # queries that prove, refute or leave it conditional
+    # found once at load time (spec/analysis.py), read by the solver
+    equalities: tuple = field(default=(), repr=False, compare=False)
+    value_inputs: frozenset = field(default=frozenset(), repr=False, compare=False)
+    leaves: tuple = field(default=(), repr=False, compare=False)
+    no_refute: str = ""              # why no query can refute it (instead of a refuted case)
+    no_conditional: str = ""         # why no query can leave it conditional
 
     @property
     def plain(self) -> str:
@@ -59,20 +73,47 @@ class Rule:
 
 
 @dataclass(frozen=True)
+class Case:
+    """One query of a constraint's own test: the status it must end in (and a condition it must state)."""
+
+    expect: str                  # proved | refuted | conditional | unchecked
+    inputs: dict
+    attrs: dict
+    condition: str = ""
+    line: int = 0
+
+
+CASE_STATUSES = ("proved", "refuted", "conditional", "unchecked")
+
+
+@dataclass(frozen=True)
 class InputDecl:
+    """An input; a ``variadic`` one (the last) takes one or more tensors, seen by rules as a tuple."""
+
     name: str
     type: str
     doc: str = ""
     optional: bool = False
+    variadic: bool = False
 
 
 @dataclass(frozen=True)
 class OutputDecl:
+    """An output's type and shape rules, and for shape tensors its ``value`` rule.
+
+    A ``variadic`` output (the last) stands for every remaining output of the node: its
+    rules see ``i``, the output's position among them, and ``output_count``.
+    """
+
     name: str
     type: str
     shape: str
     type_fn: Fn = field(repr=False, compare=False)
     shape_fn: Fn = field(repr=False, compare=False)
+    value: str = ""
+    value_fn: Fn | None = field(default=None, repr=False, compare=False)
+    variadic: bool = False
+    optional: bool = False
 
 
 @dataclass(frozen=True)
@@ -113,8 +154,11 @@ class Spec:
     warnings: list[Rule] = field(default_factory=list)
     semantics: dict[str, Any] = field(default_factory=dict)
     semantics_fns: dict[str, Fn] = field(default_factory=dict, repr=False)
+    kernel_inputs: dict[str, str] = field(default_factory=dict)   # kernel argument -> input it passes
     examples: list[Example] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    data: dict = field(default_factory=dict, repr=False)   # the merged file data it was built from
+    family: tuple[str, ...] = ()   # the members of the [family] this spec was built from, in file order
 
     @property
     def name(self) -> str:
@@ -167,6 +211,8 @@ class _FileCtx:
         self.keys: dict[str, int] = {}
         for m in self._KEY.finditer(text):
             self.keys.setdefault(m.group(1), self.line_at(m.start()))
+        self.member = ""                       # the [family] member being built, if any
+        self.member_lets: dict[str, int] = {}  # its own let names -> the line of its entry
 
     def line_at(self, offset: int) -> int:
         return bisect.bisect_right(self.starts, offset)
@@ -183,7 +229,10 @@ class _FileCtx:
         return self.keys.get(key) or self.find(f"{key} =")
 
     def err(self, message: str, line: int = 0) -> SpecError:
-        return SpecError(message, self.path, line)
+        return SpecError(f"[family] member {self.member}: {message}" if self.member else message, self.path, line)
+
+    def let_line(self, name: str) -> int:
+        return self.member_lets.get(name) or self.find_key(name)
 
     def line_for_id(self, rid: str, after: int = 0) -> int:
         return next((ln for ln in self.ids.get(rid, ()) if ln > after), 0)
@@ -228,7 +277,7 @@ def _read(path: Path) -> tuple[dict, _FileCtx]:
 def _merge(base: dict, child: dict) -> dict:
     """Apply a child spec's changes to its parent's (already merged) data."""
     out = copy.deepcopy(base)
-    for key in ("op", "domain", "version", "summary", "source", "semantics", "inputs", "outputs", "deprecated"):
+    for key in ("op", "domain", "version", "summary", "source", "inputs", "outputs", "deprecated"):
         if key in child:
             out[key] = copy.deepcopy(child[key])
     if "deprecated" not in child:
@@ -241,7 +290,7 @@ def _merge(base: dict, child: dict) -> dict:
     for tv, gone in child.get("remove_types", {}).items():
         types[tv] = [t for t in types.get(tv, []) if t not in gone]
     out["types"] = types
-    for key in ("let", "attributes"):
+    for key in ("let", "attributes", "semantics"):
         merged = dict(out.get(key, {}))
         merged.update(child.get(key, {}))
         out[key] = merged
@@ -255,7 +304,10 @@ def _merge(base: dict, child: dict) -> dict:
         for rid in child.get("remove_constraints", []):
             by_id.pop(rid, None)
         out[key] = [by_id[i] for i in order if i in by_id]
-    out["examples"] = list(out.get("examples", [])) + list(child.get("examples", []))
+    # an example expecting an output the child renamed (Min-6 extends Max-6: max -> min) is not inherited
+    names = {o.get("name") for o in out.get("outputs", [])}
+    out["examples"] = [e for e in out.get("examples", []) if set(e.get("expect", {})) <= names] + \
+        list(child.get("examples", []))
     out["notes"] = list(out.get("notes", [])) + list(child.get("notes", []))
     return out
 
@@ -269,13 +321,26 @@ def _compile_rule(ctx: _FileCtx, raw: dict, known: set[str], what: str) -> Rule:
     if not isinstance(text, str):
         raise ctx.err(f"{what} {rid} needs a rule (one line of notation)", line)
     line = ctx.line_for_text(text, line)
-    extra = set(raw) - {"id", "rule", "message", "note", "fix"}
+    extra = set(raw) - {"id", "rule", "message", "note", "fix", "cases", "no_refute", "no_conditional"}
     if extra:
         raise ctx.err(f"{what} {rid}: unknown key(s) {', '.join(sorted(extra))}", line)
     tree = _parse(ctx, text, line, f"{what} {rid}")
     _check_names(ctx, tree, known, line, f"{what} {rid}")
     return Rule(rid, text.strip(), raw.get("message", "").strip(), tree, compile_expr(tree), line,
-                raw.get("note", "").strip(), raw.get("fix", "").strip())
+                raw.get("note", "").strip(), raw.get("fix", "").strip(),
+                cases=tuple(_case(ctx, c, rid, line) for c in raw.get("cases", [])),
+                no_refute=str(raw.get("no_refute", "")).strip(), no_conditional=str(raw.get("no_conditional", "")).strip())
+
+
+def _case(ctx: _FileCtx, raw: Any, rid: str, line: int) -> Case:
+    """``[[constraints.cases]]``: expect, inputs (name -> type text), optional attrs and condition."""
+    if not isinstance(raw, dict) or raw.get("expect") not in CASE_STATUSES or not isinstance(raw.get("inputs"), dict):
+        raise ctx.err(f"constraint {rid}: every case needs expect (one of {', '.join(CASE_STATUSES)}) "
+                      "and inputs (a table of input name -> type)", line)
+    extra = set(raw) - {"expect", "inputs", "attrs", "condition"}
+    if extra:
+        raise ctx.err(f"constraint {rid}: a case has unknown key(s) {', '.join(sorted(extra))}", line)
+    return Case(raw["expect"], dict(raw["inputs"]), dict(raw.get("attrs", {})), str(raw.get("condition", "")), line)
 
 
 def _parse(ctx: _FileCtx, text: str, line: int, what: str) -> Node:
@@ -334,7 +399,7 @@ def _check_lets(ctx: _FileCtx, trees: dict[str, Node]) -> None:
                 path.append(nxt)
 
 
-_FIELDS = {"shape", "dtype", "rank"}  # the fields compile_expr knows
+_FIELDS = {"shape", "dtype", "rank", "value"}  # the fields compile_expr knows
 
 
 def _nodes(tree: Node) -> Iterable[Node]:
@@ -372,18 +437,21 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
     for raw in data.get("inputs", []):
         if "name" not in raw or "type" not in raw:
             raise ctx.err("every input needs a name and a type", ctx.find("[[inputs]]"))
-        spec.inputs.append(InputDecl(raw["name"], raw["type"], raw.get("doc", "").strip(), bool(raw.get("optional", False))))
+        spec.inputs.append(InputDecl(raw["name"], raw["type"], raw.get("doc", "").strip(), bool(raw.get("optional", False)),
+                                     bool(raw.get("variadic", False))))
+    if any(i.variadic for i in spec.inputs[:-1]):
+        raise ctx.err("only the last input can be variadic", ctx.find("variadic"))
     for name, raw in data.get("attributes", {}).items():
         atype = raw.get("type")
         if atype not in ("int", "string", "float", "ints"):
             raise ctx.err(f"attribute {name}: type must be int, string, float or ints, got {atype!r}",
                           ctx.find(f"attributes.{name}"))
         spec.attributes[name] = AttrDecl(name, atype, raw.get("default"), raw.get("doc", "").strip())
-    known = {i.name for i in spec.inputs} | set(spec.attributes) | set(spec.types)
+    known = {i.name for i in spec.inputs} | set(spec.attributes) | set(spec.types) | {"output_count"}
     lets = data.get("let", {})
     known |= set(lets)
     for name, text in lets.items():
-        line = ctx.find_key(name)
+        line = ctx.let_line(name)
         tree = _parse(ctx, text, line, f"let {name}")
         _check_names(ctx, tree, known - {name}, line, f"let {name}")
         spec.lets[name] = (text, compile_expr(tree))
@@ -392,12 +460,19 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
         for key in ("name", "type", "shape"):
             if key not in raw:
                 raise ctx.err(f"every output needs a {key}", line)
+        variadic = bool(raw.get("variadic", False))
         fns = []
-        for key in ("type", "shape"):
+        for key in ("type", "shape", "value"):
+            if key not in raw:
+                fns.append(None)
+                continue
             tree = _parse(ctx, raw[key], line, f"output {raw['name']} {key}")
-            _check_names(ctx, tree, known, line, f"output {raw['name']} {key}")
+            _check_names(ctx, tree, known | ({"i"} if variadic else set()), line, f"output {raw['name']} {key}")
             fns.append(compile_expr(tree))
-        spec.outputs.append(OutputDecl(raw["name"], raw["type"], raw["shape"], fns[0], fns[1]))
+        spec.outputs.append(OutputDecl(raw["name"], raw["type"], raw["shape"], fns[0], fns[1], raw.get("value", ""),
+                                       fns[2], variadic, bool(raw.get("optional", False))))
+    if any(o.variadic for o in spec.outputs[:-1]):
+        raise ctx.err("only the last output can be variadic", ctx.find("variadic"))
     ids: dict[str, int] = {}  # id -> line of its first definition
     for key, target, what in (("constraints", spec.constraints, "constraint"), ("warnings", spec.warnings, "warning")):
         for raw in data.get(key, []):
@@ -410,23 +485,18 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
             target.append(rule)
     let_trees = {name: parse(text) for name, (text, _fn) in spec.lets.items()}
     _check_lets(ctx, let_trees)
+    input_names = {i.name for i in spec.inputs}
     for target in (spec.constraints, spec.warnings):
         for i, r in enumerate(target):
             try:
-                target[i] = dataclasses.replace(r, expanded=unparse(substitute(r.tree, let_trees)))
+                expanded = unparse(substitute(r.tree, let_trees))
             except NotationError as exc:
                 raise ctx.err(f"{r.id}: {exc}", r.line) from None
-    sem = dict(data.get("semantics", {}))
-    if "kind" not in sem:
-        raise ctx.err("missing [semantics] kind (scatter_elements or scatter_nd)", ctx.find("semantics"))
-    spec.semantics = sem
-    for key, text in sem.items():
-        if key == "kind":
-            continue
-        line = ctx.find_key(key)
-        tree = _parse(ctx, str(text), line, f"semantics {key}")
-        _check_names(ctx, tree, known, line, f"semantics {key}")
-        spec.semantics_fns[key] = compile_expr(tree)
+            target[i] = dataclasses.replace(r, expanded=expanded,
+                                            equalities=analysis.equalities(r.tree),
+                                            value_inputs=analysis.reads_values(r.tree, input_names, let_trees),
+                                            leaves=analysis.leaves(r.tree))
+    _build_semantics(spec, dict(data.get("semantics", {})), ctx, known)
     seen = 0
     for i, raw in enumerate(data.get("examples", [])):
         name = raw.get("name", f"example {i + 1}")
@@ -434,6 +504,40 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
         spec.examples.append(Example(name, dict(raw.get("inputs", {})), dict(raw.get("attrs", {})),
                                      dict(raw.get("expect", {})), seen))
     return spec
+
+
+def _build_semantics(spec: Spec, sem: dict, ctx: _FileCtx, known: set[str]) -> None:
+    """``[semantics]`` (optional): the kernel kind and a binding for every kernel argument.
+
+    Each key but ``kind`` names a kernel argument and holds a notation expression; an
+    expression that is a bare input name passes that input's array.
+    """
+    if not sem:
+        return
+    line0 = ctx.find("[semantics]")
+    from ..kernels import KERNELS
+    kind = sem.get("kind")
+    if kind not in KERNELS:
+        raise ctx.err(f"[semantics] kind {kind!r} has no kernel; known kinds are {', '.join(sorted(KERNELS))}", line0)
+    spec.semantics = sem
+    inputs = {i.name for i in spec.inputs}
+    for key, text in sem.items():
+        if key == "kind":
+            continue
+        line = ctx.find(f"{key} =", line0)
+        tree = _parse(ctx, str(text), line, f"semantics {key}")
+        _check_names(ctx, tree, known, line, f"semantics {key}")
+        spec.semantics_fns[key] = compile_expr(tree)
+        if tree.kind == "name" and tree.value in inputs:
+            spec.kernel_inputs[key] = tree.value
+    params = inspect.signature(KERNELS[kind]).parameters.values()
+    required = {p.name for p in params if p.default is p.empty and p.kind is not p.VAR_KEYWORD}
+    accepted = {p.name for p in params}
+    missing, extra = required - set(spec.semantics_fns), set(spec.semantics_fns) - accepted
+    if missing or (extra and not any(p.kind is p.VAR_KEYWORD for p in params)):
+        raise ctx.err(f"[semantics] must bind every argument of kernel {kind!r} by name: "
+                      f"{', '.join(sorted(accepted))}" + (f"; missing {', '.join(sorted(missing))}" if missing else "")
+                      + (f"; unknown {', '.join(sorted(extra))}" if extra else ""), line0)
 
 
 # ---------------------------------------------------------------- registry
@@ -496,45 +600,98 @@ class Registry:
 
 
 def load_files(paths: Iterable[Path], base: Registry | None = None) -> list[Spec]:
-    """Load spec files; ``extends`` may name a spec in these files or in ``base``."""
+    """Load spec files; ``extends`` may name a spec in these files or in ``base``.
+
+    A ``[family]`` file gives one spec per member; a spec name defined twice is an error.
+    """
     raws: dict[str, tuple[dict, _FileCtx]] = {}
+    families: dict[str, tuple[str, ...]] = {}
     for p in paths:
         data, ctx = _read(p)
         for key in ("op", "domain", "version"):
-            if key not in data and "extends" not in data:
+            if key not in data and "extends" not in data and not (key == "op" and "family" in data):
                 raise ctx.err(f"missing required key {key!r}")
-        raws[str(p)] = (data, ctx)
+        for member, mdata, mctx in _family_members(data, ctx):
+            raws[f"{p}#{member}" if member else str(p)] = (mdata, mctx)
+            if member:
+                families[f"{p}#{member}"] = tuple(data["family"])
     # a child's name is known only once its parent is merged, so resolve in rounds
     built: dict[str, dict] = {}
+    where: dict[str, str] = {}   # spec name -> the file that defines it
     pending = dict(raws)
     out: list[Spec] = []
     while pending:
         progressed = False
-        for path, (data, ctx) in list(pending.items()):
+        for key, (data, ctx) in list(pending.items()):
             parent = data.get("extends")
             if parent:
                 pdata = built.get(parent)
                 if pdata is None and base is not None and parent in base.by_name:
-                    pdata = _BASE_RAW.get(parent)
+                    pdata = base.by_name[parent].data
                 if pdata is None:
                     continue
                 full = _merge(pdata, data)
             else:
                 full = data
             spec = build_spec(full, ctx)
+            spec.data = full     # what a spec in another directory that extends this one merges onto
+            if spec.name in where:
+                raise ctx.err(f"{spec.name} is defined twice: here and in {where[spec.name]}",
+                              ctx.find(ctx.member or "version"))
+            where[spec.name] = ctx.path
+            spec.family = families.get(key, ())
             built[spec.name] = full
-            _BASE_RAW[spec.name] = full
             out.append(spec)
-            del pending[path]
+            del pending[key]
             progressed = True
         if not progressed:
-            path, (data, ctx) = next(iter(pending.items()))
+            key, (data, ctx) = next(iter(pending.items()))
             raise ctx.err(f"extends {data.get('extends')!r}, which is no known spec (or the chain is circular)",
                           ctx.find("extends"))
     return out
 
 
-_BASE_RAW: dict[str, dict] = {}
+_SPEC_NAME = re.compile(r"(?:([A-Za-z.]+):)?([A-Za-z_][A-Za-z0-9_]*)-(\d+)")
+
+
+def _family_members(data: dict, ctx: _FileCtx) -> list[tuple[str, dict, _FileCtx]]:
+    """``[family]``: one (member, data, ctx) per member, its lets merged over the file's; else the file itself.
+
+    With ``extends = "Add-13"`` each member extends its own op's version 13 (``Sub-13``).
+    """
+    fam = data.get("family")
+    if fam is None:
+        return [("", data, ctx)]
+    line0 = ctx.find("[family]") or ctx.find("family")
+    if not isinstance(fam, dict) or not fam:
+        raise ctx.err("[family] must be a table of op name -> table of let definitions "
+                      "(Sub = { fn = '\"-\"' }), with at least one member", line0)
+    if "op" in data and data["op"] not in fam:
+        raise ctx.err(f"op {data['op']!r} is not a member of [family] ({', '.join(fam)}); "
+                      "name the first member, or leave op out", ctx.find("op ="))
+    parent = data.get("extends")
+    m = _SPEC_NAME.fullmatch(parent.strip()) if isinstance(parent, str) else None
+    if parent is not None and m is None:
+        raise ctx.err(f"a family file's extends must name a spec as Op-VERSION (Add-13), got {parent!r}",
+                      ctx.find("extends"))
+    base_lets = data.get("let", {})
+    out = []
+    for member, lets in fam.items():
+        line = ctx.find(f"{member} =", line0 - 1 if line0 else 0) or line0
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", member):
+            raise ctx.err(f"[family] member {member!r} is not an op name", line)
+        if not isinstance(lets, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in lets.items()):
+            raise ctx.err(f"[family] member {member} must be a table of let definitions "
+                          f"(name = \"notation\"), got {lets!r}", line)
+        mdata = {k: copy.deepcopy(v) for k, v in data.items() if k != "family"}
+        mdata["op"] = member
+        mdata["let"] = {**base_lets, **lets}
+        if m is not None:
+            mdata["extends"] = f"{m.group(1) + ':' if m.group(1) else ''}{member}-{m.group(3)}"
+        mctx = copy.copy(ctx)
+        mctx.member, mctx.member_lets = member, {name: line for name in lets}
+        out.append((member, mdata, mctx))
+    return out
 
 
 def specs_dir() -> Path:

@@ -1,0 +1,60 @@
+"""Values of shape tensors through the elementwise specs: the patterns exporters write.
+
+torch exports ``Where(Equal(shape, -1), ones, shape)`` before nearly every Expand and Reshape;
+with symbolic dims the shape's value must come out unchanged, since a dim is never -1.
+"""
+from __future__ import annotations
+
+import doctest
+
+import shapecheck
+import shapecheck.kernels.elementwise
+
+
+def _out(op: str, inputs: dict, opset: int = 17, attrs: dict | None = None):
+    res = shapecheck.infer(op, opset, inputs, attrs or {})
+    assert res.status == "valid", res.violations
+    (t,) = res.outputs.values()
+    return t
+
+
+def test_where_equal_minus_one_keeps_a_symbolic_shape():
+    s = _out("Shape", {"data": "float[B,S]"})
+    eq = _out("Equal", {"A": s, "B": "int64[] = -1"})
+    assert str(eq) == "bool[2] = [false, false]"
+    w = _out("Where", {"condition": eq, "X": "int64[2] = [1, 1]", "Y": s})
+    assert str(w) == "int64[2] = [B, S]"
+    # and the Expand it feeds gets the model's dims
+    assert str(_out("Expand", {"input": "float[1,S]", "shape": w})) == "float[B,S]"
+
+
+def test_where_with_an_undecided_condition_keeps_only_agreeing_elements():
+    w = _out("Where", {"condition": "bool[2]", "X": "int64[2] = [N, 1]", "Y": "int64[2] = [N, 4]"})
+    text = str(w)
+    assert text.startswith("int64[2] = [N, ") and "1" not in text.split(",")[-1] and "4" not in text.split(",")[-1]
+
+
+def test_arithmetic_on_shape_values():
+    s = _out("Shape", {"data": "float[B,S,64]"})
+    assert str(_out("Mul", {"A": s, "B": "int64[] = 2"})) == "int64[3] = [2*B, 2*S, 128]"
+    assert str(_out("Div", {"A": s, "B": "int64[] = 2"})) == "int64[3] = [floor(B/2), floor(S/2), 32]"
+    assert str(_out("Sub", {"A": s, "B": "int64[3] = [0, 1, 0]"})) == "int64[3] = [B, S-1, 64]"
+    assert str(_out("Neg", {"X": s})) == "int64[3] = [-B, -S, -64]"
+    assert str(_out("Max", {"data_0": [s, "int64[] = 1"]})) == "int64[3] = [Max(1,B), Max(1,S), 64]"
+    assert str(_out("Relu", {"X": "int64[2] = [N, -3]"})) == "int64[2] = [N, 0]"
+    # comparisons decided by the dims' signs; N < M is not decided
+    assert str(_out("Less", {"A": s, "B": "int64[] = 0"})) == "bool[3] = [false, false, false]"
+    assert str(_out("GreaterOrEqual", {"A": s, "B": "int64[] = 0"})) == "bool[3] = [true, true, true]"
+    undecided = str(_out("Less", {"A": "int64[1] = [N]", "B": "int64[1] = [M]"}))
+    assert undecided.startswith("bool[1] = [") and "true" not in undecided and "false" not in undecided
+
+
+def test_values_that_overflow_their_type_are_not_kept():
+    # int32 2**30 * 4 wraps in onnxruntime; shapecheck keeps no value rather than a wrong one
+    t = _out("Mul", {"A": "int32[1] = [1073741824]", "B": "int32[] = 4"})
+    assert str(t) == "int32[1]"
+
+
+def test_kernel_doctests():
+    res = doctest.testmod(shapecheck.kernels.elementwise)
+    assert res.attempted > 0 and res.failed == 0
