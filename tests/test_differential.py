@@ -272,7 +272,8 @@ def _explore_values(rng, dtype: str, shape) -> np.ndarray:
 def _explore_model(op, opset, inputs, attrs):
     from shapecheck.types import ONNX_CODE_OF, dtype_of_array
     code = {n: (TensorProto.BFLOAT16 if a.dtype == BF16 else ONNX_CODE_OF[dtype_of_array(a)]) for n, a in inputs.items()}
-    vi = lambda n, c, a: helper.make_tensor_value_info(n, c, list(a.shape))  # noqa: E731
+    def vi(n, c, a):
+        return helper.make_tensor_value_info(n, c, list(a.shape))
     nodes, out = [helper.make_node(op, list(inputs), ["y"], **attrs)], vi("y", code["data"], inputs["data"])
     if code["data"] == TensorProto.BFLOAT16:   # onnxruntime hands no bfloat16 back to numpy: cast (exactly)
         nodes.append(helper.make_node("Cast", ["y"], ["y32"], to=TensorProto.FLOAT))
@@ -281,10 +282,10 @@ def _explore_model(op, opset, inputs, attrs):
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
 
 
-def _verdict(fn) -> tuple[str, object]:
+def _verdict(run, model, inputs) -> tuple[str, object]:
     try:
-        return "ok", fn()
-    except Exception:  # a runtime's refusal (load, type check or run): which class it is comes from the case
+        return "ok", run(model, inputs)
+    except Exception:  # noqa: BLE001 -- a runtime's refusal (load, type check or run); the case says which class
         return "refuses", None
 
 
@@ -305,7 +306,7 @@ def test_random_disagreements_are_documented(capsys):
             ours, ours_out = f"refutes {exc.constraint}", None
         model = _explore_model(op, opset, inputs, attrs)
         for runtime, run in (("onnxruntime", run_ort), ("onnx.reference", run_ref)):
-            theirs, out = _verdict(lambda: run(model, inputs))
+            theirs, out = _verdict(run, model, inputs)
             if theirs == "ok" and ours == "ok":
                 want = ours_out.astype(np.float32) if ours_out.dtype == BF16 else ours_out
                 if not np.array_equal(np.asarray(out), want):

@@ -200,7 +200,7 @@ class _FileCtx:
     """A spec file's text and an index of where things are, built once (a rule's line is a lookup)."""
 
     _ID = re.compile(r'"([A-Z][A-Za-z0-9_]*)"')
-    _KEY = re.compile(r'^[ \t]*([^\s=#"\[]+)[ \t]*=', re.M)
+    _KEY = re.compile(r'^[ \t]*([^\s=#"\[]+)[ \t]*=', re.MULTILINE)
 
     def __init__(self, path: Path, text: str):
         self.path, self.text = str(path), text
