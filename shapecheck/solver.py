@@ -136,7 +136,8 @@ def _convert_attr(atype: str, value: Any) -> Any:
         except (TypeError, ValueError, OverflowError):
             return None
         return out if all(v in _INT64 for v in out) else None
-    return None
+    from .spec.layouts import convert_attr   # tensor, sparse_tensor, floats, strings
+    return convert_attr(atype, value)
 
 
 def _versions(spec: Spec, registry: Registry | None) -> list[Spec]:
@@ -160,6 +161,9 @@ def _env(spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any], output
     for name, t in types.items():
         env[name] = (tuple(TensorVal(f"{name}[{i}]", x) for i, x in enumerate(t)) if isinstance(t, tuple)
                      else TensorVal(name, t))
+    for decl in spec.inputs:   # an absent optional input is None: rules test it with present(x)
+        if decl.optional and decl.name not in env:
+            env[decl.name] = None
     for name, (_text, fn) in spec.lets.items():
         env[name] = lazy(fn)
     env["output_count"] = len(spec.outputs) if output_count is None else output_count

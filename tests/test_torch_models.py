@@ -92,12 +92,12 @@ EXPECTED = {
     # hold: batch == batch and 1 == 1
     "kv_cache": dict(opset=18, skipped=30, y="float[batch,seq,2,4]", exit=0, strict_exit=1, nodes=[
         _n("/ScatterND", "ScatterND", "ScatterND-18", "conditional", "float[batch,seq,2,4]",
-           ["/Reshape_output_0.shape[0] == /Expand_1_output_0.shape[0]"])]),
+           ["/Reshape_output_0.shape[0] == batch"])]),
     # cache[:, pos] = new with pos [n_new]: indices = Range(batch)[:,None] + pos -> [batch,n_new,2]
     # (seen as [?,?,2]), updates [batch,n_new,2,4] (seen as [?,n_new,2,4]); both conditions hold
     "kv_cache_window": dict(opset=18, skipped=26, y="float[batch,seq,2,4]", exit=0, strict_exit=1, nodes=[
         _n("/ScatterND", "ScatterND", "ScatterND-18", "conditional", "float[batch,seq,2,4]",
-           ["/Reshape_output_0.shape[0] == /Expand_output_0.shape[0]"])]),
+           ["/Reshape_output_0.shape[0] == batch"])]),
 }
 
 # Two concrete instances per fixture, for onnxruntime: dim_param -> size, plus index inputs in range

@@ -40,5 +40,5 @@ def register(kind: str, *, extent: Callable[..., np.ndarray] | None = None, inde
 
 
 # every kernel module registers itself on import; add a new module to this list
-for _mod in ("scatter", "shape_ops", "elementwise"):
+for _mod in ("scatter", "shape_ops", "elementwise", "layout"):
     import_module(f"{__name__}.{_mod}")

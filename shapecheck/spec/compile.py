@@ -28,7 +28,7 @@ import sympy
 from ..types import Dim, expr_str, normalize_dim, unknown_dim
 from .logic import (NO_VALUE, UNKNOWN, Cond, Env, EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownDType,
                     UnknownRank, UnknownShape, and_, as_cond, lazy, lookup, not_, or_)
-from . import shapes, values
+from . import layouts, shapes, values
 from .notation import Node
 
 Fn = Callable[[Env], Any]
@@ -437,6 +437,7 @@ FUNCTIONS: dict[str, Callable] = {
                                shapes.reshape_shape, shapes.range_len, shapes.slice_dim, shapes.slice_shape,
                                shapes.slice_values, shapes.fresh, shapes.fresh_dims, shapes.otherwise,
                                shapes.total, shapes.unknown, shapes.is_int)},
+    **{f.__name__: f for f in (layouts.absent, layouts.valid_axes, layouts.unsqueeze_shape, layouts.squeeze_shape, layouts.squeezable, layouts.flatten_shape, layouts.is_permutation, layouts.transpose_shape, layouts.tile_shape, layouts.relayout, layouts.transpose_value, layouts.onnx_dtype, layouts.cast_value, layouts.full_value, layouts.tile_value, layouts.given, layouts.constant_tensor)},
 }
 
 # Functions handled by the compiler itself (they take a comprehension or short-circuit).

@@ -36,6 +36,7 @@ from ..errors import SpecError, UsageError
 from ..types import ELEMENT_TYPES, canonical_dtype
 from . import analysis
 from .compile import FUNCTIONS, SPECIAL_FORMS, Fn, compile_expr
+from .layouts import ATTR_TYPES, convert_attr
 from .notation import Node, NotationError, names_in, parse, substitute, unparse
 
 ONNX_DOMAIN = "ai.onnx"
@@ -119,7 +120,7 @@ class OutputDecl:
 @dataclass(frozen=True)
 class AttrDecl:
     name: str
-    type: str  # "int" | "string" | "float" | "ints"
+    type: str  # "int" | "string" | "float" | "ints" | "floats" | "strings" | "tensor" | "sparse_tensor"
     default: Any = None
     doc: str = ""
 
@@ -443,10 +444,16 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
         raise ctx.err("only the last input can be variadic", ctx.find("variadic"))
     for name, raw in data.get("attributes", {}).items():
         atype = raw.get("type")
-        if atype not in ("int", "string", "float", "ints"):
-            raise ctx.err(f"attribute {name}: type must be int, string, float or ints, got {atype!r}",
-                          ctx.find(f"attributes.{name}"))
-        spec.attributes[name] = AttrDecl(name, atype, raw.get("default"), raw.get("doc", "").strip())
+        if atype not in ("int", "string", "float", "ints", *ATTR_TYPES):
+            raise ctx.err(f"attribute {name}: type must be int, string, float, ints, "
+                          f"{', '.join(ATTR_TYPES)}, got {atype!r}", ctx.find(f"attributes.{name}"))
+        default = raw.get("default")
+        if atype in ATTR_TYPES and default is not None:   # a tensor default is written as a type: "float[1] = [0]"
+            default = convert_attr(atype, default)
+            if default is None:
+                raise ctx.err(f"attribute {name}: default {raw.get('default')!r} is no {atype}",
+                              ctx.find(f"attributes.{name}"))
+        spec.attributes[name] = AttrDecl(name, atype, default, raw.get("doc", "").strip())
     known = {i.name for i in spec.inputs} | set(spec.attributes) | set(spec.types) | {"output_count"}
     lets = data.get("let", {})
     known |= set(lets)
