@@ -24,4 +24,4 @@ def infer(op: str, opset: int = 18, inputs: dict[str, Any] | None = None, attrs:
     """
     reg = registry or default_registry()
     spec = reg.resolve(op, opset, domain)
-    return solve(spec, inputs or {}, attrs, opset=opset)
+    return solve(spec, inputs or {}, attrs, opset=opset, registry=reg)

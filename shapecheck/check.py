@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
-from .frontends.graph import Declaration, ModelGraph, ModelNode, is_dead
+from .frontends.graph import Declaration, ModelGraph, ModelNode, NodeInferenceError, is_dead
 from .result import Finding
 from .solve_cache import SolveCache
 from .solver import contradiction_of, equalities, output_slots
@@ -142,17 +142,18 @@ def load_graph(model: Any, registry: Registry, load_external_data: bool = False)
 
 def check_model(model: Any, *, strict: bool = False, registry: Registry | None = None,
                 load_external_data: bool = False, output: str | None = None,
-                specs: list[str] | None = None) -> ModelReport:
+                specs: list[str] | str | None = None, runtime: str | None = None) -> ModelReport:
     """Check every node of a model (path or ModelProto) that has a spec; see ``ModelReport``.
 
-    ``output`` writes an annotated copy (ONNX only); ``specs`` adds spec directories.
+    ``output`` writes an annotated copy (ONNX only); ``specs`` adds spec directories;
+    ``runtime`` (``onnxruntime``, ``openvino``) warns about nodes that runtime cannot run.
     """
     if registry is None:
         from .spec.load import registry_with
         registry = registry_with(specs) if specs else default_registry()
     with _no_gc_pauses():
         graph = load_graph(model, registry, load_external_data)
-        report = check_graph(graph, registry, strict)
+        report = check_graph(graph, registry, strict, runtime)
     if output:
         if graph.format != "onnx":
             raise UsageError("--output writes ONNX models only; this model is OpenVINO IR")
@@ -193,7 +194,11 @@ def annotate(model: Any, *, registry: Registry | None = None):
 
 # ---------------------------------------------------------------- the forward pass
 
-def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> ModelReport:
+def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False, runtime: str | None = None) -> ModelReport:
+    portability = None
+    if runtime:
+        from .runtimes import load_runtime
+        portability = load_runtime(runtime)
     report = ModelReport(model=graph.path, format=graph.format, strict=strict, notes=list(graph.notes))
     env: dict[str, TensorType] = dict(graph.sources)
     origin: dict[str, str] = {k: v for k, v in graph.source_kind.items()}
@@ -218,9 +223,13 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
         if relation is not None:
             relations.setdefault(text, relation)
 
+    report.violations.extend(graph.violations)
     for node in graph.nodes:
         if node.scope and is_dead(graph, node.scope, env):
             dead += 1   # a branch that never runs: its outputs are never produced, its declarations claim nothing
+            continue
+        if node.findings:   # the frontend found the node itself wrong (an undeclared domain)
+            _node_failed(report, env, origin, node, node.findings)
             continue
         spec, resolve_error = resolved.get((node.op_type, node.domain, node.opset, node.version)) or _resolve(registry, node, resolved)
         unchecked = spec is None and resolve_error is not None and resolve_error.startswith(_UNCHECKED)
@@ -231,7 +240,16 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
             resolve_error = None
         if spec is None and resolve_error is None:
             skipped += 0 if unchecked else 1
-            forward = graph.infer_node(node, env) if graph.infer_node is not None else None
+            try:
+                forward = graph.infer_node(node, env) if graph.infer_node is not None else None
+            except NodeInferenceError as exc:
+                skipped -= 0 if unchecked else 1
+                cover(node.op_type, "unknown")
+                _node_failed(report, env, origin, node, [Finding(
+                    "onnx-inference", f"onnx's shape inference for {node.op_type} accepts the node", str(exc),
+                    {i: str(env[i]) for i in node.inputs if i in env},
+                    "make the inputs fit the operator (onnx.checker and onnxruntime refuse this node too)")])
+                continue
             cover(node.op_type, "fallback" if forward else "unknown")
             for t in node.outputs:
                 if not t:
@@ -247,20 +265,16 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
                 _check_declaration(graph, report, env, origin, node, t, assume)
             continue
         if resolve_error is not None:
-            nr = NodeReport(node.name, node.op_type, node.domain, node.opset, "", "invalid", node.location)
-            nr.violations.append(Finding("opset", f"{node.op_type} exists at opset {node.opset}", resolve_error, {},
-                                         "raise the model's opset_import or use another operator"))
-            report.nodes.append(nr)
-            for t in node.outputs:
-                if t:
-                    env[t] = TensorType(None, None)
-                    origin[t] = "unknown"
+            _node_failed(report, env, origin, node, [Finding(
+                "opset", f"{node.op_type} exists at opset {node.opset}", resolve_error, {},
+                "raise the model's opset_import or use another operator")])
             continue
 
         cover(node.op_type, "spec")
         types, sources = _bind_inputs(graph, spec, node, env, origin)
         n_out = len(node.outputs)
-        result = cache.solve(spec, types, node.attrs, opset=node.opset, unknown_attrs="finding", output_count=n_out)
+        result = cache.solve(spec, types, node.attrs, opset=node.opset, unknown_attrs="finding", output_count=n_out,
+                              registry=registry)
         slots = output_slots(spec, n_out)
         outputs = _fresh_per_node(result.outputs, types, node.name,
                                   {key: t for (key, _d, _p), t in zip(slots, node.outputs) if t})
@@ -268,6 +282,8 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
         nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, result.status, node.location,
                         {k: str(v) for k, v in outputs.items()}, list(result.conditions),
                         list(result.violations), list(result.warnings), sources)
+        if portability is not None and result.status != "invalid":
+            nr.warnings.extend(portability.warnings(spec, types, node.attrs))
         report.nodes.append(nr)
         for c in result.conditions:
             assume(c, node.name, relation=result.relations.get(c))
@@ -295,6 +311,16 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
     report.summary = counts
     report.coverage = _coverage_summary(coverage, dead)
     return report
+
+
+def _node_failed(report: ModelReport, env, origin, node: ModelNode, findings: list[Finding]) -> None:
+    """A node found invalid before any spec: reported with ``findings``, its outputs unknown."""
+    nr = NodeReport(node.name, node.op_type, node.domain, node.opset, "", "invalid", node.location)
+    nr.violations.extend(findings)
+    report.nodes.append(nr)
+    for t in node.outputs:
+        if t:
+            env[t], origin[t] = TensorType(None, None), "unknown"
 
 
 def _coverage_summary(by_op: dict[str, dict[str, int]], dead: int) -> dict[str, Any]:

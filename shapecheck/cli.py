@@ -48,6 +48,8 @@ def _build() -> argparse.ArgumentParser:
     c.add_argument("--strict", action="store_true", help="treat remaining conditions and declaration mismatches as failures")
     c.add_argument("--output", metavar="ANNOTATED.onnx", help="write a copy with inferred types in value_info")
     c.add_argument("--load-external-data", action="store_true", help="load external tensor data (off by default)")
+    c.add_argument("--runtime", choices=["onnxruntime", "openvino"],
+                   help="warn about nodes valid by the spec that this runtime cannot run")
 
     d = sub.add_parser("diff", help="what changed between two operator versions, with witnesses", epilog=EPILOG)
     d.add_argument("a", nargs="?", help="a spec name (ScatterND-16) or, with --opset, an operator")
@@ -84,12 +86,15 @@ def parse_attr_value(text: str) -> Any:
     """``1`` -> 1, ``add`` -> "add", ``[1,2]`` -> [1, 2], ``'x'`` -> "x"."""
     t = text.strip()
     if re.fullmatch(r"-?\d+", t):
+        if len(t.lstrip("-")) > 19 or not -(1 << 63) <= int(t) < (1 << 63):
+            raise UsageError(f"bad attribute value {t[:30]!r}: an integer attribute is int64")
         return int(t)
     if t.startswith("["):
         try:
             return json.loads(t)
-        except json.JSONDecodeError:
-            raise UsageError(f"bad attribute value {text!r}: not a JSON list") from None
+        except (ValueError, RecursionError):
+            raise UsageError(f"bad attribute value {t[:30]!r}: not a JSON list (or nested too deeply, "
+                             "or with a number too long)") from None
     if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
         return t[1:-1]
     return t
@@ -148,7 +153,7 @@ def cmd_check(args, out: Console) -> int:
     from .check import check_model
     from .report import render_model_report
     report = check_model(args.model, strict=args.strict, registry=_registry(args),
-                         load_external_data=args.load_external_data, output=args.output)
+                         load_external_data=args.load_external_data, output=args.output, runtime=args.runtime)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:

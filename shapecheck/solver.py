@@ -25,7 +25,7 @@ from .errors import UsageError
 from .result import ConstraintResult, Finding, Result
 from .spec.compile import (EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownDType, UnknownRank, UnknownShape,
                            as_cond, compile_expr, fresh_shape, lazy)
-from .spec.load import Rule, Spec
+from .spec.load import Registry, Rule, Spec
 from .spec.notation import Node, names_in, unparse
 from .types import TensorType, as_tensor_type, expr_str, is_unknown, normalize_dim, numpy_dtype, unknown_dim, valued, value_str
 
@@ -61,7 +61,8 @@ def prepare_inputs(spec: Spec, inputs: dict[str, Any]) -> dict[str, TensorType]:
     return out
 
 
-def prepare_attrs(spec: Spec, attrs: dict[str, Any] | None, unknown: str = "error") -> tuple[dict, list[Finding]]:
+def prepare_attrs(spec: Spec, attrs: dict[str, Any] | None, unknown: str = "error",
+                  registry: Registry | None = None) -> tuple[dict, list[Finding]]:
     """Apply defaults and check types.  ``unknown="error"`` raises; ``"finding"`` returns violations."""
     attrs = dict(attrs or {})
     findings: list[Finding] = []
@@ -70,19 +71,21 @@ def prepare_attrs(spec: Spec, attrs: dict[str, Any] | None, unknown: str = "erro
         decl = spec.attributes.get(name)
         if decl is None:
             have = ", ".join(spec.attributes) or "no attributes"
-            later = _first_version_with_attr(spec, name)
+            later = _first_version_with_attr(spec, name, registry)
             fix = f"remove {name!r}" + (f", or use {later} (opset >= {later.rsplit('-', 1)[1]})" if later else "")
             msg = f"{spec.name} has no attribute {name!r} (it has {have})"
             if unknown == "error":
                 raise UsageError(msg + f"; {fix}")
-            findings.append(Finding("A1", "attributes are declared by the spec", msg, {name: repr(value)}, fix))
+            findings.append(Finding("A1", "attributes are declared by the spec", msg, {name: _repr(value)}, fix))
             continue
         conv = _convert_attr(decl.type, value)
         if conv is None:
-            msg = f"{spec.name} attribute {name!r} must be {decl.type}, got {value!r}"
+            msg = f"{spec.name} attribute {name!r} must be {decl.type}, got {_repr(value)}"
+            if decl.type in ("int", "ints") and not isinstance(value, bool) and _is_int_like(value):
+                msg += f" (an {decl.type} attribute holds int64 values)"
             if unknown == "error":
                 raise UsageError(msg)
-            findings.append(Finding("A2", f"{name} is {decl.type}", msg, {name: repr(value)}, f"give {name} a {decl.type} value"))
+            findings.append(Finding("A2", f"{name} is {decl.type}", msg, {name: _repr(value)}, f"give {name} a {decl.type} value"))
             continue
         out[name] = conv
     for name, decl in spec.attributes.items():
@@ -91,14 +94,32 @@ def prepare_attrs(spec: Spec, attrs: dict[str, Any] | None, unknown: str = "erro
     return out, findings
 
 
+_INT64 = range(-(1 << 63), 1 << 63)
+
+
+def _repr(value: Any) -> str:
+    """A value as a message shows it: short, and never an error (ints past 4300 digits cannot print)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return f"<a {type(value).__name__} too long to print>"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _is_int_like(value: Any) -> bool:
+    if isinstance(value, (list, tuple)):
+        return all(_is_int_like(v) for v in value)
+    return isinstance(value, (int, np.integer)) or (isinstance(value, str) and value.strip().lstrip("-").isdigit())
+
+
 def _convert_attr(atype: str, value: Any) -> Any:
     if atype == "int":
         if isinstance(value, bool):
             return None
         if isinstance(value, (int, np.integer)):
-            return int(value)
-        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-            return int(value)
+            return int(value) if int(value) in _INT64 else None
+        if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value.strip()) <= 20:
+            return _convert_attr(atype, int(value))
         return None
     if atype == "string":
         if isinstance(value, bytes):
@@ -107,25 +128,28 @@ def _convert_attr(atype: str, value: Any) -> Any:
     if atype == "float":
         try:
             return float(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             return None
     if atype == "ints":
         try:
-            return tuple(int(v) for v in value)
-        except (TypeError, ValueError):
+            out = tuple(int(v) for v in value)
+        except (TypeError, ValueError, OverflowError):
             return None
+        return out if all(v in _INT64 for v in out) else None
     from .spec.tensor_attrs import convert_attr   # tensor, sparse_tensor, floats, strings
     return convert_attr(atype, value)
 
 
-def _versions(spec: Spec) -> list[Spec]:
-    """Every shipped version of ``spec``'s operator, for hints that point to another version."""
-    from .spec.load import default_registry
-    return default_registry().versions(spec.op, spec.domain)
+def _versions(spec: Spec, registry: Registry | None) -> list[Spec]:
+    """Every version of ``spec``'s operator in the registry the query was given, for hints."""
+    if registry is None:
+        from .spec.load import default_registry
+        registry = default_registry()
+    return registry.versions(spec.op, spec.domain)
 
 
-def _first_version_with_attr(spec: Spec, name: str) -> str | None:
-    return next((s.name for s in _versions(spec) if s.version > spec.version and name in s.attributes), None)
+def _first_version_with_attr(spec: Spec, name: str, registry: Registry | None) -> str | None:
+    return next((s.name for s in _versions(spec, registry) if s.version > spec.version and name in s.attributes), None)
 
 
 # ---------------------------------------------------------------- environments
@@ -418,10 +442,11 @@ def _disjunction(alt) -> Any:
 
 def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = None, *,
           opset: int | None = None, unknown_attrs: str = "error", hints: bool = True,
-          output_count: int | None = None) -> Result:
-    """Check one query against one spec and infer its outputs (``output_count`` for variadic outputs)."""
+          output_count: int | None = None, registry: Registry | None = None) -> Result:
+    """Check one query against one spec and infer its outputs (``output_count`` for variadic outputs);
+    hints name versions in ``registry``."""
     base = prepare_inputs(spec, inputs)
-    attr_values, attr_findings = prepare_attrs(spec, attrs, unknown_attrs)
+    attr_values, attr_findings = prepare_attrs(spec, attrs, unknown_attrs, registry)
     flat = [x for t in base.values() for x in (t if isinstance(t, tuple) else (t,))]
     symbolic = any(t.dtype is None or t.shape is None or any(type(d) is not int for d in t.shape) or t.sym is not None
                    for t in flat)
@@ -450,7 +475,7 @@ def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = Non
         result.constraints.append(cr)
         if status == "refuted":
             result.violations.append(Finding(rule.id, rule.rule, rule.message, cr.values,
-                                             _fix(spec, rule, env, base, attrs, hints, opset), err))
+                                             _fix(spec, rule, env, base, attrs, hints, registry), err))
         for c, rel in conds:
             if c not in result.conditions:
                 result.conditions.append(c)
@@ -482,7 +507,7 @@ def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = Non
     if spec.deprecated:
         # onnx.checker and onnxruntime reject a deprecated op at the opsets where it is deprecated
         result.violations.append(Finding("deprecated", f"{spec.op} is deprecated at opset {spec.version}",
-                                         spec.deprecated, {}, _deprecation_fix(spec)))
+                                         spec.deprecated, {}, _deprecation_fix(spec, registry)))
 
     if result.violations:
         result.status = "invalid"
@@ -491,8 +516,8 @@ def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = Non
     return result
 
 
-def _deprecation_fix(spec: Spec) -> str:
-    older = [s for s in _versions(spec) if s.version < spec.version and not s.deprecated]
+def _deprecation_fix(spec: Spec, registry: Registry | None) -> str:
+    older = [s for s in _versions(spec, registry) if s.version < spec.version and not s.deprecated]
     fix = "replace the node by its successor named in the message"
     if older:
         fix += f", or keep the model's opset below {spec.version}"
@@ -642,7 +667,7 @@ def _walk(n: Node) -> Iterable[Node]:
             yield from _walk(c)
 
 
-def _fix(spec: Spec, rule: Rule, env: dict, base, attrs, hints: bool, opset) -> str:
+def _fix(spec: Spec, rule: Rule, env: dict, base, attrs, hints: bool, registry: Registry | None) -> str:
     """What would make a refuted rule hold: an expected shape, the allowed values, a later version."""
     parts = []
     t = rule.tree
@@ -664,7 +689,7 @@ def _fix(spec: Spec, rule: Rule, env: dict, base, attrs, hints: bool, opset) -> 
         if isinstance(allowed, frozenset):
             parts.append(f"use one of {', '.join(sorted(map(str, allowed)))}")
     if hints:
-        later = _later_version_accepting(spec, rule, base, attrs)
+        later = _later_version_accepting(spec, base, attrs, registry)
         if later:
             parts.append(f"or raise the opset: {later.name} (opset {later.version}) accepts this")
     if rule.fix:
@@ -672,8 +697,8 @@ def _fix(spec: Spec, rule: Rule, env: dict, base, attrs, hints: bool, opset) -> 
     return "; ".join(parts)
 
 
-def _later_version_accepting(spec: Spec, rule: Rule, base, attrs) -> Spec | None:
-    for s in _versions(spec):
+def _later_version_accepting(spec: Spec, base, attrs, registry: Registry | None) -> Spec | None:
+    for s in _versions(spec, registry):
         if s.version <= spec.version:
             continue
         try:

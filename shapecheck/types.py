@@ -151,7 +151,7 @@ def parse_dim(text: str, where: str = "") -> Dim:
     """
     text = text.strip()
     if text.isdigit():
-        return int(text)
+        return _int64(text, text)
     if text == "?" or text == "":
         return unknown_dim(where or "?")
     toks = []
@@ -159,11 +159,15 @@ def parse_dim(text: str, where: str = "") -> Dim:
     while pos < len(text):
         m = _DIM_TOKEN.match(text, pos)
         if not m or m.end() == pos:
-            raise UsageError(f"bad dimension {text!r}: unexpected {text[pos:]!r}")
+            raise UsageError(f"bad dimension {_short(text)}: unexpected {_short(text[pos:])}")
         pos = m.end()
         toks.append(m.group(1) or m.group(2) or m.group(3) or m.group(4))
     toks = [t for t in toks if t]
+    if len(toks) > MAX_DIM_TOKENS:
+        raise UsageError(f"bad dimension {_short(text)}: {len(toks)} tokens, more than the {MAX_DIM_TOKENS} "
+                         "a dim expression may have")
     i = 0
+    depth = 0
 
     def peek():
         return toks[i] if i < len(toks) else None
@@ -174,24 +178,29 @@ def parse_dim(text: str, where: str = "") -> Dim:
         return toks[i - 1]
 
     def atom():
+        nonlocal depth
         t = take() if peek() is not None else None
         if t is None:
-            raise UsageError(f"bad dimension {text!r}: ends early")
+            raise UsageError(f"bad dimension {_short(text)}: ends early")
+        if t in ("(", "-"):
+            depth += 1
+            if depth > MAX_DIM_NESTING:
+                raise UsageError(f"bad dimension {_short(text)}: nests more than {MAX_DIM_NESTING} levels deep")
         if t == "(":
             v = add()
             if peek() != ")":  # peek, not take: at the end of the text there is no token to take
-                raise UsageError(f"bad dimension {text!r}: missing ')'")
+                raise UsageError(f"bad dimension {_short(text)}: missing ')'")
             take()
             return v
         if t == "-":
             return -atom()
         if t.isdigit():
-            return sympy.Integer(int(t))
+            return sympy.Integer(_int64(t, text))
         if t == "?":
             return unknown_dim(where or "?")
         if re.match(r"[A-Za-z_]", t):
             return symbol(t)
-        raise UsageError(f"bad dimension {text!r}: unexpected {t!r}")
+        raise UsageError(f"bad dimension {_short(text)}: unexpected {t!r}")
 
     def mul():
         v = atom()
@@ -211,8 +220,25 @@ def parse_dim(text: str, where: str = "") -> Dim:
 
     v = add()
     if i != len(toks):
-        raise UsageError(f"bad dimension {text!r}: unexpected {toks[i]!r}")
+        raise UsageError(f"bad dimension {_short(text)}: unexpected {toks[i]!r}")
     return normalize_dim(v)
+
+
+MAX_DIM_NESTING = 32
+MAX_DIM_TOKENS = 400
+INT64_MAX = (1 << 63) - 1
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 60 else text[:60] + "...")
+
+
+def _int64(digits: str, text: str) -> int:
+    """A dim literal; ONNX dims are int64 (and Python refuses more than 4300 digits)."""
+    if len(digits) > 19 or int(digits) > INT64_MAX:
+        raise UsageError(f"bad dimension {_short(text)}: {digits[:20]}{'...' if len(digits) > 20 else ''} "
+                         f"is larger than an int64 dim can be ({INT64_MAX})")
+    return int(digits)
 
 
 def normalize_dim(d: Any) -> Dim:
@@ -341,25 +367,25 @@ def parse_type(text: str, name: str = "") -> TensorType:
     """
     m = _TYPE_RE.match(text)
     if not m:
-        raise UsageError(f"bad tensor type {text!r}{_for(name)}: expected ELEMTYPE[DIM,...] such as float[N,4], "
+        raise UsageError(f"bad tensor type {_short(text)}{_for(name)}: expected ELEMTYPE[DIM,...] such as float[N,4], "
                          "optionally followed by '= VALUE' for a constant")
     elem, dims_text, value_text = m.group(1), m.group(2), m.group(3)
     try:
         dtype = None if elem == "?" else canonical_dtype(elem)
     except UsageError as exc:
-        raise UsageError(f"bad tensor type {text!r}{_for(name)}: {exc}") from None
+        raise UsageError(f"bad tensor type {_short(text)}{_for(name)}: {exc}") from None
     shape: tuple[Dim, ...] | None = None
     if dims_text is not None:
         parts = [p for p in dims_text.split(",")] if dims_text.strip() else []
         if any(not p.strip() for p in parts):
-            raise UsageError(f"bad tensor type {text!r}{_for(name)}: an empty dimension; write ? for an unknown dim")
+            raise UsageError(f"bad tensor type {_short(text)}{_for(name)}: an empty dimension; write ? for an unknown dim")
         try:
             shape = tuple(parse_dim(p, f"{name}.shape[{i}]" if name else "?") for i, p in enumerate(parts))
         except UsageError as exc:  # say which type (and input) the bad dim is in
-            raise UsageError(f"bad tensor type {text!r}{_for(name)}: {exc}") from None
+            raise UsageError(f"bad tensor type {_short(text)}{_for(name)}: {exc}") from None
         for d in shape:
             if type(d) is int and d < 0:
-                raise UsageError(f"bad tensor type {text!r}{_for(name)}: dims cannot be negative")
+                raise UsageError(f"bad tensor type {_short(text)}{_for(name)}: dims cannot be negative")
     value = None
     if value_text is not None:
         try:
@@ -368,18 +394,21 @@ def parse_type(text: str, name: str = "") -> TensorType:
             sym = _symbolic_value(value_text, dtype, shape)
             if sym is not None:
                 return sym
-            raise UsageError(f"bad constant value in {text!r}{_for(name)}: {exc.msg}; "
+            raise UsageError(f"bad constant value in {_short(text)}{_for(name)}: {exc.msg}; "
                              "write it as a JSON list such as [[0],[3]], or dims such as [N, 12]") from None
+        except (ValueError, RecursionError) as exc:   # past 4300 digits; lists nested too deeply
+            why = "lists nest too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
+            raise UsageError(f"bad constant value in {_short(text)}{_for(name)}: {why}") from None
         if dtype is None:
-            raise UsageError(f"constant {text!r}{_for(name)} needs an element type")
+            raise UsageError(f"constant {_short(text)}{_for(name)} needs an element type")
         try:
             value = np.array(raw, dtype=numpy_dtype(dtype))
-        except (ValueError, TypeError) as exc:
-            raise UsageError(f"bad constant value in {text!r}{_for(name)}: {exc}") from None
+        except (ValueError, TypeError, OverflowError) as exc:
+            raise UsageError(f"bad constant value in {_short(text)}{_for(name)}: {exc}") from None
         if shape is None:
             shape = tuple(value.shape)
         elif all(type(d) is int for d in shape) and tuple(shape) != value.shape:
-            raise UsageError(f"constant {text!r}{_for(name)}: the value has shape {list(value.shape)}, "
+            raise UsageError(f"constant {_short(text)}{_for(name)}: the value has shape {list(value.shape)}, "
                              f"not {[dim_str(d) for d in shape]}")
         else:
             shape = tuple(value.shape)

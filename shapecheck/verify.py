@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 import sympy
 
-from .errors import ConstraintError, ShapeCheckError
-from .execute import execute
+from .errors import ConstraintError, ShapeCheckError, UsageError
+from .execute import run_spec
 from .kernels import EXTENTS, INDEX_ARG
 from .result import Result
 from .solver import _value_inputs, prepare_attrs, prepare_inputs, solve, spec_env
@@ -39,6 +39,8 @@ from .types import ELEMENT_TYPES, TensorType, numpy_dtype, unknown_dim
 
 _MAX_RANK = 4          # ranks drawn for inputs of unknown rank
 _TRIES = 60            # attempts to satisfy (or break) a query's conditions
+_MAX_ELEMENTS = 1 << 24  # elements over all inputs of one drawn instance
+_MAX_SAMPLES = 10_000
 
 
 @dataclass
@@ -119,15 +121,18 @@ def verify(op: str, opset: int, inputs: dict[str, str], attrs: dict | None = Non
     True
     """
     attrs = dict(attrs or {})
+    if not 1 <= samples <= _MAX_SAMPLES:
+        raise UsageError(f"verify draws 1 to {_MAX_SAMPLES} samples, not {samples}")
     reg = registry or default_registry()
     spec = reg.resolve(op, opset)
     base = prepare_inputs(spec, inputs)           # UsageError for a bad or missing input
     prepare_attrs(spec, attrs)                    # UsageError for an unknown or ill-typed attribute
-    top = solve(spec, base, attrs, opset=opset)
+    top = solve(spec, base, attrs, opset=opset, registry=reg)
+    _refuse_huge(spec, base)
     rng = np.random.default_rng(seed)
     rep = VerifyReport(spec.qualified_op, opset, spec.name, {k: str(v) for k, v in inputs.items()}, attrs,
                        top.status, list(top.conditions), seed)
-    drawer = _Drawer(spec, base, attrs, rng)
+    drawer = _Drawer(spec, base, attrs, rng, reg)
     for i in range(samples):
         rep.samples.append(drawer.sample(i, _intent(top, i, rng)))
     return rep
@@ -143,8 +148,9 @@ def _intent(top: Result, i: int, rng: np.random.Generator) -> str:
 
 
 class _Drawer:
-    def __init__(self, spec: Spec, base: dict[str, TensorType], attrs: dict, rng: np.random.Generator):
-        self.spec, self.base, self.attrs, self.rng = spec, base, attrs, rng
+    def __init__(self, spec: Spec, base: dict[str, TensorType], attrs: dict, rng: np.random.Generator,
+                 registry: Registry):
+        self.spec, self.base, self.attrs, self.rng, self.registry = spec, base, attrs, rng, registry
         self.value_inputs = set().union(*(_value_inputs(spec, r) for r in spec.constraints)) if spec.constraints else set()
         self.cache: dict[tuple, tuple[dict[str, TensorType], Result]] = {}
 
@@ -162,7 +168,7 @@ class _Drawer:
                                        tuple(unknown_dim(f"{n}.shape[{i}]") for i in range(ranks[n]))
                                        if n in ranks else t.shape, t.value)
                          for n, t in self.base.items()}
-                self.cache[key] = (types, solve(self.spec, types, self.attrs))
+                self.cache[key] = (types, solve(self.spec, types, self.attrs, registry=self.registry))
             types, res = self.cache[key]
             best = (types, res, {f"rank({n})": r for n, r in ranks.items()})
             if intent != "satisfy" or res.status != "invalid":
@@ -242,6 +248,7 @@ class _Drawer:
         unchecked = {c.id for c in res.constraints if c.status == "unchecked"}
         shapes = {n: tuple(int(_at(d, sub)) if isinstance(d, sympy.Basic) else d for d in t.shape)
                   for n, t in types.items()}
+        _refuse_huge(self.spec, {n: TensorType(t.dtype, shapes[n]) for n, t in types.items()})
         arrays: dict[str, np.ndarray] = {}
         for n, t in types.items():
             if t.value is not None:
@@ -372,7 +379,7 @@ class _Drawer:
         if s.intent == "bad-index" and values_state == "bad" and concrete.ok:
             problems.append("an out-of-range index value was accepted")
         try:
-            out = execute(self.spec.qualified_op, self.spec.version, arrays, self.attrs)
+            out, _ = run_spec(self.spec, arrays, self.attrs)   # this very spec, not one found again by name
             got = next(iter(out.values()))
             s.executor = f"ok {_type_text(got, self._out_dtype(concrete))}"
             if not concrete.ok:
@@ -402,6 +409,22 @@ class _Drawer:
 
 
 # ---------------------------------------------------------------- helpers
+
+def _refuse_huge(spec: Spec, types: dict[str, TensorType]) -> None:
+    """A UsageError for an instance with more elements than verify can build in memory."""
+    total = 0
+    for n, t in types.items():
+        if t.shape is None or t.value is not None:
+            continue
+        count = 1
+        for d in t.shape:
+            count *= d if type(d) is int else 1
+        total += count
+        if total > _MAX_ELEMENTS:
+            raise UsageError(f"verify {spec.name}: input {n} of shape {t.shape_str()} makes an instance of "
+                             f"{total} or more elements, above the {_MAX_ELEMENTS} verify builds; "
+                             "use smaller concrete dims or symbols (verify draws small values for them)")
+
 
 def _ids(findings) -> set[str]:
     return {i for f in findings for i in f.constraint.split("+")}

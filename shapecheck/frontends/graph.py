@@ -35,6 +35,7 @@ class ModelNode:
     branches: dict[str, list[str]] = field(default_factory=dict)   # subgraph attribute -> its output names
     proto: Any = None         # the frontend's own node object, for its per-node inference
     version: str = ""         # the version text the model gives (an IR layer's "opset12"), when it has one
+    findings: list = field(default_factory=list)   # what the frontend found wrong with the node itself
 
 
 @dataclass
@@ -55,6 +56,7 @@ class ModelGraph:
     declared: dict[str, Declaration] = field(default_factory=dict)
     opsets: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    violations: list = field(default_factory=list)   # model-level findings (a graph that is not well formed)
     proto: Any = None         # the loaded model, for annotate()
     # control flow: the scope of an If branch -> (its condition tensor, the value that runs it).
     # A branch whose condition is a known constant of the other value never runs: its nodes are dead.
@@ -62,6 +64,10 @@ class ModelGraph:
     # the frontend's forward inference for a node without a spec: (node, types so far) ->
     # {output: (type, origin)}, or None to use ``fallback``
     infer_node: Callable[[ModelNode, dict], dict | None] | None = None
+
+
+class NodeInferenceError(Exception):
+    """A frontend's inference for a node without a spec found a real contradiction (onnx's message)."""
 
 
 def is_dead(graph: ModelGraph, scope: str, env: dict) -> bool:

@@ -20,7 +20,7 @@ import sympy
 
 from ..spec.load import ONNX_DOMAIN
 from ..types import ONNX_CODE_OF, TensorType, dim_str, is_unknown, tensor_type_of
-from .graph import ModelNode
+from .graph import ModelNode, NodeInferenceError
 
 _MAX_FOLD = 4096   # elements: larger constants are left to inference
 
@@ -114,7 +114,11 @@ class NodeInference:
         try:
             out = onnx.shape_inference.infer_node_outputs(schema, node.proto, types, data, None,
                                                           self.opset_imports, self.ir_version)
-        except Exception:  # onnx could not infer this node from these types: use the whole-graph result
+        except onnx.shape_inference.InferenceError as exc:
+            # a contradiction between known facts: unknown dims travel as distinct dim_params and
+            # unknown ranks without a shape, and onnx never finds those contradictory
+            raise NodeInferenceError(_first_line(exc)) from None
+        except Exception:  # onnx could not infer this node from these types (an input type unknown, ...)
             return None
         result = {}
         for name in node.outputs:
@@ -149,3 +153,11 @@ class NodeInference:
             if d.HasField("dim_param") and d.dim_param in self.unknowns:
                 dims[i] = self.unknowns[d.dim_param]
         return TensorType(t.dtype, tuple(dims))
+
+
+def _first_line(exc: Exception) -> str:
+    """onnx's message without its ``[ShapeInferenceError]`` prefixes and trailing lines."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    while text.startswith("["):
+        text = text.split("]", 1)[1].strip() if "]" in text else text[1:]
+    return text[:300]

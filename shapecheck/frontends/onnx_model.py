@@ -14,23 +14,35 @@ from typing import Any
 
 import numpy as np
 
+from ..atomic import refuse_inputs, write_atomic
 from ..errors import UsageError
+from ..result import Finding
 from ..spec.load import normalize_domain
 from ..types import ONNX_CODES, TensorType, parse_dim, symbol, unknown_dim
 from .graph import Declaration, ModelGraph, ModelNode, model_file
+from .wellformed import check_wellformed
 
 _MAX_CONST = 1 << 20   # constants larger than this are kept as types only
 
 
 def load_model(source: Any, load_external_data: bool = False):
-    """A ModelProto from a path or a ModelProto (a copy is never needed: nothing is written to it)."""
+    """(model, path, model as stored) from a path or a ModelProto; nothing is ever written to them.
+
+    With ``load_external_data`` the first has the external tensors' data and the last keeps
+    their references, which is what an annotated copy writes.
+    """
     import onnx
     from google.protobuf.message import DecodeError
     if isinstance(source, onnx.ModelProto):
-        return source, "<ModelProto>"
+        return source, "<ModelProto>", source
     path = model_file(source)
     try:
-        model = onnx.load(str(path), load_external_data=load_external_data)
+        stored = model = onnx.load(str(path), load_external_data=False)
+        if load_external_data:
+            from onnx.external_data_helper import load_external_data_for_model
+            model = onnx.ModelProto()
+            model.CopyFrom(stored)
+            load_external_data_for_model(model, str(path.parent))
     except DecodeError as exc:
         raise UsageError(f"{path}: not an ONNX model (the protobuf does not parse: {exc}); "
                          "is the file truncated or of another format?") from None
@@ -41,7 +53,7 @@ def load_model(source: Any, load_external_data: bool = False):
     if not model.HasField("graph") or (not model.graph.node and not model.graph.input and not model.opset_import):
         raise UsageError(f"{path}: not an ONNX model (no graph, no opset_import); "
                          "is it another format or an empty file?")
-    return model, str(path)
+    return model, str(path), stored
 
 
 @lru_cache(maxsize=1 << 14)
@@ -65,7 +77,7 @@ def tensor_type_from_proto(tp, tensor: str) -> TensorType:
         return TensorType(dtype, None)
     dims = []
     for i, d in enumerate(tt.shape.dim):
-        if d.HasField("dim_value"):
+        if d.HasField("dim_value") and d.dim_value >= 0:
             dims.append(int(d.dim_value))
         elif d.HasField("dim_param") and d.dim_param and not d.dim_param.startswith("unk__"):
             dims.append(dim_from_param(d.dim_param))
@@ -169,11 +181,11 @@ def _onnx_inference(model, needed: bool) -> tuple[dict[str, TensorType], list[st
 def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelGraph:
     """Read an ONNX model into a ``ModelGraph`` (nothing is written to the model)."""
     import onnx
-    model, path = load_model(source, load_external_data)
+    model, path, stored = load_model(source, load_external_data)
     opsets: dict[str, int] = {}
     for imp in model.opset_import:
         opsets[normalize_domain(imp.domain)] = int(imp.version)
-    graph = ModelGraph(path=path, format="onnx", opsets=opsets, proto=model)
+    graph = ModelGraph(path=path, format="onnx", opsets=opsets, proto=stored)
     needs_onnx = [False]
     counter = [0]
 
@@ -208,10 +220,13 @@ def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelG
                     graph.sources[n.output[0]] = t
                     graph.source_kind[n.output[0]] = "constant"
                     continue
+            findings = []
             if domain not in opsets:
-                raise UsageError(f"{path}: node {full!r} ({n.op_type}) uses domain {n.domain or 'ai.onnx'!r}, "
-                                 f"which the model's opset_import does not declare (it declares "
-                                 f"{', '.join(repr(d) for d in opsets) or 'nothing'}); add an opset_import entry")
+                findings.append(Finding(
+                    "domain", "a node's domain is declared in opset_import",
+                    f"{n.op_type} is in domain {n.domain or 'ai.onnx'!r}, which the model's opset_import does not "
+                    f"declare (it declares {', '.join(repr(d) for d in opsets) or 'nothing'})",
+                    {"domain": n.domain or "ai.onnx"}, f"add an opset_import entry for {n.domain or 'ai.onnx'!r}"))
             if not registry.has_op(n.op_type, domain):
                 needs_onnx[0] = True
             attrs = {a.name: _attr_value(a) for a in n.attribute
@@ -219,10 +234,15 @@ def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelG
             branches = {aname if k is None else f"{aname}[{k}]": [o.name for o in sg.output]
                         for _n, aname, k, sg in _subgraphs([n])}
             graph.nodes.append(ModelNode(full, n.op_type, domain, opsets.get(domain), list(n.input),
-                                         list(n.output), attrs, scope, f"node {full!r} (#{idx})", branches, n))
+                                         list(n.output), attrs, scope, f"node {full!r} (#{idx})", branches, n,
+                                         findings=findings))
 
+    wf = check_wellformed(model)
+    graph.violations.extend(wf.violations)
+    graph.notes.extend(wf.notes)
     walk(model.graph, "", True)
-    graph.fallback, graph.notes = _onnx_inference(model, needs_onnx[0])
+    graph.fallback, notes = _onnx_inference(model, needs_onnx[0])
+    graph.notes.extend(notes)
     if needs_onnx[0]:
         from .onnx_forward import NodeInference
         graph.infer_node = NodeInference(model)
@@ -230,18 +250,50 @@ def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelG
 
 
 def write_annotated(model, types: dict[str, TensorType], out_path: str, source_path: str) -> None:
-    """Write a copy of ``model`` whose value_info and graph outputs carry the inferred types."""
+    """Write a copy of ``model`` whose value_info and graph outputs carry the inferred types.
+
+    The copy is serialized here, never through ``onnx.save``: that writes the raw data of
+    external tensors back into their data files.  External references stay as they are,
+    and the output may be none of the model's files (the model, its external data).
+    """
     import onnx
-    if source_path and os.path.abspath(out_path) == os.path.abspath(source_path):
-        raise UsageError(f"--output {out_path} is the input model; shapecheck never modifies a model in place: "
-                         "choose another path")
+    inputs = [source_path, *external_files(model, source_path)] if source_path and source_path != "<ModelProto>" else []
+    refuse_inputs(out_path, inputs, "--output")
     m = onnx.ModelProto()
     m.CopyFrom(model)
     annotate_proto(m, types)
     try:
-        onnx.save(m, out_path)
-    except OSError as exc:
-        raise UsageError(f"cannot write {out_path}: {exc.strerror}") from None
+        data = m.SerializeToString()
+    except ValueError as exc:  # protobuf's 2 GB limit
+        raise UsageError(f"cannot write {out_path}: the annotated model cannot be serialized ({exc})") from None
+    write_atomic(out_path, data, inputs=inputs, what="--output")
+
+
+def external_files(model, source_path: str) -> list[str]:
+    """The files a model's external tensors name, resolved against the model's directory."""
+    import onnx
+    base = os.path.dirname(os.path.abspath(source_path))
+    out: list[str] = []
+
+    def tensors(g):
+        yield from g.initializer
+        for n in g.node:
+            for a in n.attribute:
+                if a.HasField("t"):
+                    yield a.t
+                yield from a.tensors
+                if a.type == onnx.AttributeProto.GRAPH:
+                    yield from tensors(a.g)
+                for sg in a.graphs:
+                    yield from tensors(sg)
+    for t in tensors(model.graph):
+        if t.data_location == onnx.TensorProto.EXTERNAL:
+            loc = next((e.value for e in t.external_data if e.key == "location"), "")
+            if loc:
+                path = os.path.join(base, loc)
+                if path not in out:
+                    out.append(path)
+    return out
 
 
 def annotate_proto(m, types: dict[str, TensorType]) -> None:

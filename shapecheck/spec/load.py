@@ -16,6 +16,7 @@ makes each member extend its own op's version 13 (``Sub-13``).
 """
 from __future__ import annotations
 
+import bisect
 import copy
 import dataclasses
 import inspect
@@ -193,48 +194,85 @@ def normalize_domain(domain: str) -> str:
 
 # ---------------------------------------------------------------- loading
 
-def _line_of(lines: list[str], needle: str, start: int = 0) -> int:
-    for i in range(start, len(lines)):
-        if needle in lines[i]:
-            return i + 1
-    return 0
+MAX_SPEC_BYTES = 1 << 18   # a spec file is a page of text; the largest shipped one is about 5 KB
+MAX_LET_CHAIN = 32         # lets defined through lets defined through lets ...
 
 
 class _FileCtx:
+    """A spec file's text and an index of where things are, built once (a rule's line is a lookup)."""
+
+    _ID = re.compile(r'"([A-Z][A-Za-z0-9_]*)"')
+    _KEY = re.compile(r'^[ \t]*([^\s=#"\[]+)[ \t]*=', re.MULTILINE)
+
     def __init__(self, path: Path, text: str):
-        self.path, self.lines = str(path), text.splitlines()
+        self.path, self.text = str(path), text
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.ids: dict[str, list[int]] = {}
+        for m in self._ID.finditer(text):
+            self.ids.setdefault(m.group(1), []).append(self.line_at(m.start()))
+        self.keys: dict[str, int] = {}
+        for m in self._KEY.finditer(text):
+            self.keys.setdefault(m.group(1), self.line_at(m.start()))
         self.member = ""                       # the [family] member being built, if any
         self.member_lets: dict[str, int] = {}  # its own let names -> the line of its entry
+
+    def line_at(self, offset: int) -> int:
+        return bisect.bisect_right(self.starts, offset)
+
+    def find(self, needle: str, start: int = 0) -> int:
+        """1-based line of the first ``needle`` at or after 0-based line ``start``; 0 when absent."""
+        if not needle or start >= len(self.starts):
+            return 0
+        off = self.text.find(needle, self.starts[start])
+        return 0 if off < 0 else self.line_at(off)
+
+    def find_key(self, key: str) -> int:
+        """The line of ``key = ...`` (a let, a semantics parameter)."""
+        return self.keys.get(key) or self.find(f"{key} =")
 
     def err(self, message: str, line: int = 0) -> SpecError:
         return SpecError(f"[family] member {self.member}: {message}" if self.member else message, self.path, line)
 
     def let_line(self, name: str) -> int:
-        return self.member_lets.get(name) or _line_of(self.lines, f"{name} =")
+        return self.member_lets.get(name) or self.find_key(name)
 
-    def line_for_id(self, rid: str) -> int:
-        return _line_of(self.lines, f'"{rid}"')
+    def line_for_id(self, rid: str, after: int = 0) -> int:
+        return next((ln for ln in self.ids.get(rid, ()) if ln > after), 0)
 
     def line_for_text(self, text: str, near: int = 0) -> int:
         probe = text.strip().splitlines()[0][:40] if text.strip() else text
-        return _line_of(self.lines, probe, max(near - 1, 0)) or _line_of(self.lines, probe) or near
+        return self.find(probe, max(near - 1, 0)) or self.find(probe) or near
 
 
 def _read(path: Path) -> tuple[dict, _FileCtx]:
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_SPEC_BYTES + 1)
     except OSError as exc:
         raise SpecError(f"cannot read spec: {exc.strerror}", str(path)) from None
+    if len(raw) > MAX_SPEC_BYTES:
+        raise SpecError(f"the file is larger than {MAX_SPEC_BYTES} bytes, the most a spec file may be "
+                        "(one operator version is a page of text)", str(path))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise SpecError(f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start} cannot be decoded "
+                        f"({exc.reason}); save the spec as UTF-8", str(path), line) from None
     ctx = _FileCtx(path, text)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"line (\d+)", str(exc))
         raise ctx.err(f"not valid TOML: {exc}", int(m.group(1)) if m else 0) from None
+    except RecursionError:
+        raise ctx.err("not valid TOML for shapecheck: arrays or tables nest too deeply") from None
+    except ValueError as exc:  # an integer past Python's 4300-digit limit
+        raise ctx.err(f"not valid TOML for shapecheck: {exc}") from None
     unknown = set(data) - _TOP_KEYS
     if unknown:
         raise ctx.err(f"unknown key(s) {', '.join(sorted(unknown))}; a spec has "
-                      f"{', '.join(sorted(_TOP_KEYS))}", _line_of(ctx.lines, sorted(unknown)[0]))
+                      f"{', '.join(sorted(_TOP_KEYS))}", ctx.find(sorted(unknown)[0]))
     return data, ctx
 
 
@@ -319,7 +357,16 @@ def _parse(ctx: _FileCtx, text: str, line: int, what: str) -> Node:
     try:
         return _parse_text(text)
     except NotationError as exc:
-        raise ctx.err(f"{what}: {exc} at column {exc.column + 1} of `{text.strip()}`", line) from None
+        raise ctx.err(f"{what}: {exc} at column {exc.column + 1} of `{_excerpt(text.strip(), exc.column)}`",
+                      line) from None
+
+
+def _excerpt(text: str, column: int, width: int = 80) -> str:
+    """``text`` as it fits in a message: around ``column`` when it is long."""
+    if len(text) <= width:
+        return text
+    lo = max(0, min(column - width // 2, len(text) - width))
+    return ("..." if lo else "") + text[lo:lo + width] + ("..." if lo + width < len(text) else "")
 
 
 def _check_names(ctx: _FileCtx, tree: Node, known: set[str], line: int, what: str) -> None:
@@ -334,6 +381,32 @@ def _check_names(ctx: _FileCtx, tree: Node, known: set[str], line: int, what: st
     for n in _nodes(tree):
         if n.kind == "attr" and n.value not in _FIELDS:
             raise ctx.err(f"{what}: unknown field .{n.value}; a tensor has {', '.join(sorted(_FIELDS))}", line)
+
+
+def _check_lets(ctx: _FileCtx, trees: dict[str, Node]) -> None:
+    """A let that reaches itself through others, or a chain of lets too long to evaluate, is an error."""
+    deps = {name: sorted(names_in(t) & set(trees)) for name, t in trees.items()}
+    depth: dict[str, int] = {}
+    for root in trees:
+        stack, path = [(root, iter(deps[root]))], [root]
+        while stack:
+            name, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                stack.pop()
+                path.pop()
+                depth[name] = 1 + max((depth[d] for d in deps[name]), default=0)
+                if depth[name] > MAX_LET_CHAIN:
+                    raise ctx.err(f"let {name} is defined through a chain of more than {MAX_LET_CHAIN} lets; "
+                                  "shapecheck evaluates at most that many", ctx.find_key(name))
+                continue
+            if nxt in path:
+                cycle = " -> ".join(path[path.index(nxt):] + [nxt])
+                raise ctx.err(f"let {nxt} refers to itself ({cycle}); a let must be defined without itself",
+                              ctx.find_key(nxt))
+            if nxt not in depth:
+                stack.append((nxt, iter(deps[nxt])))
+                path.append(nxt)
 
 
 _FIELDS = {"shape", "dtype", "rank", "value"}  # the fields compile_expr knows
@@ -360,7 +433,7 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
         if key not in data:
             raise ctx.err(f"missing required key {key!r}")
     if not isinstance(data["version"], int):
-        raise ctx.err("version must be an integer", _line_of(ctx.lines, "version"))
+        raise ctx.err("version must be an integer", ctx.find_key("version"))
     domain = normalize_domain(str(data["domain"]))
     spec = Spec(op=data["op"], domain=domain, version=data["version"], file=ctx.path,
                 summary=data.get("summary", "").strip(), source=data.get("source", ""),
@@ -369,31 +442,31 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
     see_also = data.get("see_also", [])
     if not isinstance(see_also, list) or not all(isinstance(x, str) and x.strip() for x in see_also):
         raise ctx.err("see_also must be a list of spec names such as \"openvino:ScatterNDUpdate-15\"",
-                      _line_of(ctx.lines, "see_also"))
+                      ctx.find_key("see_also"))
     spec.see_also = [x.strip() for x in see_also]
     for tv, members in data.get("types", {}).items():
         try:
             spec.types[tv] = frozenset(canonical_dtype(m) for m in members)
         except UsageError as exc:
-            raise ctx.err(f"type set {tv}: {exc}", _line_of(ctx.lines, tv)) from None
+            raise ctx.err(f"type set {tv}: {exc}", ctx.find(tv)) from None
     for raw in data.get("inputs", []):
         if "name" not in raw or "type" not in raw:
-            raise ctx.err("every input needs a name and a type", _line_of(ctx.lines, "[[inputs]]"))
+            raise ctx.err("every input needs a name and a type", ctx.find("[[inputs]]"))
         spec.inputs.append(InputDecl(raw["name"], raw["type"], raw.get("doc", "").strip(), bool(raw.get("optional", False)),
                                      bool(raw.get("variadic", False))))
     if any(i.variadic for i in spec.inputs[:-1]):
-        raise ctx.err("only the last input can be variadic", _line_of(ctx.lines, "variadic"))
+        raise ctx.err("only the last input can be variadic", ctx.find("variadic"))
     for name, raw in data.get("attributes", {}).items():
         atype = raw.get("type")
         if atype not in ("int", "string", "float", "ints", *ATTR_TYPES):
             raise ctx.err(f"attribute {name}: type must be int, string, float, ints, "
-                          f"{', '.join(ATTR_TYPES)}, got {atype!r}", _line_of(ctx.lines, f"attributes.{name}"))
+                          f"{', '.join(ATTR_TYPES)}, got {atype!r}", ctx.find(f"attributes.{name}"))
         default = raw.get("default")
         if atype in ATTR_TYPES and default is not None:   # a tensor default is written as a type: "float[1] = [0]"
             default = convert_attr(atype, default)
             if default is None:
                 raise ctx.err(f"attribute {name}: default {raw.get('default')!r} is no {atype}",
-                              _line_of(ctx.lines, f"attributes.{name}"))
+                              ctx.find(f"attributes.{name}"))
         spec.attributes[name] = AttrDecl(name, atype, default, raw.get("doc", "").strip())
     known = {i.name for i in spec.inputs} | set(spec.attributes) | set(spec.types) | {"output_count"}
     lets = data.get("let", {})
@@ -404,7 +477,7 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
         _check_names(ctx, tree, known - {name}, line, f"let {name}")
         spec.lets[name] = (text, compile_expr(tree))
     for raw in data.get("outputs", []):
-        line = _line_of(ctx.lines, "[[outputs]]")
+        line = ctx.find("[[outputs]]")
         for key in ("name", "type", "shape"):
             if key not in raw:
                 raise ctx.err(f"every output needs a {key}", line)
@@ -420,30 +493,37 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
         spec.outputs.append(OutputDecl(raw["name"], raw["type"], raw["shape"], fns[0], fns[1], raw.get("value", ""),
                                        fns[2], variadic, bool(raw.get("optional", False))))
     if any(o.variadic for o in spec.outputs[:-1]):
-        raise ctx.err("only the last output can be variadic", _line_of(ctx.lines, "variadic"))
+        raise ctx.err("only the last output can be variadic", ctx.find("variadic"))
     ids: dict[str, int] = {}  # id -> line of its first definition
     for key, target, what in (("constraints", spec.constraints, "constraint"), ("warnings", spec.warnings, "warning")):
         for raw in data.get(key, []):
             rule = _compile_rule(ctx, raw, known, what)
             if rule.id in ids:
                 # the line of the second definition, not the first (line_for_id finds the first)
-                line = _line_of(ctx.lines, f'"{rule.id}"', ids[rule.id]) or rule.line
+                line = ctx.line_for_id(rule.id, ids[rule.id]) or rule.line
                 raise ctx.err(f"duplicate id {rule.id} (first defined at line {ids[rule.id]})", line)
             ids[rule.id] = rule.line
             target.append(rule)
     let_trees = {name: _parse_text(text) for name, (text, _fn) in spec.lets.items()}
+    _check_lets(ctx, let_trees)
     input_names = {i.name for i in spec.inputs}
     for target in (spec.constraints, spec.warnings):
         for i, r in enumerate(target):
-            target[i] = dataclasses.replace(r, expanded=unparse(substitute(r.tree, let_trees)),
+            try:
+                expanded = unparse(substitute(r.tree, let_trees))
+            except NotationError as exc:
+                raise ctx.err(f"{r.id}: {exc}", r.line) from None
+            target[i] = dataclasses.replace(r, expanded=expanded,
                                             equalities=analysis.equalities(r.tree),
                                             value_inputs=analysis.reads_values(r.tree, input_names, let_trees),
                                             leaves=analysis.leaves(r.tree))
     _build_semantics(spec, dict(data.get("semantics", {})), ctx, known)
+    seen = 0
     for i, raw in enumerate(data.get("examples", [])):
         name = raw.get("name", f"example {i + 1}")
+        seen = ctx.find(str(name), seen) or ctx.find(str(name))   # examples come in file order
         spec.examples.append(Example(name, dict(raw.get("inputs", {})), dict(raw.get("attrs", {})),
-                                     dict(raw.get("expect", {})), _line_of(ctx.lines, name)))
+                                     dict(raw.get("expect", {})), seen))
     return spec
 
 
@@ -455,7 +535,7 @@ def _build_semantics(spec: Spec, sem: dict, ctx: _FileCtx, known: set[str]) -> N
     """
     if not sem:
         return
-    line0 = _line_of(ctx.lines, "[semantics]")
+    line0 = ctx.find("[semantics]")
     from ..kernels import KERNELS
     kind = sem.get("kind")
     if kind not in KERNELS:
@@ -465,7 +545,7 @@ def _build_semantics(spec: Spec, sem: dict, ctx: _FileCtx, known: set[str]) -> N
     for key, text in sem.items():
         if key == "kind":
             continue
-        line = _line_of(ctx.lines, f"{key} =", line0)
+        line = ctx.find(f"{key} =", line0)
         tree = _parse(ctx, str(text), line, f"semantics {key}")
         _check_names(ctx, tree, known, line, f"semantics {key}")
         spec.semantics_fns[key] = compile_expr(tree)
@@ -580,7 +660,7 @@ def load_files(paths: Iterable[Path], base: Registry | None = None) -> list[Spec
             spec.data = full     # what a spec in another directory that extends this one merges onto
             if spec.name in where:
                 raise ctx.err(f"{spec.name} is defined twice: here and in {where[spec.name]}",
-                              _line_of(ctx.lines, ctx.member or "version"))
+                              ctx.find(ctx.member or "version"))
             where[spec.name] = ctx.path
             spec.family = families.get(key, ())
             built[spec.name] = full
@@ -590,7 +670,7 @@ def load_files(paths: Iterable[Path], base: Registry | None = None) -> list[Spec
         if not progressed:
             key, (data, ctx) = next(iter(pending.items()))
             raise ctx.err(f"extends {data.get('extends')!r}, which is no known spec (or the chain is circular)",
-                          _line_of(ctx.lines, "extends"))
+                          ctx.find("extends"))
     return out
 
 
@@ -605,22 +685,22 @@ def _family_members(data: dict, ctx: _FileCtx) -> list[tuple[str, dict, _FileCtx
     fam = data.get("family")
     if fam is None:
         return [("", data, ctx)]
-    line0 = _line_of(ctx.lines, "[family]") or _line_of(ctx.lines, "family")
+    line0 = ctx.find("[family]") or ctx.find("family")
     if not isinstance(fam, dict) or not fam:
         raise ctx.err("[family] must be a table of op name -> table of let definitions "
                       "(Sub = { fn = '\"-\"' }), with at least one member", line0)
     if "op" in data and data["op"] not in fam:
         raise ctx.err(f"op {data['op']!r} is not a member of [family] ({', '.join(fam)}); "
-                      "name the first member, or leave op out", _line_of(ctx.lines, "op ="))
+                      "name the first member, or leave op out", ctx.find("op ="))
     parent = data.get("extends")
     m = _SPEC_NAME.fullmatch(parent.strip()) if isinstance(parent, str) else None
     if parent is not None and m is None:
         raise ctx.err(f"a family file's extends must name a spec as Op-VERSION (Add-13), got {parent!r}",
-                      _line_of(ctx.lines, "extends"))
+                      ctx.find("extends"))
     base_lets = data.get("let", {})
     out = []
     for member, lets in fam.items():
-        line = _line_of(ctx.lines, f"{member} =", line0 - 1 if line0 else 0) or line0
+        line = ctx.find(f"{member} =", line0 - 1 if line0 else 0) or line0
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", member):
             raise ctx.err(f"[family] member {member!r} is not an op name", line)
         if not isinstance(lets, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in lets.items()):
@@ -651,7 +731,9 @@ def spec_files(root: Path) -> list[Path]:
         raise UsageError(f"{root}: no such spec directory")
     if root.is_file():
         return [root]
-    files = sorted(f for f in root.glob("**/*.toml") if not f.name.startswith("_"))
+    # runtimes/ beside the specs holds portability rules (shapecheck.runtimes), not specs; _*.toml is domain data
+    files = sorted(p for p in root.glob("**/*.toml")
+                   if "runtimes" not in p.relative_to(root).parts[:-1] and not p.name.startswith("_"))
     if not files:
         raise UsageError(f"{root}: no spec files (*.toml) in this directory")
     return files
@@ -686,7 +768,12 @@ def _read_domain(path: Path) -> tuple[dict, _FileCtx]:
 
 
 def registry_with(extra_dirs: Iterable[str | Path]) -> Registry:
-    """The shipped specs plus spec files from ``extra_dirs`` (a compiler team's own operators)."""
+    """The shipped specs plus spec files from ``extra_dirs`` (a compiler team's own operators).
+
+    One directory given as a string (or path) is that directory, never its characters.
+    """
+    if isinstance(extra_dirs, (str, Path)):
+        extra_dirs = [extra_dirs]
     base = default_registry()
     reg = Registry(base)
     files: list[Path] = []

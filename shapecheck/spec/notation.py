@@ -55,6 +55,10 @@ _TOKEN = re.compile(r"""
 """, re.X)
 
 _KEYWORDS = {"and", "or", "not", "in", "if", "else", "for", "True", "False"}
+MAX_NESTING = 40        # brackets, parentheses, unary minus and not, nested in one another
+MAX_DEPTH = 120         # levels of an expression tree (a long chain a + b + c + ... is deep too)
+MAX_EXPANDED = 20_000   # nodes of a rule once its let names are replaced
+MAX_INT = (1 << 63) - 1  # integer literals are int64, as ONNX's dims and attributes
 _COMPARE = {"==", "!=", "<", "<=", ">", ">="}
 
 
@@ -80,6 +84,13 @@ class _Parser:
         self.text = text
         self.toks = _tokenize(text)
         self.i = 0
+        self.depth = 0
+
+    def nest(self, pos: int) -> None:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise NotationError(f"the expression nests more than {MAX_NESTING} levels deep "
+                                "(parentheses, brackets, unary - or not)", pos)
 
     # -- token helpers
     def peek(self, off: int = 0) -> tuple[str, str, int]:
@@ -111,6 +122,13 @@ class _Parser:
         return n
 
     def expr(self) -> Node:
+        self.nest(self.peek()[2])
+        try:
+            return self._expr()
+        finally:
+            self.depth -= 1
+
+    def _expr(self) -> Node:
         n = self.or_expr()
         if self.at("if"):
             p = self.take()[2]
@@ -137,7 +155,11 @@ class _Parser:
     def not_expr(self) -> Node:
         if self.at("not"):
             p = self.take()[2]
-            return Node("not", None, (self.not_expr(),), p)
+            self.nest(p)
+            try:
+                return Node("not", None, (self.not_expr(),), p)
+            finally:
+                self.depth -= 1
         return self.comparison()
 
     def comparison(self) -> Node:
@@ -186,7 +208,11 @@ class _Parser:
     def unary(self) -> Node:
         if self.at("-"):
             p = self.take()[2]
-            return Node("unary", "-", (self.unary(),), p)
+            self.nest(p)
+            try:
+                return Node("unary", "-", (self.unary(),), p)
+            finally:
+                self.depth -= 1
         return self.postfix()
 
     def postfix(self) -> Node:
@@ -256,6 +282,9 @@ class _Parser:
     def atom(self) -> Node:
         k, t, p = self.take()
         if k == "num":
+            if len(t) > 19 or int(t) > MAX_INT:
+                raise NotationError(f"the integer {t[:20]}{'...' if len(t) > 20 else ''} is larger than int64 "
+                                    f"allows ({MAX_INT})", p)
             return Node("num", int(t), (), p)
         if k == "str":
             return Node("str", t[1:-1], (), p)
@@ -283,7 +312,24 @@ class _Parser:
 
 def parse(text: str) -> Node:
     """Parse one expression of the notation; raises NotationError with a column."""
-    return _Parser(text).parse()
+    tree = _Parser(text).parse()
+    depth, deepest = tree_depth(tree)
+    if depth > MAX_DEPTH:
+        raise NotationError(f"the expression is {depth} levels deep, more than the {MAX_DEPTH} shapecheck "
+                            "evaluates; split it with let names", deepest.pos)
+    return tree
+
+
+def tree_depth(tree: Node) -> tuple[int, Node]:
+    """(levels of ``tree``, its deepest node), without recursion."""
+    best, deepest = 0, tree
+    stack = [(tree, 1)]
+    while stack:
+        n, d = stack.pop()
+        if d > best:
+            best, deepest = d, n
+        stack.extend((c, d + 1) for c in n.children if isinstance(c, Node))
+    return best, deepest
 
 
 def names_in(node: Node | None, bound: frozenset = frozenset()) -> set[str]:
@@ -306,20 +352,52 @@ def names_in(node: Node | None, bound: frozenset = frozenset()) -> set[str]:
 def substitute(node: Node | None, mapping: dict[str, Node], bound: frozenset = frozenset()) -> Node | None:
     """Replace free names by trees (used to state a rule without the spec's ``let`` names).
 
+    Names inside the trees are replaced too, each once (memoised); a name that reaches itself
+    is a ``NotationError``, and so is a result larger than ``MAX_EXPANDED`` nodes or deeper
+    than ``MAX_DEPTH`` levels (lets that double: ``a1 = a0 + a0``, ``a2 = a1 + a1``, ...).
+
     >>> str(substitute(parse("k <= r"), {"k": parse("indices.shape[-1]"), "r": parse("rank(data)")}))
     'indices.shape[-1] <= rank(data)'
     """
     if node is None:
         return None
-    if node.kind == "name" and node.value in mapping and node.value not in bound:
-        return substitute(mapping[node.value], mapping, bound)
-    if node.kind == "comp":  # the loop variable is bound in the element and the condition, not the iterable
-        elt, it, cond = node.children
-        inner = bound | {node.value}
-        kids = (substitute(elt, mapping, inner), substitute(it, mapping, bound), substitute(cond, mapping, inner))
-    else:
-        kids = tuple(substitute(c, mapping, bound) if isinstance(c, Node) else c for c in node.children)
-    return Node(node.kind, node.value, kids, node.pos)
+    memo: dict[tuple, tuple[Node, int, int]] = {}
+    free: dict[str, set[str]] = {}
+    active: list[str] = []
+
+    def name(n: Node, b: frozenset) -> tuple[Node, int, int]:
+        if n.value not in free:
+            free[n.value] = names_in(mapping[n.value])
+        key = (n.value, b & free[n.value])
+        if n.value in active:
+            raise NotationError(f"{n.value} refers to itself: " + " -> ".join(active[active.index(n.value):] + [n.value]),
+                                n.pos)
+        if key not in memo:
+            active.append(n.value)
+            memo[key] = go(mapping[n.value], b)
+            active.pop()
+        return memo[key]
+
+    def go(n: Node, b: frozenset) -> tuple[Node, int, int]:
+        """(the tree, its size, its depth)."""
+        if n.kind == "name" and n.value in mapping and n.value not in b:
+            out = name(n, b)
+        else:
+            if n.kind == "comp":  # the loop variable is bound in the element and the condition, not the iterable
+                inner = b | {n.value}
+                parts = [go(c, inner if i != 1 else b) if c is not None else None for i, c in enumerate(n.children)]
+            else:
+                parts = [go(c, b) if isinstance(c, Node) else c for c in n.children]
+            trees = [p[0] if isinstance(p, tuple) else p for p in parts]
+            subs = [p for p in parts if isinstance(p, tuple)]
+            out = (Node(n.kind, n.value, tuple(trees), n.pos), 1 + sum(p[1] for p in subs),
+                   1 + max((p[2] for p in subs), default=0))
+        if out[1] > MAX_EXPANDED or out[2] > MAX_DEPTH:
+            raise NotationError(f"with its let names replaced the expression has more than "
+                                f"{MAX_EXPANDED if out[1] > MAX_EXPANDED else MAX_DEPTH} "
+                                f"{'nodes' if out[1] > MAX_EXPANDED else 'levels'}; shapecheck stops there", n.pos)
+        return out
+    return go(node, bound)[0]
 
 
 _PREC = {"ifelse": 0, "or": 1, "and": 2, "not": 3, "compare": 4, "concat": 5, "binop+": 6, "binop-": 6,

@@ -1,0 +1,227 @@
+"""Is an ONNX graph a graph at all?  Checked before any inference, each problem naming its tensor.
+
+onnx.checker, onnxruntime and OpenVINO refuse every one of these; the forward pass would
+otherwise run on them and report the model OK:
+
+* ``G1`` single static assignment: a tensor is produced once (by one node, or as a graph
+  input or initializer);
+* ``G2`` topological order: a node reads only tensors produced before it; a cycle is named;
+* ``G3`` every input is defined in scope (a subgraph sees the tensors of its outer graphs);
+* ``G4`` an initializer's data (raw bytes or typed values) fits its dims and type;
+* ``G5`` dims are not negative (a negative ``dim_value`` in a declared type is read as unknown,
+  with a note).
+
+An ``opset_import`` above what the installed onnx knows is a note (a warning), not a finding.
+
+>>> from onnx import helper, TensorProto as T
+>>> g = helper.make_graph([helper.make_node("Relu", ["x"], ["x"])], "g",
+...     [helper.make_tensor_value_info("x", T.FLOAT, [2])], [helper.make_tensor_value_info("x", T.FLOAT, [2])])
+>>> [f.constraint for f in check_wellformed(helper.make_model(g)).violations]
+['G1']
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..result import Finding
+from ..types import ONNX_CODES, numpy_dtype
+
+# bytes per element of raw_data, by ONNX data type code (strings have no raw_data)
+_ITEMSIZE = {code: (numpy_dtype(name).itemsize if name != "bool" else 1)
+             for code, name in ONNX_CODES.items() if name != "string"}
+# which typed field holds each data type's values, and how many entries one element takes
+_MAX_EACH = 10
+_TYPED = {1: ("float_data", 1), 10: ("int32_data", 1), 16: ("int32_data", 1), 9: ("int32_data", 1),
+          2: ("int32_data", 1), 3: ("int32_data", 1), 4: ("int32_data", 1), 5: ("int32_data", 1),
+          6: ("int32_data", 1), 7: ("int64_data", 1), 8: ("string_data", 1), 11: ("double_data", 1),
+          12: ("uint64_data", 1), 13: ("uint64_data", 1), 14: ("float_data", 2), 15: ("double_data", 2)}
+
+
+@dataclass
+class Wellformed:
+    """What is wrong with a graph (model-level findings) and what was read leniently (notes)."""
+
+    violations: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def room(self, cid: str) -> bool:
+        """Count one more ``cid`` problem; True while it is among the first ``_MAX_EACH`` (those are reported)."""
+        self.counts[cid] = self.counts.get(cid, 0) + 1
+        return self.counts[cid] <= _MAX_EACH
+
+
+def check_wellformed(model) -> Wellformed:
+    """Every well-formedness problem of an ONNX ``ModelProto``, each naming its tensor."""
+    import onnx
+    out = Wellformed()
+    known = onnx.defs.onnx_opset_version()
+    for imp in model.opset_import:
+        if imp.domain in ("", "ai.onnx") and imp.version > known:
+            out.notes.append(f"warning: the model imports opset {imp.version} of the ai.onnx domain, but the installed "
+                             f"onnx {onnx.__version__} knows opsets up to {known}; nodes are checked with the newest "
+                             "spec and schema each op has, which may not match what that opset means")
+    _graph(model.graph, frozenset(), "graph", out)
+    _cap(out)
+    return out
+
+
+def _cap(out: Wellformed) -> None:
+    """A broken export repeats one mistake thousands of times: the first ``_MAX_EACH`` of each are findings."""
+    for cid, n in out.counts.items():
+        if n > _MAX_EACH:
+            out.notes.append(f"{n - _MAX_EACH} more {cid} problems like the first {_MAX_EACH} are not shown")
+
+
+def _graph(g, outer: frozenset, where: str, out: Wellformed) -> None:
+    import onnx
+    nodes = list(g.node)
+    defined: dict[str, str | int] = {}   # tensor -> what defines it: "graph input", "initializer" or a node index
+
+    def what(d: str | int) -> str:
+        return d if isinstance(d, str) else f"node {_label(nodes[d], d)}"
+
+    def twice(name: str, second: str | int) -> None:
+        if out.room("G1"):
+            out.violations.append(Finding(
+                "G1", "a tensor is produced once (single static assignment)",
+                f"tensor {name!r} in {where} is produced twice: by {what(defined[name])} and by {what(second)}",
+                {"tensor": name}, f"rename one of the two outputs named {name!r}"))
+
+    for i in g.input:
+        if i.name in defined:
+            twice(i.name, "graph input")
+        defined.setdefault(i.name, "graph input")
+    for t in g.initializer:
+        if defined.get(t.name, "graph input") != "graph input":   # an initializer may give an input its default
+            twice(t.name, "initializer")
+        defined.setdefault(t.name, "initializer")
+        _tensor_data(t, f"initializer {t.name!r} of {where}", out)
+    for vi in list(g.input) + list(g.output) + list(g.value_info):
+        _negative_dims(vi, where, out)
+    outs = [list(n.output) for n in nodes]
+    for k, os_ in enumerate(outs):
+        for o in os_:
+            if o:
+                if o in defined:
+                    twice(o, k)
+                else:
+                    defined[o] = k
+    producer = {t: d for t, d in defined.items() if type(d) is int}
+    visible = set(outer) | {t for t, d in defined.items() if type(d) is str}
+    late: list[tuple[int, str, int]] = []   # (reader, tensor, producer) for reads before the write
+    graph_attr, tensor_attr = onnx.AttributeProto.GRAPH, onnx.AttributeProto.TENSOR
+    for k, n in enumerate(nodes):
+        for a in n.attribute if len(n.attribute) else ():
+            if a.type == tensor_attr:
+                _tensor_data(a.t, f"attribute {a.name!r} of node {_label(n, k)} in {where}", out)
+            subs = [a.g] if a.type == graph_attr else list(a.graphs)
+            for j, sg in enumerate(subs):
+                sub_where = f"{where}/{_label(n, k)}/{a.name}" + (f"[{j}]" if len(subs) > 1 else "")
+                _graph(sg, frozenset(visible), sub_where, out)
+        for t in n.input:
+            if not t or t in visible:
+                continue
+            if t in producer:
+                late.append((k, t, producer[t]))
+            elif out.room("G3"):
+                out.violations.append(Finding(
+                    "G3", "every input is defined in scope",
+                    f"node {_label(n, k)} in {where} reads tensor {t!r}, which no node, graph input or "
+                    "initializer in scope produces", {"tensor": t},
+                    f"produce {t!r} before this node, add it as a graph input, or fix the input name"))
+        visible.update(outs[k])
+    if late:
+        _order(g, late, producer, where, out)
+
+
+def _order(g, late, producer: dict[str, int], where: str, out: Wellformed) -> None:
+    """Reads before writes: a cycle when the producer depends on the reader, otherwise just out of order."""
+    reads: dict[int, list[tuple[str, int]]] = {}
+    for k, n in enumerate(g.node):
+        reads[k] = [(t, producer[t]) for t in n.input if t in producer]
+    label = lambda k: _label(g.node[k], k)
+    for reader, t, writer in late:
+        if not out.room("G2"):
+            continue   # counted only: each search below walks the graph
+        path = _path(writer, reader, reads)
+        if path is not None:
+            chain = [f"{label(reader)} reads {t!r} from {label(writer)}"]
+            chain += [f"which reads {tn!r} from {label(producer[tn])}" for _k, tn in path]
+            if len(chain) > 8:
+                chain = chain[:5] + [f"... {len(chain) - 7} more ..."] + chain[-2:]
+            out.violations.append(Finding(
+                "G2", "the graph has no cycles", f"a cycle in {where}: " + ", ".join(chain),
+                {"tensor": t}, "break the cycle: a tensor cannot depend on itself (use Loop for recurrences)"))
+            return      # one cycle is enough to make the point; the rest usually repeat it
+        out.violations.append(Finding(
+            "G2", "nodes are in topological order",
+            f"node {label(reader)} in {where} reads tensor {t!r} before node {label(writer)} produces it",
+            {"tensor": t}, "sort the nodes topologically (onnx.checker requires it; onnx.utils or onnxscript's optimizer can)"))
+
+
+def _path(start: int, goal: int, reads) -> list[tuple[int, str]] | None:
+    """Nodes from ``start`` back to ``goal`` along what each reads, as (node, tensor it reads); iterative."""
+    parent: dict[int, tuple[int, str] | None] = {start: None}
+    stack = [start]
+    while stack:
+        k = stack.pop()
+        for t, w in reads.get(k, ()):
+            if w == goal:
+                steps = [(k, t)]
+                while parent[k] is not None:
+                    k, t = parent[k]
+                    steps.append((k, t))
+                return steps[::-1]
+            if w not in parent:
+                parent[w] = (k, t)
+                stack.append(w)
+    return None
+
+
+def _label(n, k: int) -> str:
+    return f"{n.name!r} (#{k}, {n.op_type})" if n.name else f"#{k} ({n.op_type})"
+
+
+def _negative_dims(vi, where: str, out: Wellformed) -> None:
+    if not vi.type.HasField("tensor_type") or not vi.type.tensor_type.HasField("shape"):
+        return
+    for i, d in enumerate(vi.type.tensor_type.shape.dim):
+        if d.HasField("dim_value") and d.dim_value < 0:
+            out.notes.append(f"tensor {vi.name!r} in {where} declares dim {i} as {d.dim_value}; a dim cannot be "
+                             "negative, so it is read as unknown")
+
+
+def _tensor_data(t, what: str, out: Wellformed) -> None:
+    """``G4``/``G5``: dims not negative, and the stored values match their count."""
+    dims = [int(d) for d in t.dims]
+    if any(d < 0 for d in dims):
+        if out.room("G5"):
+            out.violations.append(Finding("G5", "dims are not negative", f"{what} has dims {dims}",
+                                          {"tensor": t.name}, "give the tensor non-negative dims"))
+        return
+    if t.data_location == 1:   # external: its bytes are not read (see --load-external-data)
+        return
+    count = int(np.prod(dims, dtype=object)) if dims else 1
+    if t.HasField("raw_data") and t.data_type in _ITEMSIZE:
+        want = count * _ITEMSIZE[t.data_type]
+        if len(t.raw_data) != want and out.room("G4"):
+            out.violations.append(Finding(
+                "G4", "a tensor's data fits its dims",
+                f"{what} has dims {dims} of {ONNX_CODES[t.data_type]} ({want} bytes), but its raw data is "
+                f"{len(t.raw_data)} bytes", {"tensor": t.name}, "re-export the tensor; its data is truncated or padded"))
+        return
+    field_name, per = _TYPED.get(t.data_type, (None, 1))
+    if field_name is None:
+        return
+    have = len(getattr(t, field_name))
+    if have != count * per and out.room("G4"):
+        out.violations.append(Finding(
+            "G4", "a tensor's data fits its dims",
+            f"{what} has dims {dims} ({count} values) but stores {have // per} in {field_name}",
+            {"tensor": t.name}, "re-export the tensor; its values do not match its dims"))
+
+
+__all__ = ["Wellformed", "check_wellformed"]

@@ -1,0 +1,72 @@
+"""Every graph the well-formedness checks (or onnx's per-node inference) report is one a runtime refuses.
+
+The models are test_hostile's; here each one a finding is expected for is loaded into
+onnxruntime (and onnx.checker), which must refuse it too, and each one shapecheck passes
+(a negative dim read as unknown, an outer-scope read, a valid symbolic MatMul) must load.
+"""
+from __future__ import annotations
+
+import onnx
+import onnxruntime as ort
+import pytest
+
+from .test_hostile import _graph_cases
+
+
+def _loads(path: str) -> bool:
+    try:
+        ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+        return True
+    except Exception:  # noqa: BLE001 -- any refusal (graph resolution, type inference) counts
+        return False
+
+
+def _checker_accepts(path: str) -> bool:
+    try:
+        onnx.checker.check_model(onnx.load(path), full_check=True)
+        return True
+    except Exception:  # noqa: BLE001 -- ValidationError or InferenceError
+        return False
+
+
+@pytest.fixture(scope="module")
+def cases(tmp_path_factory):
+    ort.set_default_logger_severity(3)
+    return {c["id"]: c for c in _graph_cases(tmp_path_factory.mktemp("wf"))}
+
+
+FINDINGS = ["self-consuming node", "two-node cycle", "two writers", "undefined input", "short raw data",
+            "typed data count", "undeclared domain", "undefined in subgraph", "matmul inner dims"]
+PASSES = ["negative dim_value", "outer scope read", "matmul symbolic", "matmul unknown rank"]
+
+
+@pytest.mark.parametrize("cid", FINDINGS)
+def test_what_shapecheck_reports_a_runtime_refuses(cases, cid):
+    case = cases[cid]
+    assert case["expect"] == 1
+    path = case["argv"][-1]
+    assert not _loads(path) or not _checker_accepts(path)
+
+
+@pytest.mark.parametrize("cid", PASSES)
+def test_what_shapecheck_passes_onnxruntime_loads(cases, cid):
+    case = cases[cid]
+    assert case["expect"] == 0 and _loads(case["argv"][-1])
+
+
+def test_a_long_cycle_is_one_short_finding_and_repeats_are_counted():
+    from onnx import TensorProto as T
+    from onnx import helper
+
+    from shapecheck.frontends.wellformed import check_wellformed
+    V = helper.make_tensor_value_info
+    n = 2000
+    nodes = [helper.make_node("Relu", [f"t{i + 1}"], [f"t{i}"]) for i in range(n)]
+    nodes.append(helper.make_node("Relu", ["t0"], [f"t{n}"]))          # closes the chain into a cycle
+    nodes += [helper.make_node("Relu", [f"ghost{i}"], [f"g{i}"]) for i in range(50)]
+    wf = check_wellformed(helper.make_model(helper.make_graph(nodes, "g", [V("x", T.FLOAT, [2])],
+                                                              [V("t0", T.FLOAT, None)])))
+    g2 = [f for f in wf.violations if f.constraint == "G2"]
+    assert len(g2) == 1 and "cycle" in g2[0].message and "more ..." in g2[0].message and len(g2[0].message) < 800
+    assert [f.constraint for f in wf.violations].count("G3") == 10
+    assert "40 more G3 problems" in " ".join(wf.notes)
