@@ -20,14 +20,14 @@ compared with the inferred type; it may only fill in what inference left unknown
 from __future__ import annotations
 
 import gc
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
 from .frontends.graph import Declaration, ModelGraph, ModelNode
-from .result import Finding
+from .result import Finding, Indexable
 from .solve_cache import SolveCache
 from .solver import contradiction_of, equalities
 from .spec.compile import Cond, compare_dims
@@ -36,7 +36,7 @@ from .types import TensorType, dim_str, is_unknown
 
 
 @dataclass
-class NodeReport:
+class NodeReport(Indexable):
     name: str
     op_type: str
     domain: str
@@ -49,17 +49,19 @@ class NodeReport:
     violations: list[Finding] = field(default_factory=list)
     warnings: list[Finding] = field(default_factory=list)
     inputs: dict[str, dict[str, str]] = field(default_factory=dict)
+    # constraints not proved because they read values known only at run time (checked by the runtime)
+    runtime_checks: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "op_type": self.op_type, "domain": self.domain, "opset": self.opset,
                 "spec": self.spec, "status": self.status, "location": self.location,
                 "inputs": self.inputs, "outputs": self.outputs, "conditions": self.conditions,
                 "violations": [v.to_dict() for v in self.violations],
-                "warnings": [w.to_dict() for w in self.warnings]}
+                "warnings": [w.to_dict() for w in self.warnings], "runtime_checks": list(self.runtime_checks)}
 
 
 @dataclass
-class DeclarationReport:
+class DeclarationReport(Indexable):
     """One declaration compared with inference."""
 
     tensor: str
@@ -85,7 +87,7 @@ class DeclarationReport:
 
 
 @dataclass
-class ModelReport:
+class ModelReport(Indexable):
     model: str
     format: str
     strict: bool = False
@@ -133,15 +135,17 @@ def load_graph(model: Any, registry: Registry, load_external_data: bool = False)
 
 def check_model(model: Any, *, strict: bool = False, registry: Registry | None = None,
                 load_external_data: bool = False, output: str | None = None,
-                specs: list[str] | None = None) -> ModelReport:
+                specs: list[str] | None = None, pause_gc: bool = False) -> ModelReport:
     """Check every node of a model (path or ModelProto) that has a spec; see ``ModelReport``.
 
     ``output`` writes an annotated copy (ONNX only); ``specs`` adds spec directories.
+    ``pause_gc`` pauses the cyclic garbage collector during the check (the CLI does; it is
+    faster on large models, but it changes process-wide state, so library callers opt in).
     """
     if registry is None:
         from .spec.load import registry_with
         registry = registry_with(specs) if specs else default_registry()
-    with _no_gc_pauses():
+    with no_gc_pauses() if pause_gc else nullcontext():
         graph = load_graph(model, registry, load_external_data)
         report = check_graph(graph, registry, strict)
     if output:
@@ -153,7 +157,7 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
 
 
 @contextmanager
-def _no_gc_pauses():
+def no_gc_pauses():
     """A model check allocates many small objects and frees nothing cyclic: the collector's
     repeated passes over a growing heap would cost more than the check itself."""
     was = gc.isenabled()
@@ -246,7 +250,7 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
         result = cache.solve(spec, types, node.attrs, opset=node.opset, unknown_attrs="finding")
         nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, result.status, node.location,
                         {k: str(v) for k, v in result.outputs.items()}, list(result.conditions),
-                        list(result.violations), list(result.warnings), sources)
+                        list(result.violations), list(result.warnings), sources, result.runtime_checks)
         report.nodes.append(nr)
         for c in result.conditions:
             assume(c, node.name)
