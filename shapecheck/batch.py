@@ -72,7 +72,7 @@ def _models_under(directory: str) -> list[str]:
             low = f.lower()
             if low.endswith(".onnx") or (low.endswith(".xml") and os.path.exists(os.path.join(root, f[:-4] + ".bin"))):
                 out.append(os.path.join(root, f))
-    return out or [directory]    # an empty directory is reported, not silently passed
+    return sorted(out) or [directory]    # an empty directory is reported, not silently passed
 
 
 @lru_cache(maxsize=8)

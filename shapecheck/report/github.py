@@ -9,10 +9,10 @@ and ``,`` in property values.
 """
 from __future__ import annotations
 
+import os
 from typing import Any, Sequence
 
 from .items import all_items
-from .sarif import artifact_uri
 
 COMMAND = {"error": "error", "warning": "warning", "note": "notice"}
 
@@ -25,6 +25,12 @@ def escape_property(s: str) -> str:
     return escape_data(s).replace(":", "%3A").replace(",", "%2C")
 
 
+def workspace_path(path: str) -> str:
+    """The path relative to the working directory (the checkout, in a workflow) when it is inside it."""
+    rel = os.path.relpath(path) if os.path.isabs(path) else path
+    return path if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
 def github_line(level: str, file: str, title: str, message: str) -> str:
     return (f"::{COMMAND[level]} file={escape_property(file)},title={escape_property(title)}"
             f"::{escape_data(message)}")
@@ -32,5 +38,5 @@ def github_line(level: str, file: str, title: str, message: str) -> str:
 
 def to_github(outcomes: Sequence[Any], registry: Any) -> list[str]:
     """The workflow command lines of one run, one per finding."""
-    return [github_line(it.level, artifact_uri(it.model), it.title, it.message)
+    return [github_line(it.level, workspace_path(it.model), it.title, it.message)
             for it in all_items(outcomes, registry)]
