@@ -22,13 +22,14 @@ decided by asking the solver on the concrete instance.
 from __future__ import annotations
 
 import string
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import sympy
 
-from .errors import ConstraintError, ShapeCheckError
+from .errors import ConstraintError, ShapeCheckError, ShapeCheckWarning
 from .execute import execute
 from .kernels import INDEX_EXTENTS
 from .result import Result
@@ -198,7 +199,7 @@ class _Drawer:
             break
         if sub is None:  # could not satisfy (or break): any non-negative values, the solver still decides
             for _ in range(_TRIES):
-                sub = {s: self._small() for s in syms}
+                sub = {s: self._small() for s in sorted(syms, key=str)}
                 if _nonnegative(types, sub):
                     break
         failed = {i for r, ids in rels if not _holds(r, sub) for i in ids}
@@ -231,7 +232,7 @@ class _Drawer:
             if not sols:
                 return None
             sub[pick] = int(sols[0])
-        for s in syms:
+        for s in sorted(syms, key=str):     # never set order: it depends on the hash seed
             sub.setdefault(s, self._small())
         return sub
 
@@ -361,7 +362,9 @@ class _Drawer:
         if s.intent == "bad-index" and values_state == "bad" and concrete.ok:
             problems.append("an out-of-range index value was accepted")
         try:
-            out = execute(self.spec.qualified_op, self.spec.version, arrays, self.attrs)
+            with warnings.catch_warnings():   # random indices repeat often: W1 is expected, not news
+                warnings.simplefilter("ignore", ShapeCheckWarning)
+                out = execute(self.spec.qualified_op, self.spec.version, arrays, self.attrs)
             got = next(iter(out.values()))
             s.executor = f"ok {_type_text(got, self._out_dtype(concrete))}"
             if not concrete.ok:
