@@ -92,13 +92,9 @@ def _from_bytes(data: bytes) -> onnx.ModelProto:
     return m
 
 
-def _is_model(x: Any) -> bool:
-    """True for the model forms of ``infer``'s first argument (an op name is a str without a path)."""
-    if isinstance(x, str):
-        return x.lower().endswith((".onnx", ".xml")) or os.sep in x or "/" in x
-    return not isinstance(x, (int, float, type(None))) and (
-        isinstance(x, (bytes, bytearray, memoryview, os.PathLike)) or type(x).__name__ in ("ModelProto", "Model")
-        or hasattr(x, "model_proto"))
+def _is_path(x: str) -> bool:
+    """An op name (``ScatterND``, ``openvino:ScatterElementsUpdate``) never looks like a file path."""
+    return x.lower().endswith((".onnx", ".xml")) or os.sep in x or "/" in x
 
 
 @overload
@@ -122,11 +118,13 @@ def infer(op: Any, opset: int = 18, inputs: dict[str, Any] | None = None, attrs:
     Given a model instead (any form ``check_model`` accepts), returns ``{tensor name: TensorType}``
     for every tensor of the model, as inferred by the forward pass.
     """
-    if _is_model(op):
-        return model_types(op, registry=registry)
-    if not isinstance(op, str):
-        raise TypeError(f"infer() takes an operator name such as 'ScatterND', or a model: {ACCEPTED}; "
-                        f"got {type(op).__name__}")
+    if not isinstance(op, str) or _is_path(op):
+        try:
+            source = model_source(op, "infer")
+        except TypeError:
+            raise TypeError(f"infer() takes an operator name such as 'ScatterND', or a model: {ACCEPTED}; "
+                            f"got {type(op).__name__}") from None
+        return model_types(source, registry=registry)
     reg = registry or default_registry()
     spec = reg.resolve(op, opset, domain)
     return solve(spec, inputs or {}, attrs, opset=opset)
