@@ -83,6 +83,7 @@ class SpecDiff:
 def allowed_values(spec: Spec) -> dict[str, frozenset]:
     """Attribute values a spec allows, read from constraints of the form ``ATTR in {...}``.
 
+    >>> from shapecheck.spec.load import default_registry
     >>> sorted(allowed_values(default_registry().get("ScatterND-16"))["reduction"])
     ['add', 'mul', 'none']
     """
