@@ -48,7 +48,7 @@ class Finding(Indexable):
     detail: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"constraint": self.constraint, "rule": self.rule, "message": self.message}
+        d: dict[str, Any] = {"constraint": self.constraint, "rule": self.rule, "message": self.message}
         if self.values:
             d["values"] = dict(self.values)
         if self.detail:
@@ -74,7 +74,7 @@ class ConstraintResult(Indexable):
     values: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"id": self.id, "rule": self.rule, "status": self.status}
+        d: dict[str, Any] = {"id": self.id, "rule": self.rule, "status": self.status}
         if self.conditions:
             d["conditions"] = list(self.conditions)
         if self.values:
