@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
+from .findings import OPSET
 from .frontends.graph import Declaration, ModelGraph, ModelNode
 from .result import Finding, Indexable
 from .solve_cache import SolveCache
@@ -223,7 +224,7 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
             continue
         if resolve_error is not None:
             nr = NodeReport(node.name, node.op_type, node.domain, node.opset, "", "invalid", node.location)
-            nr.violations.append(Finding("opset", f"{node.op_type} exists at opset {node.opset}", resolve_error, {},
+            nr.violations.append(Finding(OPSET, f"{node.op_type} exists at opset {node.opset}", resolve_error, {},
                                          "raise the model's opset_import or use another operator"))
             report.nodes.append(nr)
             for t in node.outputs:

@@ -31,6 +31,7 @@ import sympy
 
 from .errors import ConstraintError, ShapeCheckError, ShapeCheckWarning
 from .execute import execute
+from .findings import DEPRECATED
 from .kernels import INDEX_EXTENTS
 from .result import Result
 from .solver import _value_inputs, parse_relation, prepare_attrs, prepare_inputs, solve, spec_env
@@ -356,7 +357,7 @@ class _Drawer:
             # (the ids may differ: a condition such as k == 1 is filed under the rule that needed it, C7,
             # while breaking it first refutes another, C6 k <= r)
             problems.append(f"the symbolic result predicts {s.predicted}, the solver says {s.solver}")
-        elif s.predicted == "values" and not concrete.ok and not ids <= unchecked | {"deprecated"}:
+        elif s.predicted == "values" and not concrete.ok and not ids <= unchecked | {DEPRECATED}:
             problems.append(f"only run-time value constraints ({', '.join(sorted(unchecked))}) may fail here, "
                             f"the solver says {s.solver}")
         if s.intent == "bad-index" and values_state == "bad" and concrete.ok:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+from ..findings import ATTRIBUTE_TYPE, UNKNOWN_ATTRIBUTE
 from ..spec.load import Spec
 from ..spec.notation import Node, names_in, parse, substitute, unparse
 
 CATEGORIES = ("operator", "inputs", "types", "attributes", "constraints", "deprecation")
 # findings the solver reports for attributes a spec does not declare / of the wrong type;
 # the executor raises UsageError for these instead of ConstraintError
-_ATTR_FINDINGS = ("A1", "A2")
+_ATTR_FINDINGS = (UNKNOWN_ATTRIBUTE, ATTRIBUTE_TYPE)
 # cross-operator pairs that diff_all adds to the per-operator version chains
 CROSS_PAIRS = (("Scatter-11", "ScatterElements-11"), ("ScatterElements-11", "openvino:ScatterElementsUpdate-3"))
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..errors import ConstraintError, UsageError
 from ..execute import run_spec
+from ..findings import DEPRECATED
 from ..solver import solve
 from ..spec.load import Spec
 from ..types import ELEMENT_TYPES, numpy_dtype, parse_type, tensor_type_of
@@ -289,8 +290,8 @@ def _witness(p: _Pair, c: _Cand, sep: tuple) -> Witness:
         rule = rej.rule(cid)
         rule_text, message = rule.rule, rule.message
     except KeyError:
-        rule_text = {"deprecated": f"{rej.op} is deprecated at opset {rej.version}"}.get(cid, "attributes are declared by the spec")
-        message = rej.deprecated if cid == "deprecated" else ""
+        rule_text = {DEPRECATED: f"{rej.op} is deprecated at opset {rej.version}"}.get(cid, "attributes are declared by the spec")
+        message = rej.deprecated if cid == DEPRECATED else ""
     proj = {s.name: p.project(c, s) for s in (p.a, p.b)}
     w = Witness(_describe(c, cid), acc.name, rej.name, cid, rule_text, message,
                 {k: {n: str(tensor_type_of(t)) for n, t in v[0].items()} for k, v in proj.items()},
