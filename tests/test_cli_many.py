@@ -164,3 +164,19 @@ def test_verify_seed_is_reproducible_across_processes():
         outs.append(json.loads(p.stdout))
     assert outs[0] == outs[1]
     assert len({json.dumps(s["substitution"]) for s in outs[0]["samples"]}) > 1
+
+
+def test_progress_bar_on_a_terminal_with_several_models(tree):
+    import io
+
+    from rich.console import Console
+
+    from shapecheck.cli import _run_with_progress
+    buf = io.StringIO()
+    term = Console(file=buf, force_terminal=True, width=80)
+    outcomes = _run_with_progress(batch, batch.discover(["a"]), 1, {}, term)
+    assert [o.exit_code for o in outcomes] == [0, 0, 0]
+    assert "checking" in buf.getvalue() and "3/3" in buf.getvalue()
+    buf2 = io.StringIO()
+    _run_with_progress(batch, ["a/kv.onnx"], 1, {}, Console(file=buf2, force_terminal=True))
+    assert buf2.getvalue() == ""     # one model: no bar
