@@ -231,11 +231,13 @@ def cmd_check(args, out: Console, err: Console) -> int:
         print(to_junit(outcomes, registry))
     elif fmt == "github":
         from .report.github import to_github
+        from .report.text import render_outcomes
         for line in to_github(outcomes, registry):
             print(line)
-        _render_summaries(outcomes, out, err, quiet=True, findings=False)
+        render_outcomes(outcomes, out, err, quiet=True, findings=False)
     else:
-        _render_summaries(outcomes, out, err, quiet=args.quiet, findings=True)
+        from .report.text import render_outcomes
+        render_outcomes(outcomes, out, err, quiet=args.quiet, findings=True)
     return code
 
 
@@ -247,32 +249,6 @@ def _run_with_progress(batch, paths: list[str], jobs: int | None, options: dict,
                   console=err, transient=True) as bar:
         task = bar.add_task("models", total=len(paths))
         return batch.run(paths, jobs=jobs, progress=lambda _o: bar.advance(task), **options)
-
-
-def _render_summaries(outcomes: list, out: Console, err: Console, *, quiet: bool, findings: bool) -> None:
-    """Text: per model, its table and findings (unless ``findings`` is off) and one summary line; then a total."""
-    from rich.markup import escape
-
-    from . import batch
-    from .report.text import render_model_report, summary_text
-    for o in outcomes:
-        if o.error:
-            msg = o.error[len(o.path) + 2:] if o.error.startswith(o.path + ": ") else o.error
-            if findings:
-                err.print(f"[bold red]{escape(o.path)}: error\\[unreadable]:[/] {escape(msg)}", soft_wrap=True)
-            out.print(f"[bold red]ERROR[/]   {escape(o.path)}: not checked (unreadable)", soft_wrap=True)
-        elif findings:
-            render_model_report(o.report, out, err, quiet=quiet, prefix=f"{o.path}: ", label=f"{o.path}: ")
-        else:
-            verdict = "[bold red]FAILED[/]" if o.report.failed else "[bold green]OK[/]"
-            out.print(f"{verdict}  {escape(summary_text(o.report, o.path + ': '))}", soft_wrap=True)
-    if len(outcomes) > 1:
-        t = batch.totals(outcomes)
-        verdict = "[bold green]OK[/]" if batch.worst(outcomes) == 0 else "[bold red]FAILED[/]"
-        out.print(f"{verdict}  total: {t['models']} models: {t['ok']} ok, {t['failed']} failed, "
-                  f"{t['unreadable']} unreadable; {t['checked']} nodes checked: {t['valid']} valid, "
-                  f"{t['conditional']} conditional, {t['invalid']} invalid; {t['skipped']} without a spec skipped",
-                  soft_wrap=True)
 
 
 def cmd_diff(args, out: Console, err: Console) -> int:

@@ -10,7 +10,7 @@ module only renders.  Diagnostics read like a compiler's::
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable, Sequence
 
 from rich.console import Console
 from rich.markup import escape
@@ -183,3 +183,26 @@ def render_model_report(report, console: Console, err: Console | None = None, *,
             console.print(escape(f"note: {note}"), soft_wrap=True)
     verdict = "[bold red]FAILED[/]" if report.failed else "[bold green]OK[/]"
     console.print(f"{verdict}  {escape(summary_text(report, label))}", soft_wrap=True)
+
+
+def render_outcomes(outcomes: Sequence[Any], out: Console, err: Console, *, quiet: bool, findings: bool) -> None:
+    """Text: per model, its table and findings (unless ``findings`` is off) and one summary line; then a total."""
+    from .. import batch
+    for o in outcomes:
+        if o.error:
+            msg = o.error[len(o.path) + 2:] if o.error.startswith(o.path + ": ") else o.error
+            if findings:
+                err.print(f"[bold red]{escape(o.path)}: error\\[unreadable]:[/] {escape(msg)}", soft_wrap=True)
+            out.print(f"[bold red]ERROR[/]   {escape(o.path)}: not checked (unreadable)", soft_wrap=True)
+        elif findings:
+            render_model_report(o.report, out, err, quiet=quiet, prefix=f"{o.path}: ", label=f"{o.path}: ")
+        else:
+            verdict = "[bold red]FAILED[/]" if o.report.failed else "[bold green]OK[/]"
+            out.print(f"{verdict}  {escape(summary_text(o.report, o.path + ': '))}", soft_wrap=True)
+    if len(outcomes) > 1:
+        t = batch.totals(outcomes)
+        verdict = "[bold green]OK[/]" if batch.worst(outcomes) == 0 else "[bold red]FAILED[/]"
+        out.print(f"{verdict}  total: {t['models']} models: {t['ok']} ok, {t['failed']} failed, "
+                  f"{t['unreadable']} unreadable; {t['checked']} nodes checked: {t['valid']} valid, "
+                  f"{t['conditional']} conditional, {t['invalid']} invalid; {t['skipped']} without a spec skipped",
+                  soft_wrap=True)
