@@ -94,6 +94,9 @@ def check_one(path: str, strict: bool = False, specs: tuple[str, ...] = (), load
         return Outcome(path, error=str(exc))
     except (RecursionError, MemoryError) as exc:
         return Outcome(path, error=f"{path}: cannot check the model: {type(exc).__name__}")
+    except Exception as exc:   # a bug in shapecheck: reported for this model; the others are still checked
+        return Outcome(path, error=f"{path}: internal error while checking the model ({type(exc).__name__}: {exc}); "
+                                   "this is a bug in shapecheck, please report it with the model")
     report.types = {}       # large, and no renderer reads it: keep what crosses processes small
     return Outcome(path, report)
 

@@ -211,6 +211,8 @@ def cmd_check(args, out: Console, err: Console) -> int:
     paths = batch.discover(args.paths)
     if args.output and len(paths) != 1:
         raise UsageError(f"--output writes the annotated copy of one model; {len(paths)} models were given")
+    if args.output and paths[0].lower().endswith(".xml"):
+        raise UsageError("--output writes ONNX models only; this model is OpenVINO IR")
     registry = _registry(args)          # a malformed --specs file stops the run here, once
     options = dict(strict=args.strict, specs=tuple(args.specs), load_external_data=args.load_external_data,
                    output=args.output)

@@ -72,8 +72,8 @@ _ALL = (
                   "A constraint reads tensor values (index values) that are known only at run time: "
                   "shapecheck did not prove it, the runtime checks it when the model runs.", "note"),
     EngineFinding(UNREADABLE, "unreadable model",
-                  "The model file could not be read (not a model, truncated, missing .bin, malformed "
-                  "graph). No node was checked."),
+                  "The model could not be read or checked: no such file, not a model, truncated, a missing "
+                  ".bin, a malformed graph. No node was checked; the run exits with 2."),
 )
 
 ENGINE: dict[str, EngineFinding] = {f.id: f for f in _ALL}

@@ -180,3 +180,18 @@ def test_progress_bar_on_a_terminal_with_several_models(tree):
     buf2 = io.StringIO()
     _run_with_progress(batch, ["a/kv.onnx"], 1, {}, Console(file=buf2, force_terminal=True))
     assert buf2.getvalue() == ""     # one model: no bar
+
+
+def test_an_internal_error_in_one_model_does_not_stop_the_others(tree, capsys, monkeypatch):
+    from shapecheck import check
+    real = check.check_model
+
+    def flaky(path, **kw):
+        if str(path).endswith("sub.onnx"):
+            raise RuntimeError("boom")
+        return real(path, **kw)
+
+    monkeypatch.setattr(check, "check_model", flaky)
+    code, out, err = run(capsys, "check", "a", "--jobs", "1", "--quiet")
+    assert code == 2 and "a/b/sub.onnx: error[unreadable]: internal error while checking the model (RuntimeError: boom)" in err
+    assert "OK  a/kv.onnx" in out and "OK  a/b/ir.xml" in out
