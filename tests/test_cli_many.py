@@ -195,3 +195,10 @@ def test_an_internal_error_in_one_model_does_not_stop_the_others(tree, capsys, m
     code, out, err = run(capsys, "check", "a", "--jobs", "1", "--quiet")
     assert code == 2 and "a/b/sub.onnx: error[unreadable]: internal error while checking the model (RuntimeError: boom)" in err
     assert "OK  a/kv.onnx" in out and "OK  a/b/ir.xml" in out
+
+
+def test_text_notes_what_the_runtime_still_checks(capsys):
+    code, out, _ = run(capsys, "check", str(EXAMPLES / "kv_cache.onnx"))
+    assert code == 0 and "note[runtime-check]: node 'kv_update' (#0) (ScatterND, ScatterND-18): C8 not proved here" in out
+    code, out, _ = run(capsys, "check", str(EXAMPLES / "broken.onnx"))
+    assert "note[runtime-check]" not in out      # constant indices: checked (C8 refuted), nothing left to the runtime
