@@ -25,15 +25,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import sympy
+
 from .errors import UsageError
 from .findings import OPSET
-from .frontends.graph import Declaration, ModelGraph, ModelNode
+from .frontends.graph import Declaration, ModelGraph, ModelNode, is_dead
 from .result import Finding, Indexable
 from .solve_cache import SolveCache
-from .solver import contradiction_of, equalities
+from .solver import contradiction_of, equalities, output_slots
 from .spec.compile import Cond, compare_dims
 from .spec.load import Registry, default_registry
-from .types import TensorType, dim_str, is_unknown
+from .types import TensorType, dim_str, is_unknown, tensor_type_of
 
 
 @dataclass
@@ -98,6 +101,7 @@ class ModelReport(Indexable):
     violations: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     summary: dict[str, int] = field(default_factory=dict)
+    coverage: dict[str, Any] = field(default_factory=dict)
     types: dict[str, TensorType] = field(default_factory=dict, repr=False)
 
     @property
@@ -120,7 +124,7 @@ class ModelReport(Indexable):
                 "nodes": [n.to_dict() for n in self.nodes], "assumptions": self.assumptions,
                 "declarations": [d.to_dict() for d in self.declarations if d.status != "agrees"],
                 "violations": [v.to_dict() for v in self.violations], "notes": self.notes,
-                "summary": self.summary, "ok": not self.failed}
+                "summary": self.summary, "coverage": self.coverage, "ok": not self.failed}
 
 
 # ---------------------------------------------------------------- entry points
@@ -197,18 +201,32 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
     refinements: set[str] = set()
     cache = SolveCache()
     resolved: dict[tuple, tuple] = {}
-    skipped = 0
+    skipped = dead = 0
 
-    def assume(text: str, who: str, refinement: bool = False) -> None:
+    coverage: dict[str, dict[str, int]] = {}   # op type -> how its nodes were covered -> count
+
+    def cover(op: str, how: str) -> None:
+        row = coverage.setdefault(op, {})
+        row[how] = row.get(how, 0) + 1
+
+    relations: dict[str, Any] = {}   # condition text -> its relation (never parsed back from the text)
+
+    def assume(text: str, who: str, refinement: bool = False, relation: Any = None) -> None:
         if refinement:
             refinements.add(text)
         assumptions.setdefault(text, {})[who] = None
+        if relation is not None:
+            relations.setdefault(text, relation)
 
     for node in graph.nodes:
+        if node.scope and is_dead(graph, node.scope, env):
+            dead += 1   # a branch that never runs: its outputs are never produced, its declarations claim nothing
+            continue
         spec, resolve_error = resolved.get((node.op_type, node.domain, node.opset)) or _resolve(registry, node, resolved)
         if spec is None and resolve_error is None:
             skipped += 1
             forward = graph.infer_node(node, env) if graph.infer_node is not None else None
+            cover(node.op_type, "fallback" if forward else "unknown")
             for t in node.outputs:
                 if not t:
                     continue
@@ -233,37 +251,29 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
                     origin[t] = "unknown"
             continue
 
-        types: dict[str, TensorType] = {}
-        sources: dict[str, dict[str, str]] = {}
-        for i, decl in enumerate(spec.inputs):
-            tname = node.inputs[i] if i < len(node.inputs) else ""
-            if not tname:
-                if decl.optional:
-                    continue
-                raise UsageError(f"{graph.path}: {node.location} ({node.op_type}): input {i} ({decl.name}) is missing; "
-                                 f"{spec.name} needs {', '.join(d.name for d in spec.inputs)}")
-            t = env.get(tname)
-            if t is None:
-                t = TensorType(None, None)
-                origin.setdefault(tname, "unknown")
-            types[decl.name] = t
-            sources[decl.name] = {"tensor": tname, "type": str(t), "source": _source_label(origin.get(tname, "unknown"))}
-        result = cache.solve(spec, types, node.attrs, opset=node.opset, unknown_attrs="finding")
+        cover(node.op_type, "spec")
+        types, sources = _bind_inputs(graph, spec, node, env, origin)
+        n_out = len(node.outputs)
+        result = cache.solve(spec, types, node.attrs, opset=node.opset, unknown_attrs="finding", output_count=n_out)
+        slots = output_slots(spec, n_out)
+        outputs = _fresh_per_node(result.outputs, types, node.name,
+                                  {key: t for (key, _d, _p), t in zip(slots, node.outputs) if t})
+        folded = _fold(spec, types, node.attrs, result) if result.status == "valid" else None
         nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, result.status, node.location,
-                        {k: str(v) for k, v in result.outputs.items()}, list(result.conditions),
+                        {k: str(v) for k, v in outputs.items()}, list(result.conditions),
                         list(result.violations), list(result.warnings), sources, result.runtime_checks)
         report.nodes.append(nr)
         for c in result.conditions:
-            assume(c, node.name)
-        for out_decl, tname in zip(spec.outputs, node.outputs):
+            assume(c, node.name, relation=result.relations.get(c))
+        for (key, _decl, _pos), tname in zip(slots, node.outputs):
             if tname:
-                env[tname] = result.outputs[out_decl.name]
-                origin[tname] = "inferred"
+                env[tname] = folded[key] if folded and key in folded else _fill(outputs[key], graph.fallback.get(tname))
+                origin[tname] = "folded" if folded and key in folded else "inferred"
                 _check_declaration(graph, report, env, origin, node, tname, assume)
 
     report.assumptions = [{"condition": c, "kind": "refinement" if c in refinements else "condition",
                            "nodes": list(ns)} for c, ns in assumptions.items()]
-    eqs = equalities(c for c in assumptions if c not in refinements)
+    eqs = equalities((c, relations.get(c)) for c in assumptions if c not in refinements)
     if len(eqs) >= 2:
         bad = contradiction_of(eqs, lambda c: list(assumptions.get(c, {})))
         if bad is not None:
@@ -271,10 +281,108 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False) -> 
             report.violations.append(bad)
     report.types = env
     counts = {"checked": len(report.nodes), "valid": 0, "conditional": 0, "invalid": 0, "skipped": skipped}
+    if dead:
+        counts["dead"] = dead
     for n in report.nodes:
         counts[n.status] = counts.get(n.status, 0) + 1
     report.summary = counts
+    report.coverage = _coverage_summary(coverage, dead)
     return report
+
+
+def _coverage_summary(by_op: dict[str, dict[str, int]], dead: int) -> dict[str, Any]:
+    """How each node's outputs were obtained: by a spec, by onnx's per-node inference, or not at all."""
+    total = {how: sum(r.get(how, 0) for r in by_op.values()) for how in ("spec", "fallback", "unknown")}
+    return {**total, "dead": dead, "by_op": {op: dict(sorted(r.items())) for op, r in sorted(by_op.items())}}
+
+
+def _bind_inputs(graph: ModelGraph, spec, node: ModelNode, env: dict, origin: dict) -> tuple[dict, dict]:
+    """The node's input tensors as the spec's named inputs (a variadic one takes the rest)."""
+    types: dict[str, Any] = {}
+    sources: dict[str, dict[str, str]] = {}
+
+    def one(tname: str) -> TensorType:
+        t = env.get(tname)
+        if t is None:
+            origin.setdefault(tname, "unknown")
+            return TensorType(None, None)
+        return t
+
+    for i, decl in enumerate(spec.inputs):
+        if decl.variadic:
+            names = [n for n in node.inputs[i:] if n]
+            if names:
+                types[decl.name] = tuple(one(n) for n in names)
+                for j, n in enumerate(names):
+                    sources[f"{decl.name}[{j}]"] = {"tensor": n, "type": str(env.get(n, "?")),
+                                                    "source": _source_label(origin.get(n, "unknown"))}
+                continue
+            tname = ""
+        else:
+            tname = node.inputs[i] if i < len(node.inputs) else ""
+        if not tname:
+            if decl.optional:
+                continue
+            raise UsageError(f"{graph.path}: {node.location} ({node.op_type}): input {i} ({decl.name}) is missing; "
+                             f"{spec.name} needs {', '.join(d.name for d in spec.inputs)}")
+        t = one(tname)
+        types[decl.name] = t
+        sources[decl.name] = {"tensor": tname, "type": str(t), "source": _source_label(origin.get(tname, "unknown"))}
+    return types, sources
+
+
+def _fresh_per_node(outputs: dict[str, TensorType], inputs: dict[str, Any], node: str,
+                    tensors: dict[str, str]) -> dict[str, TensorType]:
+    """Unknown dims a spec created (a run-time length, an unresolvable broadcast) belong to this node alone.
+
+    Solve results are cached by signature, so two nodes would otherwise share the very same
+    unknown and later look equal: each node gets its own copies.
+    """
+    created: set = set()
+    for t in outputs.values():
+        for d in (t.shape or ()) + (t.sym or ()):
+            if isinstance(d, sympy.Basic):
+                created |= {s for s in d.free_symbols if isinstance(s, sympy.Dummy)}
+    if not created:
+        return outputs
+    for t in inputs.values():
+        for x in (t if isinstance(t, tuple) else (t,)):
+            for d in (x.shape or ()) + (x.sym or ()):
+                if isinstance(d, sympy.Basic):
+                    created -= d.free_symbols
+    if not created:
+        return outputs
+    labels = {}   # a dim that is a bare unknown is named by where it stands, as the frontends name theirs
+    for key, t in outputs.items():
+        for i, d in enumerate(t.shape or ()):
+            if d in created and d not in labels and key in tensors:
+                labels[d] = f"{tensors[key]}.shape[{i}]"
+    fresh = {s: sympy.Dummy(labels.get(s, f"{node}.{s.name}"), integer=True, nonnegative=True) for s in created}
+
+    def sub(dims):
+        return None if dims is None else tuple(d.xreplace(fresh) if isinstance(d, sympy.Basic) else d for d in dims)
+    return {k: TensorType(t.dtype, sub(t.shape), t.value, sub(t.sym)) for k, t in outputs.items()}
+
+
+_MAX_FOLD = 4096   # elements: larger results are left symbolic
+
+
+def _fold(spec, types: dict[str, Any], attrs: dict, result) -> dict[str, TensorType] | None:
+    """Outputs computed by the spec's own kernel when every input is a small constant."""
+    if not spec.semantics or not types:
+        return None
+    arrays: dict[str, Any] = {}
+    for name, t in types.items():
+        items = t if isinstance(t, tuple) else (t,)
+        if any(x.value is None or x.value.size > _MAX_FOLD for x in items):
+            return None
+        arrays[name] = tuple(x.value for x in items) if isinstance(t, tuple) else t.value
+    from .execute import run_spec
+    try:
+        out, _ = run_spec(spec, arrays, attrs)
+    except Exception:  # noqa: BLE001 - folding is an optimisation: the solver's result stands without it
+        return None
+    return {k: tensor_type_of(v) for k, v in out.items() if isinstance(v, np.ndarray) and v.size <= _MAX_FOLD}
 
 
 def _fill(t: TensorType, other: TensorType | None) -> TensorType:
@@ -286,8 +394,8 @@ def _fill(t: TensorType, other: TensorType | None) -> TensorType:
         return TensorType(dtype, other.shape, t.value)
     if other.shape is not None and len(other.shape) == len(t.shape):
         shape = tuple(o if is_unknown(d) and not is_unknown(o) else d for d, o in zip(t.shape, other.shape))
-        return TensorType(dtype, shape, t.value)
-    return TensorType(dtype, t.shape, t.value)
+        return TensorType(dtype, shape, t.value, t.sym)
+    return TensorType(dtype, t.shape, t.value, t.sym)
 
 
 def _resolve(registry: Registry, node: ModelNode, memo: dict) -> tuple:
@@ -320,7 +428,7 @@ def _check_declaration(graph: ModelGraph, report: ModelReport, env, origin, node
         report.declarations.append(DeclarationReport(tname, node.name, decl.kind, text, text, "agrees", "info"))
         return
     contradictions: list[str] = []
-    conds: list[str] = []
+    conds: list[tuple[str, Any]] = []
     refined: list[str] = []
     dtype = inf.dtype
     if d.dtype and inf.dtype and d.dtype != inf.dtype:
@@ -348,7 +456,7 @@ def _check_declaration(graph: ModelGraph, report: ModelReport, env, origin, node
                 if verdict is False:
                     contradictions.append(f"dim {i}: {dim_str(dd)} declared, {dim_str(ii)} inferred")
                 elif isinstance(verdict, Cond):
-                    conds.extend(verdict.texts())
+                    conds.extend(zip(verdict.texts(), [r.sympy() for r in verdict.rels] + [None] * len(verdict.alts)))
             shape = tuple(new)
     if contradictions:
         severity = "error" if decl.kind == "graph output" else "warning"
@@ -358,12 +466,13 @@ def _check_declaration(graph: ModelGraph, report: ModelReport, env, origin, node
             f"declare {tname!r} as {inf}"))
         return
     if conds:
-        for c in conds:
-            assume(c, f"{tname} ({decl.kind})")
+        texts = [t for t, _ in conds]
+        for c, rel in conds:
+            assume(c, f"{tname} ({decl.kind})", relation=rel)
         report.declarations.append(DeclarationReport(
             tname, node.name, decl.kind, str(d), str(inf), "condition", "info",
-            f"the {decl.kind} of {tname!r} names its dims differently from inference; valid only if " + ", ".join(conds),
-            f"declare {tname!r} as {inf}", conds))
+            f"the {decl.kind} of {tname!r} names its dims differently from inference; valid only if " + ", ".join(texts),
+            f"declare {tname!r} as {inf}", texts))
         return
     if refined:
         env[tname] = TensorType(dtype, shape, inf.value)

@@ -21,7 +21,7 @@ from .errors import ConstraintError, ShapeCheckWarning, UsageError
 from .kernels import KERNELS
 from .result import Result
 from .solver import prepare_attrs, solve, spec_env
-from .spec.compile import EvalError, Unknown
+from .spec.compile import EvalError, TensorVal, Unknown
 from .spec.load import Registry, Spec, default_registry
 from .types import numpy_dtype, tensor_type_of
 
@@ -41,45 +41,74 @@ def execute(op: str, opset: int = 18, inputs: dict[str, Any] | None = None, attr
 
 def run_spec(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], Result]:
     """Check then run one spec; returns the outputs and the solver's result (its warnings)."""
-    arrays = {}
+    arrays: dict[str, Any] = {}
+    variadic = {i.name for i in spec.inputs if i.variadic}
     declared = {i.name for i in spec.inputs}
     for name, value in inputs.items():
         if name not in declared:
             raise UsageError(f"{spec.name} has no input {name!r}; its inputs are {', '.join(sorted(declared))}")
         if value is None:  # as in solve(): a None input is a missing input, not a 0-d object array
             continue
-        if not isinstance(value, np.ndarray):
-            try:
-                value = np.asarray(value)
-            except (TypeError, ValueError) as exc:
-                raise UsageError(f"{spec.name} input {name!r}: not an array ({exc})") from None
-        if value.dtype.kind in "US":
-            value = value.astype(object)
-        arrays[name] = value
-    types = {n: tensor_type_of(a) for n, a in arrays.items()}
+        if name in variadic:
+            items = value if isinstance(value, (list, tuple)) else [value]
+            arrays[name] = tuple(_as_array(spec, f"{name}[{i}]", v) for i, v in enumerate(items))
+        else:
+            arrays[name] = _as_array(spec, name, value)
+    types = {n: tuple(tensor_type_of(x) for x in a) if isinstance(a, tuple) else tensor_type_of(a)
+             for n, a in arrays.items()}
     result = solve(spec, types, attrs, hints=False)
     if result.violations:
         f = result.violations[0]
         raise ConstraintError(spec.name, f.constraint, f.rule, f.message + (f" ({f.detail})" if f.detail else ""), f.values)
+    if not spec.semantics:
+        raise UsageError(f"{spec.name} has no [semantics]: shapecheck can check it but not run it")
     attr_values, _ = prepare_attrs(spec, attrs)
     env = spec_env(spec, types, attr_values)
-    params = {}
+    args = {}
     for key, fn in spec.semantics_fns.items():
+        if key in spec.kernel_inputs:
+            args[key] = arrays.get(spec.kernel_inputs[key])
+            continue
         try:
             v = fn(env)
         except EvalError as exc:
-            raise UsageError(f"{spec.name}: cannot compute semantics parameter {key}: {exc}") from None
+            raise UsageError(f"{spec.name}: cannot compute kernel argument {key}: {exc}") from None
         if isinstance(v, Unknown):
-            raise UsageError(f"{spec.name}: semantics parameter {key} is not known for these inputs")
-        params[key] = v
-    kernel = KERNELS.get(spec.semantics["kind"])
-    if kernel is None:
-        raise UsageError(f"{spec.name}: no kernel for semantics kind {spec.semantics['kind']!r} "
-                         f"(known: {', '.join(KERNELS)})")
-    out = kernel(**{n: arrays[n] for n in ("data", "indices", "updates")}, **params)
-    name = spec.outputs[0].name
-    want = result.outputs[name]
-    if out.dtype != numpy_dtype(want.dtype) or out.shape != want.shape:
-        # the solver's type is the contract; breaking it is a bug in shapecheck, not in the input
-        raise RuntimeError(f"{spec.name}: kernel produced {out.dtype}{list(out.shape)}, solver inferred {want}")
-    return {name: out}, result
+            raise UsageError(f"{spec.name}: kernel argument {key} is not known for these inputs")
+        args[key] = _array_of(v)
+    out = KERNELS[spec.semantics["kind"]](**args)
+    outs = out if isinstance(out, tuple) else (out,)
+    if len(outs) != len(spec.outputs):
+        raise RuntimeError(f"{spec.name}: kernel returned {len(outs)} outputs, the spec declares {len(spec.outputs)}")
+    produced = {}
+    for decl, arr in zip(spec.outputs, outs):
+        want = result.outputs[decl.name]
+        if arr.dtype != numpy_dtype(want.dtype) or not _shape_matches(arr.shape, want.shape):
+            # the solver's type is the contract; breaking it is a bug in shapecheck, not in the input
+            raise RuntimeError(f"{spec.name}: kernel produced {arr.dtype}{list(arr.shape)} for {decl.name}, "
+                               f"solver inferred {want}")
+        produced[decl.name] = arr
+    return produced, result
+
+
+def _as_array(spec: Spec, name: str, value: Any) -> np.ndarray:
+    if not isinstance(value, np.ndarray):
+        try:
+            value = np.asarray(value)
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"{spec.name} input {name!r}: not an array ({exc})") from None
+    if value.dtype.kind in "US":
+        value = value.astype(object)
+    return value
+
+
+def _array_of(v: Any) -> Any:
+    """A notation value as a kernel argument: tensors as their arrays, everything else as is."""
+    return v.value if isinstance(v, TensorVal) else v
+
+
+def _shape_matches(actual: tuple, inferred: tuple | None) -> bool:
+    """Concrete inputs give concrete output shapes, except data-dependent dims (fresh symbols)."""
+    if inferred is None or len(actual) != len(inferred):
+        return False
+    return all(type(d) is not int or d == a for a, d in zip(actual, inferred))

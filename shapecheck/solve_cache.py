@@ -47,13 +47,13 @@ class SolveCache:
         except TypeError:
             return solve(spec, types, attrs, **kw)
         extra = tuple(sorted(kw.items()))
-        exact = (spec.name, tuple((n, t.signature()) for n, t in types.items()), items, extra)
+        exact = (spec.name, tuple((n, _signature(t)) for n, t in types.items()), items, extra)
         done = self._renamed.get(exact)
         if done is not None:
             self.hits += 1
             return done
         canon, back = _canonicalize(types)
-        key = (spec.name, tuple((n, t.signature()) for n, t in canon.items()), items, extra)
+        key = (spec.name, tuple((n, _signature(t)) for n, t in canon.items()), items, extra)
         result = self._results.get(key)
         if result is None:
             self.misses += 1
@@ -86,22 +86,32 @@ def _canonicalize(types: dict[str, TensorType]) -> tuple[dict[str, TensorType], 
             back[c] = s
         return c
 
-    for name, t in types.items():
-        if t.shape is None or all(type(d) is int for d in t.shape):
-            out[name] = t
-            continue
-        dims = []
-        for d in t.shape:
-            if type(d) is int:
-                dims.append(d)
+    def dims(ds):
+        out = []
+        for d in ds:
+            if type(d) is int or isinstance(d, bool):
+                out.append(d)
             elif d.is_Symbol:
-                dims.append(canon(d))
+                out.append(canon(d))
             else:
                 for s in sorted(d.free_symbols, key=lambda s: s.name):
                     canon(s)
-                dims.append(normalize_dim(d.xreplace(fwd)))
-        out[name] = TensorType(t.dtype, tuple(dims), t.value)
+                out.append(normalize_dim(d.xreplace(fwd)))
+        return tuple(out)
+
+    def one(t: TensorType) -> TensorType:
+        if (t.shape is None or all(type(d) is int for d in t.shape)) and t.sym is None:
+            return t
+        return TensorType(t.dtype, None if t.shape is None else dims(t.shape), t.value,
+                          None if t.sym is None else dims(t.sym))
+
+    for name, t in types.items():
+        out[name] = tuple(one(x) for x in t) if isinstance(t, tuple) else one(t)
     return out, back
+
+
+def _signature(t) -> tuple:
+    return tuple(x.signature() for x in t) if isinstance(t, tuple) else t.signature()
 
 
 def _rename(r: Result, back: dict) -> Result:
@@ -114,11 +124,14 @@ def _rename(r: Result, back: dict) -> Result:
         return replace(f, rule=text(f.rule), message=text(f.message), fix=text(f.fix), detail=text(f.detail),
                        values={k: text(v) for k, v in f.values.items()})
 
+    def dims(ds):
+        return None if ds is None else tuple(d if type(d) in (int, bool) else normalize_dim(d.xreplace(back))
+                                             for d in ds)
+
     def ttype(t: TensorType) -> TensorType:
-        if t.shape is None:
+        if t.shape is None and t.sym is None:
             return t
-        return TensorType(t.dtype, tuple(d if type(d) is int else normalize_dim(d.xreplace(back)) for d in t.shape),
-                          t.value)
+        return TensorType(t.dtype, dims(t.shape), t.value, dims(t.sym))
 
     return Result(
         status=r.status, spec=r.spec, op=r.op, opset=r.opset,
@@ -130,4 +143,5 @@ def _rename(r: Result, back: dict) -> Result:
                      ConstraintResult(c.id, c.rule, c.message, c.status, [text(x) for x in c.conditions],
                                       {k: text(v) for k, v in c.values.items()}) for c in r.constraints],
         condition_sources={text(k): v for k, v in r.condition_sources.items()},
+        relations={text(k): (v.xreplace(back) if v is not None else None) for k, v in r.relations.items()},
     )

@@ -27,7 +27,7 @@ from .spec.compile import (EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownD
                            as_cond, compile_expr, fresh_shape, lazy)
 from .spec.load import Rule, Spec
 from .spec.notation import Node, unparse
-from .types import TensorType, as_tensor_type, expr_str, is_unknown, normalize_dim, value_str
+from .types import TensorType, as_tensor_type, expr_str, is_unknown, normalize_dim, numpy_dtype, unknown_dim, valued, value_str
 
 _MAX_RANK_GUESS = 8
 
@@ -49,7 +49,15 @@ def prepare_inputs(spec: Spec, inputs: dict[str, Any]) -> dict[str, TensorType]:
                 continue
             raise UsageError(f"{spec.name} needs input {decl.name!r} ({decl.doc or decl.type}); "
                              f"give all of {', '.join(declared)}")
-        out[decl.name] = as_tensor_type(inputs[decl.name], decl.name)
+        given = inputs[decl.name]
+        if decl.variadic:
+            if not isinstance(given, (list, tuple)) or not given:
+                given = [given] if not isinstance(given, (list, tuple)) else given
+            if not given:
+                raise UsageError(f"{spec.name} needs at least one {decl.name!r} input")
+            out[decl.name] = tuple(as_tensor_type(g, f"{decl.name}[{i}]") for i, g in enumerate(given))
+        else:
+            out[decl.name] = as_tensor_type(given, decl.name)
     return out
 
 
@@ -121,15 +129,24 @@ def _first_version_with_attr(spec: Spec, name: str) -> str | None:
 
 # ---------------------------------------------------------------- environments
 
-def _env(spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any]) -> dict:
+def _env(spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any], output_count: int | None = None) -> dict:
     env: dict = {}
     env.update(spec.types)
     env.update(attrs)
     for name, t in types.items():
-        env[name] = TensorVal(name, t)
+        env[name] = (tuple(TensorVal(f"{name}[{i}]", x) for i, x in enumerate(t)) if isinstance(t, tuple)
+                     else TensorVal(name, t))
     for name, (_text, fn) in spec.lets.items():
         env[name] = lazy(fn)
+    env["output_count"] = len(spec.outputs) if output_count is None else output_count
     return env
+
+
+def _lacks_value(t: TensorType | tuple) -> bool:
+    """True when a tensor's contents (or any of a variadic input's) are not known."""
+    if isinstance(t, tuple):
+        return any(_lacks_value(x) for x in t)
+    return t.value is None and t.sym is None
 
 
 def spec_env(spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any]) -> dict:
@@ -139,9 +156,12 @@ def spec_env(spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any]) ->
 
 def _subst_type(t: TensorType, dims: dict, shape: tuple | None = None, dtype: str | None = None) -> TensorType:
     new_shape = shape if shape is not None else t.shape
+    sym = t.sym
     if new_shape is not None and dims:
         new_shape = tuple(normalize_dim(d.xreplace(dims)) if isinstance(d, sympy.Basic) else d for d in new_shape)
-    return TensorType(dtype if dtype is not None else t.dtype, new_shape, t.value)
+        if sym is not None:
+            sym = tuple(normalize_dim(d.xreplace(dims)) if isinstance(d, sympy.Basic) else d for d in sym)
+    return TensorType(dtype if dtype is not None else t.dtype, new_shape, t.value, sym)
 
 
 class _Bindings:
@@ -162,6 +182,9 @@ class _Bindings:
                 sub[s] = v
         out = {}
         for name, t in base.items():
+            if isinstance(t, tuple):
+                out[name] = tuple(_subst_type(x, sub) for x in t) if sub else t
+                continue
             out[name] = _subst_type(t, sub, self.shapes.get(name), self.dtypes.get(name) if dims else None)
         return out
 
@@ -235,27 +258,48 @@ def _value_inputs(spec: Spec, rule: Rule) -> set[str]:
 
 
 def _reads_values(spec: Spec, tree: Node, seen_lets: set[str]) -> set[str]:
+    """Inputs read in a value context: not under ``.shape``/``.dtype``/``.rank``, ``rank()``, ``dtype()``.
+
+    Indexing a variadic input (``inputs[0]``) picks a tensor, and a comprehension variable
+    (``for x in inputs``) stands for the input it ranges over.
+    """
     from .spec.notation import parse
     names = {i.name for i in spec.inputs}
     out: set[str] = set()
 
-    def walk(n, shape_ctx: bool):
+    def walk(n, shape_ctx: bool, alias: dict):
         if not isinstance(n, Node):
             return
         if n.kind == "name":
-            if n.value in names and not shape_ctx:
-                out.add(n.value)
+            name = alias.get(n.value, n.value)
+            if name in names and not shape_ctx:
+                out.add(name)
             return
         if n.kind == "attr":
-            walk(n.children[0], True)
+            walk(n.children[0], n.value != "value", alias)
             return
         if n.kind == "call" and n.value in ("rank", "dtype"):
             for c in n.children:
-                walk(c, True)
+                walk(c, True, alias)
+            return
+        if n.kind == "index":
+            walk(n.children[0], shape_ctx, alias)
+            for c in n.children[1:]:
+                walk(c, False, alias)
+            return
+        if n.kind == "comp":
+            it = n.children[1]
+            inner = dict(alias)
+            if isinstance(it, Node) and it.kind == "name" and it.value in names:
+                inner[n.value] = it.value      # the variable is one of the input's tensors
+            else:
+                walk(it, False, alias)
+            for c in (n.children[0], n.children[2]):
+                walk(c, False, inner)
             return
         for c in n.children:
-            walk(c, False)
-    walk(tree, False)
+            walk(c, False, alias)
+    walk(tree, False, {})
     for let_name, (text, _fn) in spec.lets.items():
         if let_name in _names(tree) and let_name not in seen_lets:
             out |= _reads_values(spec, parse(text), seen_lets | {let_name})
@@ -293,9 +337,57 @@ def _learn(spec: Spec, base: dict[str, TensorType], attrs: dict) -> _Bindings:
                                 Rel("==", sympy.Symbol(f"rank({ch.owner})"), len(b.shapes[ch.owner])))
             if changed:
                 break
+        if not changed and _solve_rank(spec, b, base, attrs):
+            changed = True
         if not changed:
             break
     return b
+
+
+def _solve_rank(spec: Spec, b: _Bindings, base, attrs) -> bool:
+    """Find the one rank that an input of unknown rank can have so that every shape equality has matching ranks.
+
+    ScatterND with data of unknown rank and indices [M,1], updates [M,C] has data of rank 2: no
+    other rank makes ``updates.shape == indices.shape[:-1] ++ data.shape[k:]`` hold.  The rank found
+    is stated as a condition (``rank(data) == 2``), as when an equality binds it directly.
+    """
+    pending = [n for n, t in base.items() if not isinstance(t, tuple) and t.shape is None and n not in b.shapes]
+    always = _refuted_ids(spec, _env(spec, b.types(base), attrs)) if pending else set()
+    for name in pending:
+        fits = []
+        for r in range(_MAX_RANK_GUESS + 1):
+            trial = _Bindings()
+            trial.dims, trial.dtypes, trial.ints = b.dims, b.dtypes, b.ints
+            trial.shapes = {**b.shapes, name: fresh_shape(name, r)}
+            env = _env(spec, trial.types(base), attrs)
+            verdict, rid = _ranks_agree(spec, env)
+            if verdict is None:
+                return False          # something else is unknown too: the rank is not determined here
+            if verdict and not _refuted_ids(spec, env) - always:   # a rank that breaks another rule (k <= r) is no fit
+                fits.append((r, rid))
+        if len(fits) == 1:
+            r, rid = fits[0]
+            b.shapes[name] = fresh_shape(name, r)
+            b.conds.setdefault(rid, []).append(Rel("==", sympy.Symbol(f"rank({name})"), r))
+            return True
+    return False
+
+
+def _ranks_agree(spec: Spec, env: dict) -> tuple[bool | None, str]:
+    """True when every top-level shape equality compares shapes of equal length (None: undetermined),
+    and the id of the first rule whose shapes were compared."""
+    seen = ""
+    for rule in spec.constraints:
+        for lhs_fn, rhs_fn in _equalities(spec, rule):
+            try:
+                lhs, rhs = lhs_fn(env), rhs_fn(env)
+            except (NeedInt, EvalError):
+                continue
+            if isinstance(lhs, tuple) and isinstance(rhs, tuple):
+                seen = seen or rule.id
+                if len(lhs) != len(rhs):
+                    return False, seen
+    return (True if seen else None), seen
 
 
 def _solve_int(spec: Spec, b: _Bindings, base, attrs, rule: Rule, expr) -> bool:
@@ -354,41 +446,52 @@ def _refuted_ids(spec: Spec, env: dict) -> set[str]:
 
 
 def _rule_status(spec: Spec, rule: Rule, env: dict, types: dict[str, TensorType], b: _Bindings):
-    """-> (status, conditions, Cond-or-None, error text)"""
+    """-> (status, conditions as (text, sympy relation or None), Cond-or-None, error text)"""
     if rule.id in b.refuted:
         return "refuted", [], None, b.refuted[rule.id]
     need = _value_inputs(spec, rule)
-    if any(types[n].value is None for n in need if n in types):
+    if any(_lacks_value(types[n]) for n in need if n in types):
         return "unchecked", [], None, ""
     try:
         v = rule.fn(env)
     except NeedInt:
-        return "conditional", [rule.plain], None, "need-int"
+        return "conditional", [(rule.plain, None)], None, "need-int"
     except EvalError as exc:
         return "error", [], None, str(exc)
-    extra = [str(r) for r in b.conds.get(rule.id, [])]
+    extra = [(str(r), r.sympy()) for r in b.conds.get(rule.id, [])]
     if v is True or (isinstance(v, (bool, np.bool_)) and v):
         return ("conditional" if extra else "proved"), extra, None, ""
     if v is False or isinstance(v, (bool, np.bool_)):
         return "refuted", [], None, ""
     c = as_cond(v)
-    texts = c.texts()
-    if c.opaque and not texts:
-        texts = [rule.plain]
-    if not texts and c.needs_value:
+    conds = list(zip(c.texts(), [r.sympy() for r in c.rels] + [_disjunction(alt) for alt in c.alts]))
+    if c.opaque and not conds:
+        conds = [(rule.plain, None)]
+    if not conds and c.needs_value:
         return ("conditional" if extra else "unchecked"), extra, c, ""
-    return "conditional", extra + [t for t in texts if t not in extra], c, ""
+    seen = {t for t, _ in extra}
+    return "conditional", extra + [x for x in conds if x[0] not in seen], c, ""
+
+
+def _disjunction(alt) -> Any:
+    """An ``or`` of conjunctions of relations, as one sympy formula."""
+    try:
+        return sympy.Or(*[sympy.And(*[r.sympy() for r in conj]) for conj in alt])
+    except TypeError:   # a relation sympy cannot hold as a boolean: keep the text only
+        return None
 
 
 def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = None, *,
-          opset: int | None = None, unknown_attrs: str = "error", hints: bool = True) -> Result:
-    """Check one query against one spec and infer its outputs."""
+          opset: int | None = None, unknown_attrs: str = "error", hints: bool = True,
+          output_count: int | None = None) -> Result:
+    """Check one query against one spec and infer its outputs (``output_count`` for variadic outputs)."""
     base = prepare_inputs(spec, inputs)
     attr_values, attr_findings = prepare_attrs(spec, attrs, unknown_attrs)
-    symbolic = any(t.dtype is None or t.shape is None or any(type(d) is not int for d in t.shape)
-                   for t in base.values())
+    flat = [x for t in base.values() for x in (t if isinstance(t, tuple) else (t,))]
+    symbolic = any(t.dtype is None or t.shape is None or any(type(d) is not int for d in t.shape) or t.sym is not None
+                   for t in flat)
     unknowns = symbolic and any(t.dtype is None or t.shape is None or any(is_unknown(d) for d in t.shape)
-                                for t in base.values())
+                                for t in flat)
     # unification is needed for unknown dims, ranks and types, or for a symbol used as a slice bound
     b = _learn(spec, base, attr_values) if unknowns else _Bindings()
     while True:
@@ -406,16 +509,17 @@ def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = Non
     for rule, status, conds, err in statuses:
         if status == "error":
             status = "skipped" if any_refuted else "refuted"
-        cr = ConstraintResult(rule.id, rule.rule, rule.message, status, conds)
+        cr = ConstraintResult(rule.id, rule.rule, rule.message, status, [t for t, _ in conds])
         if status == "refuted":
             cr.values = _values_involved(spec, rule, env)
         result.constraints.append(cr)
         if status == "refuted":
             result.violations.append(Finding(rule.id, rule.rule, rule.message, cr.values,
                                              _fix(spec, rule, env, base, attrs, hints, opset), err))
-        for c in conds:
+        for c, rel in conds:
             if c not in result.conditions:
                 result.conditions.append(c)
+                result.relations[c] = rel
             result.condition_sources.setdefault(c, []).append(rule.id)
 
     contradiction = _contradiction(result)
@@ -423,13 +527,16 @@ def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = Non
         result.violations.append(contradiction)
 
     out_types = b.types(base, dims=True, user_ints=False) if symbolic else base
-    out_env = _env(spec, out_types, attr_values)
-    for out in spec.outputs:
-        result.outputs[out.name] = _output_type(out, out_env)
+    out_env = _env(spec, out_types, attr_values, output_count)
+    for key, out, pos in output_slots(spec, output_count):
+        if pos is not None:
+            out_env = dict(out_env)
+            out_env["i"] = pos
+        result.outputs[key] = _output_type(out, out_env)
 
     for rule in spec.warnings:
         need = _value_inputs(spec, rule)
-        if any(types[n].value is None for n in need if n in types):
+        if any(_lacks_value(types[n]) for n in need if n in types):
             continue
         try:
             v = rule.fn(env)
@@ -457,34 +564,55 @@ def _deprecation_fix(spec: Spec) -> str:
     return fix
 
 
+def output_slots(spec: Spec, output_count: int | None = None) -> list[tuple[str, Any, int | None]]:
+    """(result key, output declaration, position among a variadic output's tensors) in node order.
+
+    >>> from shapecheck.spec.load import default_registry
+    >>> [k for k, _, _ in output_slots(default_registry().resolve("ScatterND", 18))]
+    ['output']
+    """
+    fixed = [o for o in spec.outputs if not o.variadic]
+    out: list[tuple[str, Any, int | None]] = [(o.name, o, None) for o in fixed]
+    if spec.outputs and spec.outputs[-1].variadic:
+        last = spec.outputs[-1]
+        n = max((output_count if output_count is not None else len(spec.outputs)) - len(fixed), 1)
+        out += [(f"{last.name}[{i}]", last, i) for i in range(n)]
+    return out
+
+
 def _output_type(out, env) -> TensorType:
-    try:
-        dt = out.type_fn(env)
-    except (EvalError, NeedInt):
-        dt = None
-    try:
-        shape = out.shape_fn(env)
-    except (EvalError, NeedInt):
+    def attempt(fn):
+        try:
+            return fn(env) if fn is not None else None
+        except (EvalError, NeedInt):
+            return None
+    dt = attempt(out.type_fn)
+    shape = attempt(out.shape_fn)
+    dtype = dt if isinstance(dt, str) else None
+    if isinstance(shape, tuple):   # a dim the rules cannot tell (a length known at run time) is a fresh unknown
+        shape = tuple(unknown_dim(f"{out.name}.shape[{i}]") if isinstance(d, Unknown) else normalize_dim(d)
+                      for i, d in enumerate(shape))
+    else:
         shape = None
-    return TensorType(dt if isinstance(dt, str) else None,
-                      tuple(normalize_dim(d) for d in shape) if isinstance(shape, tuple) else None)
+    value = attempt(out.value_fn)
+    if isinstance(value, np.ndarray):
+        if shape is not None and value.shape == shape and dtype is not None:
+            return TensorType(dtype, shape, value.astype(numpy_dtype(dtype), copy=False))
+        return TensorType(dtype, shape)
+    if value is None or isinstance(value, Unknown):
+        return TensorType(dtype, shape)
+    return valued(dtype, shape, value if isinstance(value, tuple) else (value,))
 
 
 def _contradiction(result: Result) -> Finding | None:
     """Conditions that cannot all hold (``N == 4`` and ``N == 5``) make the query invalid."""
-    eqs = equalities(result.conditions)
+    eqs = equalities(result.relations.items())
     return contradiction_of(eqs, lambda t: result.condition_sources.get(t, [])) if len(eqs) >= 2 else None
 
 
-def equalities(conditions: Iterable[str]) -> list[tuple[str, Any]]:
-    """The conditions that are equalities between dims, as (text, sympy Eq)."""
-    out = []
-    for text in conditions:
-        if " == " in text:
-            rel = parse_relation(text)
-            if isinstance(rel, sympy.Eq):
-                out.append((text, rel))
-    return out
+def equalities(relations: Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """The (text, relation) pairs whose relation is an equality between dims."""
+    return [(t, r) for t, r in relations if isinstance(r, sympy.Eq)]
 
 
 def contradiction_of(eqs: list[tuple[str, Any]], sources) -> Finding | None:
@@ -521,28 +649,6 @@ def _linked(eqs: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
         for s in e.free_symbols:
             count[s] = count.get(s, 0) + 1
     return [(t, e) for t, e in eqs if any(count[s] > 1 for s in e.free_symbols) or not e.free_symbols]
-
-
-_REL_OPS = ("==", "!=", "<=", ">=", "<", ">")
-
-
-def parse_relation(text: str) -> Any:
-    """A condition string -> a sympy relation over dim symbols (None if it is not one).
-
-    >>> parse_relation("K == M")
-    Eq(K, M)
-    """
-    from .types import parse_dim
-    for op in _REL_OPS:
-        if f" {op} " in text:
-            lhs, rhs = text.split(f" {op} ", 1)
-            try:
-                a, b = parse_dim(lhs), parse_dim(rhs)
-            except UsageError:
-                return None
-            return {"==": sympy.Eq, "!=": sympy.Ne, "<=": sympy.Le, ">=": sympy.Ge,
-                    "<": sympy.Lt, ">": sympy.Gt}[op](a, b)
-    return None
 
 
 # ---------------------------------------------------------------- explaining

@@ -228,11 +228,18 @@ def normalize_dim(d: Any) -> Dim:
 
 @dataclass(eq=False)
 class TensorType:
-    """An element type, a shape (None = unknown rank) and, for constants, a value."""
+    """An element type, a shape (None = unknown rank) and, where known, a value.
+
+    ``value`` is a numpy array when every element is known.  An integer tensor of rank
+    <= 1 (a shape tensor, a length, an index) may instead carry ``sym``: its elements in
+    row-major order as dims (``(N, 12)``), unknown elements as unknown dims, booleans as
+    ``True``/``False``.  Use ``valued`` to build either from a tuple of elements.
+    """
 
     dtype: str | None
     shape: tuple[Dim, ...] | None
     value: np.ndarray | None = field(default=None, repr=False)
+    sym: tuple | None = field(default=None, repr=False)
 
     @property
     def rank(self) -> int | None:
@@ -254,6 +261,8 @@ class TensorType:
             text = (self.dtype or "?") + self.shape_str()
             if self.value is not None:
                 text += " = " + value_str(self.value)
+            elif self.sym is not None:
+                text += " = " + sym_str(self.sym, self.shape)
             self.__dict__["_text"] = text
         return text
 
@@ -262,7 +271,50 @@ class TensorType:
         val = None
         if self.value is not None:
             val = (self.value.dtype.str, self.value.shape, self.value.tobytes())
-        return (self.dtype, self.shape, val)
+        return (self.dtype, self.shape, val, self.sym)
+
+    def elements(self) -> tuple | None:
+        """The value as a flat tuple of dims (ints, symbols, bools) when it is known and small."""
+        if self.sym is not None:
+            return self.sym
+        if self.value is not None and self.value.size <= MAX_SYM_ELEMENTS and self.value.dtype.kind in "iub":
+            return tuple(bool(x) if self.value.dtype.kind == "b" else int(x) for x in self.value.reshape(-1))
+        return None
+
+
+MAX_SYM_ELEMENTS = 64   # symbolic values are tracked for shape-like tensors, not for data
+
+
+def valued(dtype: str | None, shape: tuple | None, elems: tuple | None) -> TensorType:
+    """A type whose value is ``elems`` (flat, row-major): an array when every element is concrete.
+
+    >>> str(valued("int64", (2,), (symbol("N"), 12)))
+    'int64[2] = [N, 12]'
+    >>> valued("int64", (2,), (3, 12)).value.tolist()
+    [3, 12]
+    """
+    if elems is None or shape is None or dtype is None or any(type(d) is not int for d in shape):
+        return TensorType(dtype, shape)
+    n = 1
+    for d in shape:
+        n *= d
+    if len(elems) != n or n > MAX_SYM_ELEMENTS:
+        return TensorType(dtype, shape)
+    elems = tuple(normalize_dim(e) if not isinstance(e, (bool, np.bool_)) else bool(e) for e in elems)
+    if all(type(e) in (int, bool) for e in elems):
+        try:
+            return TensorType(dtype, shape, np.array(elems, dtype=numpy_dtype(dtype)).reshape(shape))
+        except (OverflowError, ValueError, TypeError):
+            return TensorType(dtype, shape)
+    return TensorType(dtype, shape, None, elems)
+
+
+def sym_str(elems: tuple, shape: tuple | None) -> str:
+    """Text of a symbolic value: ``[N, 12]``, ``N`` for a scalar; unknown elements as ``?``."""
+    parts = [("true" if e else "false") if isinstance(e, bool) else dim_str(e) for e in elems]
+    if shape == ():
+        return parts[0]
+    return "[" + ", ".join(parts) + "]"
 
 
 def value_str(v: np.ndarray, limit: int = 12) -> str:
@@ -313,8 +365,11 @@ def parse_type(text: str, name: str = "") -> TensorType:
         try:
             raw = json.loads(value_text.replace("'", '"'))
         except json.JSONDecodeError as exc:
+            sym = _symbolic_value(value_text, dtype, shape)
+            if sym is not None:
+                return sym
             raise UsageError(f"bad constant value in {text!r}{_for(name)}: {exc.msg}; "
-                             "write it as a JSON list such as [[0],[3]]") from None
+                             "write it as a JSON list such as [[0],[3]], or dims such as [N, 12]") from None
         if dtype is None:
             raise UsageError(f"constant {text!r}{_for(name)} needs an element type")
         try:
@@ -329,6 +384,24 @@ def parse_type(text: str, name: str = "") -> TensorType:
         else:
             shape = tuple(value.shape)
     return TensorType(dtype, shape, value)
+
+
+def _symbolic_value(text: str, dtype: str | None, shape: tuple | None) -> TensorType | None:
+    """``[N, 12]`` or ``N``: the value of an integer tensor of rank <= 1 given as dims."""
+    body = text.strip()
+    vector = body.startswith("[") and body.endswith("]")
+    if vector:
+        body = body[1:-1]
+    if dtype is None or dtype not in ("int64", "int32") or "[" in body:
+        return None
+    try:
+        elems = tuple(parse_dim(p) for p in body.split(",")) if body.strip() else ()
+    except UsageError:
+        return None
+    want = (len(elems),) if vector else ()
+    if (not vector and len(elems) != 1) or (shape is not None and tuple(shape) != want):
+        return None
+    return valued(dtype, want, elems)
 
 
 def _for(name: str) -> str:

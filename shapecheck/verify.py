@@ -11,7 +11,7 @@ shapes and checks three things agree on every instance:
   one of the refuted constraints).
 
 Nothing here knows an operator: index ranges come from the spec's semantics kind
-(``kernels.INDEX_EXTENTS``) and whether negative indices or an axis value are accepted is
+(``kernels.EXTENTS``) and whether negative indices or an axis value are accepted is
 decided by asking the solver on the concrete instance.
 
 >>> rep = verify("ScatterND", 18, {"data": "float[N,C]", "indices": "int64[M,K]",
@@ -32,9 +32,9 @@ import sympy
 from .errors import ConstraintError, ShapeCheckError, ShapeCheckWarning
 from .execute import execute
 from .findings import DEPRECATED
-from .kernels import INDEX_EXTENTS
+from .kernels import EXTENTS, INDEX_ARG
 from .result import Result
-from .solver import _value_inputs, parse_relation, prepare_attrs, prepare_inputs, solve, spec_env
+from .solver import _value_inputs, prepare_attrs, prepare_inputs, solve, spec_env
 from .spec.compile import EvalError, NeedInt, Unknown
 from .spec.load import Registry, Spec, default_registry
 from .types import ELEMENT_TYPES, TensorType, numpy_dtype, unknown_dim
@@ -265,9 +265,10 @@ class _Drawer:
         state = "in-range"
         pending = [n for n in types if n not in arrays]
         # scalar-like value inputs (an axis given as a tensor) first: the index range depends on them
-        for n in sorted(pending, key=lambda n: n == "indices"):
+        index_input = self._index_input()
+        for n in sorted(pending, key=lambda n: n == index_input):
             t = types[n]
-            if n == "indices":
+            if n == index_input:
                 state = _worst(state, self._indices(types, shapes, arrays, intent))
                 continue
             cands = [v for v in range(-4, 5) if v >= 0 or not _unsigned(t.dtype)]
@@ -285,11 +286,12 @@ class _Drawer:
         return state
 
     def _indices(self, types, shapes, arrays, intent: str) -> str:
-        t = types["indices"]
-        shape = shapes["indices"]
+        name = self._index_input()
+        t = types[name]
+        shape = shapes[name]
         extent = self._extent(types, arrays, shapes)
         if extent is None:
-            arrays["indices"] = _as(self.rng.integers(0, 3, size=shape), t.dtype)
+            arrays[name] = _as(self.rng.integers(0, 3, size=shape), t.dtype)
             return "random"
         hi = np.maximum(extent, 1)
         idx = (self.rng.random(shape) * hi).astype(np.int64)
@@ -297,37 +299,46 @@ class _Drawer:
             state = "bad"      # an axis of size 0 leaves no valid index value
         else:
             state = "in-range"
-        arrays["indices"] = _as(idx, t.dtype)
+        arrays[name] = _as(idx, t.dtype)
         if intent == "bad-index" and idx.size:
             bad = idx.copy().reshape(-1)
             pos = int(self.rng.integers(bad.size))
             bad[pos] = extent.reshape(-1)[pos] if self.rng.random() < .6 or _unsigned(t.dtype) else -extent.reshape(-1)[pos] - 1
-            arrays["indices"] = _as(bad.reshape(shape), t.dtype)
+            arrays[name] = _as(bad.reshape(shape), t.dtype)
             return "bad"
         if state == "in-range" and idx.size and not _unsigned(t.dtype) and self.rng.random() < .5:
             # negative indices only where the solver accepts them on this very instance
             neg = np.where(self.rng.random(shape) < .5, idx - extent, idx)
             before = self._violations(types, shapes, arrays)
-            arrays["indices"] = _as(neg, t.dtype)
+            arrays[name] = _as(neg, t.dtype)
             if self._violations(types, shapes, arrays) - before:
-                arrays["indices"] = _as(idx, t.dtype)
+                arrays[name] = _as(idx, t.dtype)
         return state
 
     def _extent(self, types, arrays, shapes) -> np.ndarray | None:
         """Size of the data axis each index entry addresses, from the spec's semantics parameters."""
-        fn = INDEX_EXTENTS.get(self.spec.semantics.get("kind"))
+        kind = self.spec.semantics.get("kind")
+        fn = EXTENTS.get(kind)
         if fn is None:
             return None
         tt = self._types(types, arrays, shapes)
         try:
             attr_values, _ = prepare_attrs(self.spec, self.attrs)
             env = spec_env(self.spec, tt, attr_values)
-            params = {k: f(env) for k, f in self.spec.semantics_fns.items()}
-            if any(isinstance(v, Unknown) for v in params.values()):
+            args = {}
+            for key, f in self.spec.semantics_fns.items():
+                bound = self.spec.kernel_inputs.get(key)
+                args[key] = shapes[bound] if bound else f(env)
+            if any(isinstance(v, Unknown) for v in args.values()):
                 return None
-            return fn(shapes["data"], shapes["indices"], **params)
+            return fn(**args)
         except (EvalError, NeedInt, IndexError, TypeError, KeyError, ValueError):
             return None   # a malformed instance (axis out of range, k > r): the solver will refute it
+
+    def _index_input(self) -> str | None:
+        """The input whose values are indices: the one the spec binds to its kernel's index argument."""
+        arg = INDEX_ARG.get(self.spec.semantics.get("kind", ""))
+        return self.spec.kernel_inputs.get(arg) if arg else None
 
     def _types(self, types, arrays, shapes) -> dict[str, TensorType]:
         return {n: TensorType(types[n].dtype, shapes[n], arrays.get(n)) for n in types}
@@ -402,18 +413,9 @@ def _ids(findings) -> set[str]:
 
 def _relations(res: Result, syms: set) -> tuple[list[tuple[Any, list[str]]], list[str]]:
     """The result's conditions as sympy relations over the query's symbols (+ the constraints they come from)."""
-    # unknown dims print as their label (indices.shape[1]); give each a parseable name first
-    alias = {s.name: f"_u{i}" for i, s in enumerate(sorted((s for s in syms if isinstance(s, sympy.Dummy)), key=str))}
-    back = {sympy.Symbol(v, integer=True, nonnegative=True): next(s for s in syms if s.name == k)
-            for k, v in alias.items()}
     rels, unparsed = [], []
     for text in res.conditions:
-        t = text
-        for k in sorted(alias, key=len, reverse=True):
-            t = t.replace(k, alias[k])
-        rel = parse_relation(t)
-        if rel is not None and not isinstance(rel, sympy.logic.boolalg.BooleanAtom):
-            rel = rel.xreplace(back)
+        rel = res.relations.get(text)
         if rel is None or isinstance(rel, sympy.logic.boolalg.BooleanAtom) or not rel.free_symbols <= syms:
             unparsed.append(text)
             continue

@@ -237,6 +237,9 @@ domain = "com.acme"
 version = 1
 [semantics]
 kind = "scatter_nd"
+data = "data"
+indices = "indices"
+updates = "updates"
 reduction = '"none"'
 [types]
 T = ["float"]

@@ -92,7 +92,8 @@ ND = {
     "C1": Cases(  # r >= 1
         prove=lambda s: Q(nd()),
         refute=lambda s: Q(nd(data="float[]", indices="int64[M,0]", updates="float[M]")),
-        conditional=lambda s: (Q(nd(data="float")), RULE)),
+        # data's rank unknown and not pinned by updates (of unknown rank too)
+        conditional=lambda s: (Q(nd(data="float", updates="float")), RULE)),
     "C2": Cases(  # q >= 1
         prove=lambda s: Q(nd()),
         refute=lambda s: Q(nd(indices="int64[]", updates="float[N,C]")),
@@ -257,7 +258,9 @@ def _cases(spec, rid) -> Cases:
     return family[rid]
 
 
-PARAMS = [pytest.param(spec, rule.id, id=f"{spec.name}:{rule.id}") for spec in LIVE for rule in spec.constraints]
+# constraints whose cases live in their spec file are tested by test_spec_cases.py
+PARAMS = [pytest.param(spec, rule.id, id=f"{spec.name}:{rule.id}") for spec in LIVE for rule in spec.constraints
+          if not rule.cases]
 
 
 def _status(result, rid):
@@ -282,7 +285,8 @@ def test_table_covers_every_constraint_and_nothing_stale():
     have = {(s.qualified_op, r.id) for s in LIVE for r in s.constraints}
     for spec in LIVE:
         for rule in spec.constraints:
-            _cases(spec, rule.id)
+            if not rule.cases:
+                _cases(spec, rule.id)
     for family, table in TABLE.items():
         for rid in table:
             assert (family, rid) in have, f"stale table entry {family} {rid}"
@@ -361,6 +365,8 @@ def test_every_index_bound_constraint_has_an_unchecked_case():
     for spec in LIVE:
         for rule in spec.constraints:
             # rules comparing index tensor contents
+            if rule.cases:
+                continue  # test_spec_cases.py: its own cases show every side
             if "<= indices" in rule.rule or "indices[" in rule.rule:
                 assert _cases(spec, rule.id).unchecked is not None, (spec.name, rule.id)
 

@@ -15,10 +15,6 @@ GOOD = textwrap.dedent('''\
     domain = "ai.onnx"
     version = 1
 
-    [semantics]
-    kind = "scatter_nd"
-    reduction = '"none"'
-
     [types]
     T = ["float", "double"]
 
@@ -170,10 +166,38 @@ def test_bad_attribute_type(tmp_path):
     assert err.line == line_of(text, "[attributes.axis]")
 
 
-def test_missing_semantics(tmp_path):
-    text = GOOD.replace('kind = "scatter_nd"\n', "")
+SEMANTICS = """
+[semantics]
+kind = "scatter_nd"
+data = "data"
+indices = "data"
+reduction = '"none"'
+"""
+
+
+def test_unknown_semantics_kind(tmp_path):
+    text = GOOD + SEMANTICS.replace('kind = "scatter_nd"', 'kind = "scatter_everything"')
     f, err = broken(tmp_path, text)
-    assert "missing [semantics] kind" in str(err)
+    assert "kind 'scatter_everything' has no kernel" in str(err) and err.line == line_of(text, "[semantics]")
+
+
+def test_semantics_must_bind_every_kernel_argument(tmp_path):
+    text = GOOD + SEMANTICS
+    f, err = broken(tmp_path, text)
+    assert "missing updates" in str(err) and err.line == line_of(text, "[semantics]")
+
+
+def test_spec_without_semantics_is_checked_but_not_run(tmp_path):
+    import numpy as np
+    from shapecheck import execute
+    from shapecheck.errors import UsageError
+    from shapecheck.solver import solve
+    f = tmp_path / "Probe-1.toml"
+    f.write_text(GOOD)
+    reg = registry_with([f])
+    assert solve(reg.resolve("ProbeOp", 1), {"data": "float[4]"}).status == "valid"
+    with pytest.raises(UsageError, match="no \\[semantics\\]"):
+        execute("ProbeOp", 1, {"data": np.zeros(4, np.float32)}, registry=reg)
 
 
 def test_unknown_field(tmp_path):

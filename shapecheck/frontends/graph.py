@@ -55,9 +55,25 @@ class ModelGraph:
     opsets: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     proto: Any = None         # the loaded model, for annotate()
+    # control flow: the scope of an If branch -> (its condition tensor, the value that runs it).
+    # A branch whose condition is a known constant of the other value never runs: its nodes are dead.
+    conditional_regions: dict[str, tuple[str, bool]] = field(default_factory=dict)
     # the frontend's forward inference for a node without a spec: (node, types so far) ->
     # {output: (type, origin)}, or None to use ``fallback``
     infer_node: Callable[[ModelNode, dict], dict | None] | None = None
+
+
+def is_dead(graph: ModelGraph, scope: str, env: dict) -> bool:
+    """True when ``scope`` lies in an If branch that the known condition value rules out."""
+    while scope:
+        region = graph.conditional_regions.get(scope)
+        if region is not None:
+            cond = env.get(region[0])
+            value = getattr(cond, "value", None)
+            if value is not None and value.size == 1 and bool(value.reshape(-1)[0]) != region[1]:
+                return True
+        scope = scope.rpartition("/")[0]
+    return False
 
 
 def model_file(source: Any) -> Path:

@@ -197,7 +197,10 @@ def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelG
             name = n.name or f"{n.op_type}_{idx}"
             full = f"{scope}/{name}" if scope else name
             for _n, aname, k, sg in _subgraphs([n]):
-                walk(sg, f"{full}/{aname}" + (f"[{k}]" if k is not None else ""), False)
+                sub = f"{full}/{aname}" + (f"[{k}]" if k is not None else "")
+                if n.op_type == "If" and n.input and aname in ("then_branch", "else_branch"):
+                    graph.conditional_regions[sub] = (n.input[0], aname == "then_branch")
+                walk(sg, sub, False)
             domain = normalize_domain(n.domain)
             if n.op_type == "Constant" and domain == "ai.onnx" and n.output:
                 t = _constant_node_value(n, n.output[0])

@@ -183,6 +183,25 @@ def render_model_report(report, console: Console, err: Console | None = None, *,
             console.print(escape(f"note: {note}"), soft_wrap=True)
     verdict = "[bold red]FAILED[/]" if report.failed else "[bold green]OK[/]"
     console.print(f"{verdict}  {escape(summary_text(report, label))}", soft_wrap=True)
+    if not quiet:
+        console.print(escape(coverage_line(getattr(report, "coverage", {}))), soft_wrap=True)
+
+
+def coverage_line(cov: dict) -> str:
+    """``coverage: 40 of 42 nodes by a spec (95%), 2 by onnx's inference, 0 unknown; no spec: Cast x2``"""
+    if not cov:
+        return "coverage: no nodes"
+    n = cov.get("spec", 0) + cov.get("fallback", 0) + cov.get("unknown", 0)
+    pct = f" ({100 * cov.get('spec', 0) // n}%)" if n else ""
+    rest = sorted(((r.get("fallback", 0) + r.get("unknown", 0), op) for op, r in cov.get("by_op", {}).items()
+                   if r.get("fallback", 0) + r.get("unknown", 0)), reverse=True)
+    line = (f"coverage: {cov.get('spec', 0)} of {n} nodes by a spec{pct}, {cov.get('fallback', 0)} by onnx's "
+            f"inference, {cov.get('unknown', 0)} unknown")
+    if cov.get("dead"):
+        line += f", {cov['dead']} in branches that never run"
+    if rest:
+        line += "; no spec: " + ", ".join(f"{op} x{k}" for k, op in rest[:8]) + (" ..." if len(rest) > 8 else "")
+    return line
 
 
 def render_outcomes(outcomes: Sequence[Any], out: Console, err: Console, *, quiet: bool, findings: bool) -> None:

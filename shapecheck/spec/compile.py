@@ -20,218 +20,21 @@ from __future__ import annotations
 
 import operator
 from functools import lru_cache
-from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 import sympy
 
-from ..types import Dim, TensorType, expr_str, normalize_dim, unknown_dim
+from ..types import Dim, expr_str, normalize_dim, unknown_dim
+from .logic import (NO_VALUE, UNKNOWN, Cond, Env, EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownDType,
+                    UnknownRank, UnknownShape, and_, as_cond, lazy, lookup, not_, or_)
+from . import shapes, values
 from .notation import Node
 
-Env = dict
 Fn = Callable[[Env], Any]
-
-
-# ---------------------------------------------------------------- value kinds
-
-class Unknown:
-    """A value not known statically; ``reason`` is "static" or "value" (run-time contents)."""
-
-    __slots__ = ("reason",)
-
-    def __init__(self, reason: str):
-        self.reason = reason
-
-    def __repr__(self) -> str:
-        return f"Unknown({self.reason})"
-
-
-UNKNOWN = Unknown("static")
-NO_VALUE = Unknown("value")
-
-
-class UnknownShape(Unknown):
-    """The shape of a tensor of unknown rank; ``owner`` names the tensor so it can be bound."""
-
-    __slots__ = ("owner",)
-
-    def __init__(self, owner: str | None):
-        super().__init__("static")
-        self.owner = owner
-
-
-class UnknownRank(Unknown):
-    """The rank of a tensor of unknown rank; ``owner`` names the tensor so it can be bound."""
-
-    __slots__ = ("owner",)
-
-    def __init__(self, owner: str | None):
-        super().__init__("static")
-        self.owner = owner
-
-
-class UnknownDType(Unknown):
-    __slots__ = ("owner",)
-
-    def __init__(self, owner: str | None):
-        super().__init__("static")
-        self.owner = owner
-
-
-@dataclass(frozen=True)
-class Rel:
-    """One relation between dims, kept in the user's direction for printing."""
-
-    op: str
-    lhs: Any
-    rhs: Any
-
-    def __str__(self) -> str:
-        return f"{expr_str(self.lhs)} {self.op} {expr_str(self.rhs)}"
-
-    def negate(self) -> "Rel":
-        return Rel(_NEGATE[self.op], self.lhs, self.rhs)
-
-    def sympy(self) -> sympy.Basic:
-        return _SYMPY_REL[self.op](self.lhs, self.rhs)
-
-
-_NEGATE = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
-_SYMPY_REL = {"==": sympy.Eq, "!=": sympy.Ne, "<": sympy.Lt, "<=": sympy.Le, ">": sympy.Gt, ">=": sympy.Ge}
-
-
-class Cond:
-    """A truth value that holds under ``rels`` (a conjunction), or is undecidable here.
-
-    ``alts`` holds a disjunction of conjunctions when an ``or`` could not be decided;
-    ``opaque`` means part of it depends on something unknown (rank, type);
-    ``needs_value`` means part of it depends on tensor contents only known at run time.
-    """
-
-    __slots__ = ("rels", "alts", "opaque", "needs_value")
-
-    def __init__(self, rels=(), alts=(), opaque=False, needs_value=False):
-        self.rels, self.alts, self.opaque, self.needs_value = tuple(rels), tuple(alts), opaque, needs_value
-
-    def texts(self) -> list[str]:
-        out = [str(r) for r in self.rels]
-        for alt in self.alts:
-            out.append(" or ".join("(" + " and ".join(str(r) for r in conj) + ")" if len(conj) > 1
-                                   else str(conj[0]) for conj in alt))
-        return out
-
-    def __repr__(self) -> str:
-        return f"Cond({self.texts()}, opaque={self.opaque}, needs_value={self.needs_value})"
-
-
-class NeedInt(Exception):
-    """A symbolic dim was used where an integer is needed (a slice bound, a range)."""
-
-    def __init__(self, expr: Any):
-        super().__init__(str(expr))
-        self.expr = expr
-
-
-class EvalError(Exception):
-    """Evaluation is meaningless for these inputs (an index past a shape's end)."""
-
-
-class TensorVal:
-    """A tensor as the notation sees it: ``.shape``, ``.dtype``, and its contents if constant."""
-
-    __slots__ = ("name", "dtype", "shape", "value")
-
-    def __init__(self, name: str, t: TensorType):
-        self.name, self.dtype, self.shape, self.value = name, t.dtype, t.shape, t.value
-
-    def __repr__(self) -> str:
-        return f"TensorVal({self.name})"
-
-
-class _Lazy:
-    __slots__ = ("fn",)
-
-    def __init__(self, fn: Fn):
-        self.fn = fn
-
-
-def lookup(env: Env, name: str) -> Any:
-    v = env[name]
-    if type(v) is _Lazy:
-        v = v.fn(env)
-        env[name] = v
-    return v
-
-
-def lazy(fn: Fn) -> _Lazy:
-    return _Lazy(fn)
-
-
-# ---------------------------------------------------------------- truth logic
-
-def and_(vals) -> Any:
-    rels: list = []
-    alts: list = []
-    opaque = needs = False
-    undecided = False
-    for v in vals:
-        if v is True:
-            continue
-        if v is False:
-            return False
-        undecided = True
-        if isinstance(v, Cond):
-            rels.extend(r for r in v.rels if r not in rels)
-            alts.extend(v.alts)
-            opaque |= v.opaque
-            needs |= v.needs_value
-        elif isinstance(v, Unknown):
-            if v.reason == "value":
-                needs = True
-            else:
-                opaque = True
-        elif isinstance(v, (bool, np.bool_)):
-            if not v:
-                return False
-        else:
-            raise EvalError(f"expected a truth value, got {v!r}")
-    return Cond(rels, alts, opaque, needs) if undecided else True
-
-
-def or_(vals) -> Any:
-    conds = []
-    for v in vals:
-        if v is True or (isinstance(v, (bool, np.bool_)) and v):
-            return True
-        if v is False or isinstance(v, (bool, np.bool_)):
-            continue
-        conds.append(v)
-    if not conds:
-        return False
-    if len(conds) == 1:
-        return as_cond(conds[0])
-    cs = [as_cond(c) for c in conds]
-    if any(c.opaque or c.needs_value or c.alts for c in cs):
-        return Cond((), (), any(c.opaque or c.alts for c in cs), any(c.needs_value for c in cs))
-    return Cond((), (tuple(c.rels for c in cs),))
-
-
-def not_(v) -> Any:
-    if isinstance(v, (bool, np.bool_)):
-        return not v
-    c = as_cond(v)
-    if len(c.rels) == 1 and not c.alts:
-        return Cond((c.rels[0].negate(),), (), c.opaque, c.needs_value)
-    return Cond((), (), True, c.needs_value)
-
-
-def as_cond(v) -> Cond:
-    if isinstance(v, Cond):
-        return v
-    if isinstance(v, Unknown):
-        return Cond((), (), v.reason != "value", v.reason == "value")
-    raise EvalError(f"expected a truth value, got {v!r}")
+__all__ = ["NO_VALUE", "UNKNOWN", "Cond", "EvalError", "NeedInt", "Rel", "TensorVal", "Unknown", "UnknownDType",
+           "UnknownRank", "UnknownShape", "and_", "as_cond", "lazy", "lookup", "not_", "or_", "compile_expr",
+           "compare", "compare_dims", "make_rel", "FUNCTIONS", "SPECIAL_FORMS", "fresh_shape"]
 
 
 # ---------------------------------------------------------------- comparisons
@@ -281,8 +84,8 @@ def make_rel(op: str, a, b) -> Rel:
     """A relation in a readable form: one symbol alone on the left when that is possible.
 
     >>> from shapecheck.types import symbol
-    >>> str(make_rel("<=", 3, symbol("N") - 1))
-    'N >= 4'
+    >>> str(make_rel("<=", 3, symbol("N") - 1)), str(make_rel("==", 12 * symbol("N"), 12 * symbol("M")))
+    ('N >= 4', 'N == M')
     """
     a, b = sympy.sympify(a), sympy.sympify(b)
     d = sympy.expand(a - b)
@@ -295,6 +98,17 @@ def make_rel(op: str, a, b) -> Rel:
             # coeff*s + rest  op  0
             value = normalize_dim(-rest * coeff)
             return Rel(op if coeff == 1 else _FLIP[op], s, value)
+    if d.is_Add and not any(isinstance(t, (sympy.Min, sympy.Max)) for t in d.atoms(sympy.Min, sympy.Max)):
+        # 12*N - 12*M op 0 -> N op M: the common factor out, positive terms left, negative right
+        content, prim = d.as_content_primitive()
+        if content > 0 and prim.is_Add:
+            pos = [t for t in prim.args if t.could_extract_minus_sign() is False]
+            neg = [-t for t in prim.args if t.could_extract_minus_sign()]
+            if pos and neg and len(pos) + len(neg) == len(prim.args):
+                lhs, rhs = sympy.Add(*pos), sympy.Add(*neg)
+                if lhs.is_Integer:
+                    return Rel(_FLIP[op], normalize_dim(rhs), normalize_dim(lhs))
+                return Rel(op, normalize_dim(lhs), normalize_dim(rhs))
     if not a.free_symbols and b.free_symbols:
         return Rel(_FLIP[op], normalize_dim(b), normalize_dim(a))
     return Rel(op, normalize_dim(a), normalize_dim(b))
@@ -415,8 +229,11 @@ def subscript(obj, subs: list):
         return Unknown(obj.reason)
     if isinstance(obj, TensorVal):
         if obj.value is None:
-            return NO_VALUE
-        obj = obj.value
+            if obj.sym is None or len(subs) != 1:
+                return NO_VALUE
+            obj = obj.sym     # a symbolic vector value: subscripted like a shape
+        else:
+            obj = obj.value
     if isinstance(obj, tuple):
         if len(subs) != 1:
             raise EvalError("a shape takes one subscript")
@@ -516,6 +333,27 @@ def _prod(shape):
     return out
 
 
+def value_of(t):
+    """``x.value``: a scalar's value as one dim, a vector's as a tuple of dims, else the array.
+
+    Integer tensors of rank <= 1 carry symbolic values (``(N, 12)``); other constants
+    their arrays; anything else is known only at run time.
+    """
+    if isinstance(t, Unknown):
+        return NO_VALUE if t.reason == "value" else t
+    if not isinstance(t, TensorVal):
+        raise EvalError(f".value needs a tensor, got {_show(t)}")
+    if t.sym is not None:
+        return t.sym[0] if t.shape == () else t.sym
+    v = t.value
+    if v is None:
+        return NO_VALUE
+    if v.ndim <= 1 and v.dtype.kind in "iub" and v.size <= 64:
+        elems = tuple(bool(x) for x in v.tolist()) if v.dtype.kind == "b" else tuple(int(x) for x in v.reshape(-1).tolist())
+        return elems[0] if v.ndim == 0 else elems
+    return v
+
+
 def _values(t):
     if isinstance(t, TensorVal):
         return NO_VALUE if t.value is None else t.value
@@ -593,6 +431,12 @@ FUNCTIONS: dict[str, Callable] = {
     "prod": _prod,
     "unique_rows": _unique_rows,
     "unique_along": _unique_along,
+    # values of shape tensors (values.py) and shape computations (shapes.py)
+    **{f.__name__: f for f in (values.vector, values.take, values.concat, values.elementwise, values.unary,
+                               values.where, shapes.broadcast, shapes.broadcastable, shapes.unidirectional,
+                               shapes.reshape_shape, shapes.range_len, shapes.slice_dim, shapes.slice_shape,
+                               shapes.slice_values, shapes.fresh, shapes.fresh_dims, shapes.otherwise,
+                               shapes.total, shapes.unknown, shapes.is_int)},
 }
 
 # Functions handled by the compiler itself (they take a comprehension or short-circuit).
@@ -630,6 +474,8 @@ def compile_expr(node: Node) -> Fn:
                     return UnknownShape(None)
                 raise EvalError(f"{_show(t)} has no shape")
             return shape_of
+        if field_ == "value":
+            return lambda env: value_of(obj(env))
         if field_ == "dtype":
             return lambda env: _dtype(obj(env))
         if field_ == "rank":
@@ -760,11 +606,40 @@ def _compile_call(node: Node) -> Fn:
         xs = [compile_expr(c) for c in node.children]
         return lambda env: combine([x(env) for x in xs])
     fn = FUNCTIONS[name]
+    if len(node.children) == 1 and node.children[0].kind == "comp":
+        seq = _compile_comprehension(node.children[0])
+        return lambda env: fn(seq(env))
     args = [compile_expr(c) for c in node.children]
     if len(args) == 1:
         a0 = args[0]
         return lambda env: fn(a0(env))
     return lambda env: fn(*(a(env) for a in args))
+
+
+def _compile_comprehension(comp: Node) -> Fn:
+    """``f(x.value for x in inputs if ...)``: the generated values as a tuple, for any function."""
+    var = comp.value
+    elt = compile_expr(comp.children[0])
+    it = compile_expr(comp.children[1])
+    cond = compile_expr(comp.children[2]) if comp.children[2] is not None else None
+
+    def gen(env):
+        seq = it(env)
+        if isinstance(seq, Unknown):
+            return seq
+        out = []
+        for v in seq:
+            local = dict(env)
+            local[var] = v
+            if cond is not None:
+                c = cond(local)
+                if not isinstance(c, (bool, np.bool_)):
+                    return UNKNOWN
+                if not c:
+                    continue
+            out.append(elt(local))
+        return tuple(out)
+    return gen
 
 
 def fresh_shape(owner: str, rank: int) -> tuple[Dim, ...]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 import re
 import sys
 from dataclasses import dataclass, field
@@ -51,6 +52,9 @@ class Rule:
     note: str = ""
     fix: str = ""
     expanded: str = ""   # the rule with let names replaced by their definitions
+    cases: tuple["Case", ...] = ()   # queries that prove, refute or leave it conditional
+    no_refute: str = ""              # why no query can refute it (instead of a refuted case)
+    no_conditional: str = ""         # why no query can leave it conditional
 
     @property
     def plain(self) -> str:
@@ -58,20 +62,47 @@ class Rule:
 
 
 @dataclass(frozen=True)
+class Case:
+    """One query of a constraint's own test: the status it must end in (and a condition it must state)."""
+
+    expect: str                  # proved | refuted | conditional | unchecked
+    inputs: dict
+    attrs: dict
+    condition: str = ""
+    line: int = 0
+
+
+CASE_STATUSES = ("proved", "refuted", "conditional", "unchecked")
+
+
+@dataclass(frozen=True)
 class InputDecl:
+    """An input; a ``variadic`` one (the last) takes one or more tensors, seen by rules as a tuple."""
+
     name: str
     type: str
     doc: str = ""
     optional: bool = False
+    variadic: bool = False
 
 
 @dataclass(frozen=True)
 class OutputDecl:
+    """An output's type and shape rules, and for shape tensors its ``value`` rule.
+
+    A ``variadic`` output (the last) stands for every remaining output of the node: its
+    rules see ``i``, the output's position among them, and ``output_count``.
+    """
+
     name: str
     type: str
     shape: str
     type_fn: Fn = field(repr=False, compare=False)
     shape_fn: Fn = field(repr=False, compare=False)
+    value: str = ""
+    value_fn: Fn | None = field(default=None, repr=False, compare=False)
+    variadic: bool = False
+    optional: bool = False
 
 
 @dataclass(frozen=True)
@@ -112,6 +143,7 @@ class Spec:
     warnings: list[Rule] = field(default_factory=list)
     semantics: dict[str, Any] = field(default_factory=dict)
     semantics_fns: dict[str, Fn] = field(default_factory=dict, repr=False)
+    kernel_inputs: dict[str, str] = field(default_factory=dict)   # kernel argument -> input it passes
     examples: list[Example] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -190,7 +222,7 @@ def _read(path: Path) -> tuple[dict, _FileCtx]:
 def _merge(base: dict, child: dict) -> dict:
     """Apply a child spec's changes to its parent's (already merged) data."""
     out = copy.deepcopy(base)
-    for key in ("op", "domain", "version", "summary", "source", "semantics", "inputs", "outputs", "deprecated"):
+    for key in ("op", "domain", "version", "summary", "source", "inputs", "outputs", "deprecated"):
         if key in child:
             out[key] = copy.deepcopy(child[key])
     if "deprecated" not in child:
@@ -203,7 +235,7 @@ def _merge(base: dict, child: dict) -> dict:
     for tv, gone in child.get("remove_types", {}).items():
         types[tv] = [t for t in types.get(tv, []) if t not in gone]
     out["types"] = types
-    for key in ("let", "attributes"):
+    for key in ("let", "attributes", "semantics"):
         merged = dict(out.get(key, {}))
         merged.update(child.get(key, {}))
         out[key] = merged
@@ -231,13 +263,26 @@ def _compile_rule(ctx: _FileCtx, raw: dict, known: set[str], what: str) -> Rule:
     if not isinstance(text, str):
         raise ctx.err(f"{what} {rid} needs a rule (one line of notation)", line)
     line = ctx.line_for_text(text, line)
-    extra = set(raw) - {"id", "rule", "message", "note", "fix"}
+    extra = set(raw) - {"id", "rule", "message", "note", "fix", "cases", "no_refute", "no_conditional"}
     if extra:
         raise ctx.err(f"{what} {rid}: unknown key(s) {', '.join(sorted(extra))}", line)
     tree = _parse(ctx, text, line, f"{what} {rid}")
     _check_names(ctx, tree, known, line, f"{what} {rid}")
     return Rule(rid, text.strip(), raw.get("message", "").strip(), tree, compile_expr(tree), line,
-                raw.get("note", "").strip(), raw.get("fix", "").strip())
+                raw.get("note", "").strip(), raw.get("fix", "").strip(),
+                cases=tuple(_case(ctx, c, rid, line) for c in raw.get("cases", [])),
+                no_refute=str(raw.get("no_refute", "")).strip(), no_conditional=str(raw.get("no_conditional", "")).strip())
+
+
+def _case(ctx: _FileCtx, raw: Any, rid: str, line: int) -> Case:
+    """``[[constraints.cases]]``: expect, inputs (name -> type text), optional attrs and condition."""
+    if not isinstance(raw, dict) or raw.get("expect") not in CASE_STATUSES or not isinstance(raw.get("inputs"), dict):
+        raise ctx.err(f"constraint {rid}: every case needs expect (one of {', '.join(CASE_STATUSES)}) "
+                      "and inputs (a table of input name -> type)", line)
+    extra = set(raw) - {"expect", "inputs", "attrs", "condition"}
+    if extra:
+        raise ctx.err(f"constraint {rid}: a case has unknown key(s) {', '.join(sorted(extra))}", line)
+    return Case(raw["expect"], dict(raw["inputs"]), dict(raw.get("attrs", {})), str(raw.get("condition", "")), line)
 
 
 def _parse(ctx: _FileCtx, text: str, line: int, what: str) -> Node:
@@ -261,7 +306,7 @@ def _check_names(ctx: _FileCtx, tree: Node, known: set[str], line: int, what: st
             raise ctx.err(f"{what}: unknown field .{n.value}; a tensor has {', '.join(sorted(_FIELDS))}", line)
 
 
-_FIELDS = {"shape", "dtype", "rank"}  # the fields compile_expr knows
+_FIELDS = {"shape", "dtype", "rank", "value"}  # the fields compile_expr knows
 
 
 def _nodes(tree: Node) -> Iterable[Node]:
@@ -299,14 +344,17 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
     for raw in data.get("inputs", []):
         if "name" not in raw or "type" not in raw:
             raise ctx.err("every input needs a name and a type", _line_of(ctx.lines, "[[inputs]]"))
-        spec.inputs.append(InputDecl(raw["name"], raw["type"], raw.get("doc", "").strip(), bool(raw.get("optional", False))))
+        spec.inputs.append(InputDecl(raw["name"], raw["type"], raw.get("doc", "").strip(), bool(raw.get("optional", False)),
+                                     bool(raw.get("variadic", False))))
+    if any(i.variadic for i in spec.inputs[:-1]):
+        raise ctx.err("only the last input can be variadic", _line_of(ctx.lines, "variadic"))
     for name, raw in data.get("attributes", {}).items():
         atype = raw.get("type")
         if atype not in ("int", "string", "float", "ints"):
             raise ctx.err(f"attribute {name}: type must be int, string, float or ints, got {atype!r}",
                           _line_of(ctx.lines, f"attributes.{name}"))
         spec.attributes[name] = AttrDecl(name, atype, raw.get("default"), raw.get("doc", "").strip())
-    known = {i.name for i in spec.inputs} | set(spec.attributes) | set(spec.types)
+    known = {i.name for i in spec.inputs} | set(spec.attributes) | set(spec.types) | {"output_count"}
     lets = data.get("let", {})
     known |= set(lets)
     for name, text in lets.items():
@@ -319,12 +367,19 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
         for key in ("name", "type", "shape"):
             if key not in raw:
                 raise ctx.err(f"every output needs a {key}", line)
+        variadic = bool(raw.get("variadic", False))
         fns = []
-        for key in ("type", "shape"):
+        for key in ("type", "shape", "value"):
+            if key not in raw:
+                fns.append(None)
+                continue
             tree = _parse(ctx, raw[key], line, f"output {raw['name']} {key}")
-            _check_names(ctx, tree, known, line, f"output {raw['name']} {key}")
+            _check_names(ctx, tree, known | ({"i"} if variadic else set()), line, f"output {raw['name']} {key}")
             fns.append(compile_expr(tree))
-        spec.outputs.append(OutputDecl(raw["name"], raw["type"], raw["shape"], fns[0], fns[1]))
+        spec.outputs.append(OutputDecl(raw["name"], raw["type"], raw["shape"], fns[0], fns[1], raw.get("value", ""),
+                                       fns[2], variadic, bool(raw.get("optional", False))))
+    if any(o.variadic for o in spec.outputs[:-1]):
+        raise ctx.err("only the last output can be variadic", _line_of(ctx.lines, "variadic"))
     ids: dict[str, int] = {}  # id -> line of its first definition
     for key, target, what in (("constraints", spec.constraints, "constraint"), ("warnings", spec.warnings, "warning")):
         for raw in data.get(key, []):
@@ -339,22 +394,46 @@ def build_spec(data: dict, ctx: _FileCtx) -> Spec:
     for target in (spec.constraints, spec.warnings):
         for i, r in enumerate(target):
             target[i] = dataclasses.replace(r, expanded=unparse(substitute(r.tree, let_trees)))
-    sem = dict(data.get("semantics", {}))
-    if "kind" not in sem:
-        raise ctx.err("missing [semantics] kind (scatter_elements or scatter_nd)", _line_of(ctx.lines, "semantics"))
-    spec.semantics = sem
-    for key, text in sem.items():
-        if key == "kind":
-            continue
-        line = _line_of(ctx.lines, f"{key} =")
-        tree = _parse(ctx, str(text), line, f"semantics {key}")
-        _check_names(ctx, tree, known, line, f"semantics {key}")
-        spec.semantics_fns[key] = compile_expr(tree)
+    _build_semantics(spec, dict(data.get("semantics", {})), ctx, known)
     for i, raw in enumerate(data.get("examples", [])):
         name = raw.get("name", f"example {i + 1}")
         spec.examples.append(Example(name, dict(raw.get("inputs", {})), dict(raw.get("attrs", {})),
                                      dict(raw.get("expect", {})), _line_of(ctx.lines, name)))
     return spec
+
+
+def _build_semantics(spec: Spec, sem: dict, ctx: _FileCtx, known: set[str]) -> None:
+    """``[semantics]`` (optional): the kernel kind and a binding for every kernel argument.
+
+    Each key but ``kind`` names a kernel argument and holds a notation expression; an
+    expression that is a bare input name passes that input's array.
+    """
+    if not sem:
+        return
+    line0 = _line_of(ctx.lines, "[semantics]")
+    from ..kernels import KERNELS
+    kind = sem.get("kind")
+    if kind not in KERNELS:
+        raise ctx.err(f"[semantics] kind {kind!r} has no kernel; known kinds are {', '.join(sorted(KERNELS))}", line0)
+    spec.semantics = sem
+    inputs = {i.name for i in spec.inputs}
+    for key, text in sem.items():
+        if key == "kind":
+            continue
+        line = _line_of(ctx.lines, f"{key} =", line0)
+        tree = _parse(ctx, str(text), line, f"semantics {key}")
+        _check_names(ctx, tree, known, line, f"semantics {key}")
+        spec.semantics_fns[key] = compile_expr(tree)
+        if tree.kind == "name" and tree.value in inputs:
+            spec.kernel_inputs[key] = tree.value
+    params = inspect.signature(KERNELS[kind]).parameters.values()
+    required = {p.name for p in params if p.default is p.empty and p.kind is not p.VAR_KEYWORD}
+    accepted = {p.name for p in params}
+    missing, extra = required - set(spec.semantics_fns), set(spec.semantics_fns) - accepted
+    if missing or (extra and not any(p.kind is p.VAR_KEYWORD for p in params)):
+        raise ctx.err(f"[semantics] must bind every argument of kernel {kind!r} by name: "
+                      f"{', '.join(sorted(accepted))}" + (f"; missing {', '.join(sorted(missing))}" if missing else "")
+                      + (f"; unknown {', '.join(sorted(extra))}" if extra else ""), line0)
 
 
 # ---------------------------------------------------------------- registry

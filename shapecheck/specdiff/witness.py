@@ -251,6 +251,8 @@ def _shrink(p: _Pair, c: _Cand, keep: Callable[[_Cand], bool]) -> _Cand:
 
 
 def _semantic(a: Spec, b: Spec) -> tuple[list[Witness], int]:
+    if any(i.variadic for i in a.inputs + b.inputs):
+        return [], 0   # the witness search draws one array per input; variadic inputs: structural diff only
     p = _Pair(a, b)
     groups: dict[tuple, list[tuple]] = {}   # group key -> [(sort key, candidate, separation)]
     n = 0

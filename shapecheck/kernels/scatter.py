@@ -1,7 +1,5 @@
-"""Vectorized numpy kernels, one per semantics kind named in the specs.
+"""Scatter kernels (``scatter_elements``, ``scatter_nd``), vectorized with numpy.
 
-A spec says ``[semantics] kind = "scatter_nd"``; the executor calls ``KERNELS[kind]``
-with the inputs and the parameters the spec computes (``axis``, ``reduction``).
 No kernel loops over elements or index tuples in Python: targets become linear
 indices into a flat view and reductions use ``ufunc.at``.
 
@@ -20,6 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
 import numpy as np
+
+from . import register
 
 _REDUCERS = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
 
@@ -154,6 +154,7 @@ def _copy(data: np.ndarray) -> np.ndarray:
     return out
 
 
+@register("scatter_elements", extent=lambda data, indices, *, axis, **_: elements_extent(data, indices, axis=axis))
 def scatter_elements(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, *, axis: int,
                      reduction: str = "none") -> np.ndarray:
     """output[.., indices[i,j,..], ..] = updates[i,j,..] on ``axis``; own position elsewhere."""
@@ -177,6 +178,7 @@ def scatter_elements(data: np.ndarray, indices: np.ndarray, updates: np.ndarray,
     return out
 
 
+@register("scatter_nd", extent=lambda data, indices, **_: nd_extent(data, indices))
 def scatter_nd(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, *, reduction: str = "none") -> np.ndarray:
     """output[indices[idx]] = updates[idx] for every idx of indices.shape[:-1] (a slice when k < r)."""
     out = _copy(data)
@@ -203,12 +205,6 @@ def scatter_nd(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, *, re
     return out
 
 
-KERNELS: dict[str, Callable[..., np.ndarray]] = {
-    "scatter_elements": scatter_elements,
-    "scatter_nd": scatter_nd,
-}
-
-
 def elements_extent(data_shape: tuple[int, ...], indices_shape: tuple[int, ...], *, axis: int, **_) -> np.ndarray:
     """Size of the axis each entry of ``indices`` addresses: ``data.shape[axis]`` everywhere."""
     return np.full(indices_shape, data_shape[axis], dtype=np.int64)
@@ -222,10 +218,3 @@ def nd_extent(data_shape: tuple[int, ...], indices_shape: tuple[int, ...], **_) 
     """
     k = indices_shape[-1]
     return np.broadcast_to(np.asarray(data_shape[:k], dtype=np.int64), indices_shape)
-
-
-# How indices address data, per semantics kind: used by ``verify`` to draw in-range index values.
-INDEX_EXTENTS: dict[str, Callable[..., np.ndarray]] = {
-    "scatter_elements": elements_extent,
-    "scatter_nd": nd_extent,
-}

@@ -1,0 +1,219 @@
+"""Notation functions over the *values* of shape tensors: dims as elements.
+
+A shape tensor's value is a tuple of dims (``(N, 12)``), a scalar's is one dim.  These
+functions move such values through the ops that compute shapes in real graphs (Gather,
+Concat, Reshape, Range, Slice, elementwise arithmetic), exactly where they can and with a
+fresh unknown dim where they cannot: they never guess.
+
+>>> from shapecheck.types import symbol
+>>> N = symbol("N")
+>>> take((N, 3, 4), 0), concat([(N,), (-1,)]), elementwise("*", (N, 3), 2)
+(N, (N, -1), (2*N, 6))
+>>> where((True, False), (N, 1), (2, 3)), unary("neg", (N, -1))
+((N, 3), (-N, 1))
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+import sympy
+
+from ..types import is_unknown, normalize_dim, unknown_dim
+from .logic import NO_VALUE, EvalError, Unknown
+
+INT64_MAX = (1 << 63) - 1
+
+
+def _is_int(x: Any) -> bool:
+    return type(x) is int or isinstance(x, np.integer)
+
+
+def _fresh(label: str) -> sympy.Dummy:
+    return unknown_dim(label)
+
+
+def _elems(v: Any) -> tuple | None:
+    """A value as a flat tuple, or None when it is not known."""
+    if isinstance(v, Unknown):
+        return None
+    if isinstance(v, tuple):
+        return v
+    if isinstance(v, np.ndarray):
+        return tuple(v.reshape(-1).tolist()) if v.size <= 64 else None
+    return (v,)
+
+
+def vector(v: Any) -> Any:
+    """A scalar value as a one-element vector; a vector as is."""
+    if isinstance(v, Unknown):
+        return v
+    return v if isinstance(v, tuple) else (v,)
+
+
+def take(v: Any, idx: Any) -> Any:
+    """``v[idx]`` on a vector value: one element for a scalar index, a vector for a vector of indices."""
+    if isinstance(v, Unknown) or isinstance(idx, Unknown):
+        return NO_VALUE
+    vals = _elems(v)
+    if vals is None:
+        return NO_VALUE
+    if isinstance(idx, tuple):
+        return tuple(take(vals, i) for i in idx)
+    if not _is_int(idx):
+        return _fresh("gathered")
+    i = int(idx)
+    if not -len(vals) <= i < len(vals):
+        raise EvalError(f"index {i} is outside a value of {len(vals)} elements")
+    return vals[i]
+
+
+def concat(parts: Any) -> Any:
+    """The values of several tensors joined end to end (Concat on axis 0)."""
+    if isinstance(parts, Unknown):
+        return NO_VALUE
+    out: tuple = ()
+    for p in parts:
+        e = _elems(p)
+        if e is None:
+            return NO_VALUE
+        out += e
+    return out
+
+
+def _div(a, b):
+    if _is_int(a) and _is_int(b):
+        if b == 0:
+            raise EvalError("integer division by zero")
+        q = abs(a) // abs(b)
+        return q if (a >= 0) == (b > 0) else -q   # ONNX Div on integers truncates toward zero
+    if _is_int(b) and b > 0 and sympy.sympify(a).is_nonnegative:
+        return normalize_dim(sympy.floor(sympy.sympify(a) / b))
+    return _fresh("quotient")
+
+
+def _mod(a, b):
+    if _is_int(a) and _is_int(b):
+        if b == 0:
+            raise EvalError("integer modulo by zero")
+        return a % b   # Mod with fmod=0 takes the divisor's sign, as Python does
+    return _fresh("remainder")
+
+
+def _minmax(fn, pyfn):
+    def f(a, b):
+        if _is_int(a) and _is_int(b):
+            return pyfn(a, b)
+        return normalize_dim(fn(a, b))
+    return f
+
+
+def _rel(op):
+    def f(a, b):
+        if isinstance(a, bool) or isinstance(b, bool):
+            return op(a, b) if isinstance(a, bool) and isinstance(b, bool) else _fresh("truth")
+        d = sympy.expand(sympy.sympify(a) - sympy.sympify(b))
+        if d.is_number:
+            return bool(op(d, 0))
+        known = {operator.eq: d.is_zero, operator.ne: None if d.is_zero is None else not d.is_zero,
+                 operator.lt: d.is_negative, operator.le: d.is_nonpositive,
+                 operator.gt: d.is_positive, operator.ge: d.is_nonnegative}[op]
+        return _fresh("truth") if known is None else bool(known)
+    return f
+
+
+def _logic(op):
+    def f(a, b):
+        if isinstance(a, bool) and isinstance(b, bool):
+            return op(a, b)
+        return _fresh("truth")
+    return f
+
+
+_BINARY = {
+    "+": lambda a, b: a + b if _is_int(a) and _is_int(b) else normalize_dim(sympy.sympify(a) + b),
+    "-": lambda a, b: a - b if _is_int(a) and _is_int(b) else normalize_dim(sympy.sympify(a) - b),
+    "*": lambda a, b: a * b if _is_int(a) and _is_int(b) else normalize_dim(sympy.sympify(a) * b),
+    "/": _div, "%": _mod,
+    "min": _minmax(sympy.Min, min), "max": _minmax(sympy.Max, max),
+    "==": _rel(operator.eq), "!=": _rel(operator.ne), "<": _rel(operator.lt), "<=": _rel(operator.le),
+    ">": _rel(operator.gt), ">=": _rel(operator.ge),
+    "and": _logic(operator.and_), "or": _logic(operator.or_), "xor": _logic(operator.xor),
+}
+
+
+def _one(op: str, a, b):
+    if is_unknown(a) or is_unknown(b):
+        return _fresh("element")
+    if isinstance(a, bool) and op in "+-*/%" or isinstance(b, bool) and op in "+-*/%":
+        a, b = int(a), int(b)
+    return _BINARY[op](a, b)
+
+
+def broadcast_values(a: Any, b: Any) -> tuple[tuple, tuple, bool] | None:
+    """Two values aligned elementwise (scalar, length 1 or equal lengths); None when they cannot be."""
+    ea, eb = _elems(a), _elems(b)
+    if ea is None or eb is None:
+        return None
+    vector_out = isinstance(a, tuple) or isinstance(b, tuple)
+    if len(ea) == len(eb):
+        return ea, eb, vector_out
+    if len(ea) == 1:
+        return ea * len(eb), eb, vector_out
+    if len(eb) == 1:
+        return ea, eb * len(ea), vector_out
+    raise EvalError(f"values of {len(ea)} and {len(eb)} elements do not broadcast")
+
+
+def elementwise(op: str, a: Any, b: Any) -> Any:
+    """``a op b`` element by element with broadcasting (``+ - * / % min max == != < <= > >= and or xor``)."""
+    if op not in _BINARY:
+        raise EvalError(f"elementwise() knows {', '.join(_BINARY)}, not {op!r}")
+    pair = broadcast_values(a, b)
+    if pair is None:
+        return NO_VALUE
+    ea, eb, vec = pair
+    out = tuple(_one(op, x, y) for x, y in zip(ea, eb))
+    return out if vec else out[0]
+
+
+def unary(op: str, a: Any) -> Any:
+    """``neg``, ``abs``, ``not``, ``sign`` of a value, element by element."""
+    e = _elems(a)
+    if e is None:
+        return NO_VALUE
+
+    def one(x):
+        if is_unknown(x):
+            return _fresh("element")
+        if op == "not":
+            return (not x) if isinstance(x, bool) else _fresh("truth")
+        if op == "neg":
+            return -x if _is_int(x) else normalize_dim(-sympy.sympify(x))
+        if op == "abs":
+            return abs(x) if _is_int(x) else normalize_dim(sympy.Abs(x))
+        if op == "sign":
+            return (x > 0) - (x < 0) if _is_int(x) else normalize_dim(sympy.sign(x))
+        raise EvalError(f"unary() knows neg, abs, not, sign, not {op!r}")
+    out = tuple(one(x) for x in e)
+    return out if isinstance(a, tuple) else out[0]
+
+
+def where(c: Any, x: Any, y: Any) -> Any:
+    """``x`` where ``c`` holds, else ``y``, element by element with broadcasting."""
+    ec, ex, ey = _elems(c), _elems(x), _elems(y)
+    if ec is None or ex is None or ey is None:
+        return NO_VALUE
+    n = max(len(ec), len(ex), len(ey))
+    if any(len(e) not in (1, n) for e in (ec, ex, ey)):
+        raise EvalError("where(): values do not broadcast")
+    out = []
+    for i in range(n):
+        ci, xi, yi = ec[i % len(ec)], ex[i % len(ex)], ey[i % len(ey)]
+        if isinstance(ci, (bool, np.bool_)) or _is_int(ci):
+            out.append(xi if ci else yi)
+        else:
+            out.append(xi if xi == yi else _fresh("selected"))
+    vec = any(isinstance(v, tuple) for v in (c, x, y))
+    return tuple(out) if vec else out[0]

@@ -1,0 +1,65 @@
+"""Conditions are objects: a relation over dims behind each text, carried from solver to model check."""
+from __future__ import annotations
+
+import sympy
+from onnx import TensorProto as T
+from onnx import helper
+
+from shapecheck.check import check_model
+from shapecheck.solve_cache import SolveCache
+from shapecheck.solver import solve
+from shapecheck.spec.load import default_registry
+from shapecheck.types import parse_type, symbol
+
+REG = default_registry()
+
+
+def test_every_condition_carries_its_relation():
+    r = solve(REG.resolve("ScatterND", 18), {"data": "float[N,C]", "indices": "int64[M,1]", "updates": "float[K,C]"})
+    assert r.conditions == ["K == M"]
+    assert r.relations["K == M"] == sympy.Eq(symbol("K"), symbol("M"))
+
+
+def test_a_broadcast_condition_is_a_disjunction():
+    r = solve(REG.resolve("Expand", 13), {"input": "float[N,4]", "shape": "int64[2] = [M, 4]"})
+    [text] = r.conditions
+    rel = r.relations[text]
+    assert isinstance(rel, sympy.Or)
+    N, M = symbol("N"), symbol("M")
+    assert rel.subs({N: 3, M: 3}) == sympy.true and rel.subs({N: 1, M: 5}) == sympy.true
+    assert rel.subs({N: 2, M: 3}) == sympy.false
+
+
+def test_cached_results_rename_relations_back():
+    cache = SolveCache()
+    spec = REG.resolve("ScatterND", 18)
+    for m in ("M1", "M2"):
+        r = cache.solve(spec, {"data": parse_type("float[N,4]"), "indices": parse_type(f"int64[{m},1]"),
+                               "updates": parse_type("float[K,4]")}, {})
+        assert r.relations[f"K == {m}"] == sympy.Eq(symbol("K"), symbol(m))
+    assert cache.misses == 1
+
+
+def test_contradiction_seen_through_unknown_dims():
+    # two nodes need the same unknown dim to be 4 and 5: no input makes the model valid. The dim is a
+    # fresh unknown (an input declared with no dim_param), which a text condition could not be parsed from.
+    nodes = [helper.make_node("ScatterND", ["d1", "i", "u"], ["y1"]),
+             helper.make_node("ScatterND", ["d2", "i", "u"], ["y2"])]
+    g = helper.make_graph(nodes, "g", [
+        helper.make_tensor_value_info("d1", T.FLOAT, [8, 4]), helper.make_tensor_value_info("d2", T.FLOAT, [8, 5]),
+        helper.make_tensor_value_info("i", T.INT64, [2, 1]), helper.make_tensor_value_info("u", T.FLOAT, [2, None])],
+        [helper.make_tensor_value_info("y1", T.FLOAT, None), helper.make_tensor_value_info("y2", T.FLOAT, None)])
+    rep = check_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]))
+    conds = [a["condition"] for a in rep.assumptions if a["kind"] == "condition"]
+    assert conds == ["u.shape[1] == 4", "u.shape[1] == 5"]
+    assert rep.violations and "cannot all hold" in rep.violations[0].message
+
+
+def test_unknown_data_rank_is_derived_from_indices_and_updates():
+    # ScatterND: only rank 2 makes updates [M,C] == indices.shape[:-1] ++ data.shape[1:] hold
+    r = solve(REG.resolve("ScatterND", 18), {"data": "float", "indices": "int64[M,1]", "updates": "float[M,C]"})
+    assert r.outputs["output"].rank == 2 and str(r.outputs["output"]) == "float[?,C]"
+    assert "rank(data) == 2" in r.conditions
+    # with k = 2 and updates [M], data has rank 2 as well
+    r = solve(REG.resolve("ScatterND", 18), {"data": "float", "indices": "int64[M,2]", "updates": "float[M]"})
+    assert r.outputs["output"].rank == 2 and "rank(data) == 2" in r.conditions

@@ -1,0 +1,102 @@
+"""Whole-graph symbolic values: shapes computed in the graph keep the model's dims, from specs alone.
+
+Issue 15's "done means": with no value_info, x: float[N,3,4] -> Shape -> Gather([0]) -> Concat with
+[-1] -> Reshape gives float[N,12]; Range(0, Shape(x)[1], 1) gives int64[S]; Expand(y, Shape(x))
+gives x's shape.  Each graph is also run in onnxruntime at two sizes to confirm the dims.
+"""
+from __future__ import annotations
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto as T
+from onnx import helper, numpy_helper
+
+from shapecheck.check import check_model
+from shapecheck.types import parse_dim
+
+
+def _model(nodes, inputs, outputs, inits, opset=18):
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info(n, T.FLOAT, s) for n, s in inputs],
+                          [helper.make_empty_tensor_value_info(o) for o in outputs],
+                          initializer=[numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    return m
+
+
+RESHAPE = dict(
+    nodes=[helper.make_node("Shape", ["x"], ["s"]),
+           helper.make_node("Gather", ["s", "i0"], ["n"], axis=0),
+           helper.make_node("Concat", ["n", "minus1"], ["target"], axis=0),
+           helper.make_node("Reshape", ["x", "target"], ["y"])],
+    inputs=[("x", ["N", 3, 4])], outputs=["y", "target"],
+    inits={"i0": np.array([0], np.int64), "minus1": np.array([-1], np.int64)})
+
+RANGE = dict(
+    nodes=[helper.make_node("Shape", ["x"], ["s"]),
+           helper.make_node("Gather", ["s", "i1"], ["len"], axis=0),
+           helper.make_node("Range", ["zero", "len", "one"], ["r"])],
+    inputs=[("x", ["B", "S", 4])], outputs=["r"],
+    inits={"i1": np.array(1, np.int64), "zero": np.array(0, np.int64), "one": np.array(1, np.int64)})
+
+EXPAND = dict(
+    nodes=[helper.make_node("Shape", ["x"], ["s"]), helper.make_node("Expand", ["y", "s"], ["e"])],
+    inputs=[("x", ["B", "S", 4]), ("y", [1, 4])], outputs=["e"], inits={})
+
+
+@pytest.mark.parametrize("case,tensor,want", [
+    (RESHAPE, "y", "float[N,12]"),
+    (RESHAPE, "target", "int64[2] = [N, -1]"),
+    (RANGE, "r", "int64[S]"),
+    (EXPAND, "e", "float[B,S,4]"),
+])
+def test_shapes_computed_in_the_graph_keep_the_models_dims(case, tensor, want):
+    m = _model(**case)
+    rep = check_model(m)
+    assert str(rep.types[tensor]) == want
+    assert rep.summary["skipped"] == 0 and rep.summary["invalid"] == 0 and rep.summary["conditional"] == 0
+    # the runtime agrees at two sizes
+    sess = ort.InferenceSession(m.SerializeToString())
+    declared = {i.name: [d.dim_param or d.dim_value for d in i.type.tensor_type.shape.dim] for i in m.graph.input}
+    for sizes in ({"N": 2, "B": 2, "S": 5}, {"N": 7, "B": 3, "S": 1}):
+        feeds = {n: np.zeros([sizes.get(d, d) if isinstance(d, str) else d for d in dims], np.float32)
+                 for n, dims in declared.items()}
+        got = dict(zip([o.name for o in m.graph.output], sess.run(None, feeds)))
+        t = rep.types[tensor]
+        assert list(got[tensor].shape) == [int(parse_dim(str(d)).subs(
+            {parse_dim(k): v for k, v in sizes.items()})) if not isinstance(d, int) else d for d in t.shape]
+
+
+def test_fresh_unknowns_are_not_shared_between_nodes():
+    # two Range nodes with the same signature and a run-time length: their lengths are two unknowns,
+    # never the same one (a cached solve must not make them equal)
+    nodes = [helper.make_node("Range", ["zero", "a", "one"], ["r1"]),
+             helper.make_node("Range", ["zero", "b", "one"], ["r2"]),
+             helper.make_node("Add", ["r1", "r2"], ["sum"])]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("a", T.INT64, []),
+                                       helper.make_tensor_value_info("b", T.INT64, [])],
+                          [helper.make_tensor_value_info("sum", T.INT64, None)],
+                          initializer=[numpy_helper.from_array(np.array(0, np.int64), "zero"),
+                                       numpy_helper.from_array(np.array(1, np.int64), "one")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    rep = check_model(m)
+    d1, d2 = rep.types["r1"].shape[0], rep.types["r2"].shape[0]
+    assert d1 != d2
+
+
+def test_dead_branch_of_a_constant_if_claims_nothing():
+    # the then-branch declares an output it never produces at run time: the condition is a constant false
+    then = helper.make_graph([helper.make_node("Reshape", ["x", "flat"], ["t"])], "then", [],
+                             [helper.make_tensor_value_info("t", T.FLOAT, ["wrong"])])
+    other = helper.make_graph([helper.make_node("Identity", ["x"], ["e"])], "else", [],
+                              [helper.make_tensor_value_info("e", T.FLOAT, ["N", 3])])
+    g = helper.make_graph([helper.make_node("If", ["cond"], ["y"], then_branch=then, else_branch=other)], "g",
+                          [helper.make_tensor_value_info("x", T.FLOAT, ["N", 3])],
+                          [helper.make_tensor_value_info("y", T.FLOAT, None)],
+                          initializer=[numpy_helper.from_array(np.array(False), "cond"),
+                                       numpy_helper.from_array(np.array([-1], np.int64), "flat")])
+    rep = check_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]))
+    assert rep.summary.get("dead") == 1
+    assert not [a for a in rep.assumptions if a["kind"] == "condition"]
+    assert str(rep.types["y"]) == "float[N,3]"
