@@ -202,3 +202,12 @@ def test_text_notes_what_the_runtime_still_checks(capsys):
     assert code == 0 and "note[runtime-check]: node 'kv_update' (#0) (ScatterND, ScatterND-18): C8 not proved here" in out
     code, out, _ = run(capsys, "check", str(EXAMPLES / "broken.onnx"))
     assert "note[runtime-check]" not in out      # constant indices: checked (C8 refuted), nothing left to the runtime
+
+
+def test_every_subpackage_is_in_the_wheel():
+    """setuptools' package list is explicit: a new subpackage missing from it breaks `pip install .`."""
+    import tomllib
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "shapecheck").rglob("__init__.py")}
+    assert found <= listed, f"add to [tool.setuptools] packages in pyproject.toml: {sorted(found - listed)}"
+    assert (ROOT / "shapecheck" / "py.typed").exists()
