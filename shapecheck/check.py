@@ -20,17 +20,18 @@ compared with the inferred type; it may only fill in what inference left unknown
 from __future__ import annotations
 
 import gc
-
-import numpy as np
-import sympy
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import sympy
+
 from .errors import UsageError
+from .findings import OPSET
 from .frontends.graph import Declaration, ModelGraph, ModelNode, NodeInferenceError, is_dead
-from .result import Finding
+from .result import Finding, Indexable
 from .solve_cache import SolveCache
 from .solver import contradiction_of, equalities, output_slots
 from .spec.compile import Cond, compare_dims
@@ -39,7 +40,7 @@ from .types import TensorType, dim_str, is_unknown, tensor_type_of
 
 
 @dataclass
-class NodeReport:
+class NodeReport(Indexable):
     name: str
     op_type: str
     domain: str
@@ -53,20 +54,22 @@ class NodeReport:
     warnings: list[Finding] = field(default_factory=list)
     inputs: dict[str, dict[str, str]] = field(default_factory=dict)
     reason: str = ""          # why an "unchecked" node was not checked
+    # constraints not proved because they read values known only at run time (checked by the runtime)
+    runtime_checks: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         d = {"name": self.name, "op_type": self.op_type, "domain": self.domain, "opset": self.opset,
              "spec": self.spec, "status": self.status, "location": self.location,
              "inputs": self.inputs, "outputs": self.outputs, "conditions": self.conditions,
              "violations": [v.to_dict() for v in self.violations],
-             "warnings": [w.to_dict() for w in self.warnings]}
+             "warnings": [w.to_dict() for w in self.warnings], "runtime_checks": list(self.runtime_checks)}
         if self.reason:
             d["reason"] = self.reason
         return d
 
 
 @dataclass
-class DeclarationReport:
+class DeclarationReport(Indexable):
     """One declaration compared with inference."""
 
     tensor: str
@@ -92,7 +95,7 @@ class DeclarationReport:
 
 
 @dataclass
-class ModelReport:
+class ModelReport(Indexable):
     model: str
     format: str
     strict: bool = False
@@ -142,16 +145,19 @@ def load_graph(model: Any, registry: Registry, load_external_data: bool = False)
 
 def check_model(model: Any, *, strict: bool = False, registry: Registry | None = None,
                 load_external_data: bool = False, output: str | None = None,
-                specs: list[str] | str | None = None, runtime: str | None = None) -> ModelReport:
+                specs: list[str] | str | None = None, runtime: str | None = None,
+                pause_gc: bool = False) -> ModelReport:
     """Check every node of a model (path or ModelProto) that has a spec; see ``ModelReport``.
 
     ``output`` writes an annotated copy (ONNX only); ``specs`` adds spec directories;
     ``runtime`` (``onnxruntime``, ``openvino``) warns about nodes that runtime cannot run.
+    ``pause_gc`` pauses the cyclic garbage collector during the check (the CLI does; it is
+    faster on large models, but it changes process-wide state, so library callers opt in).
     """
     if registry is None:
         from .spec.load import registry_with
         registry = registry_with(specs) if specs else default_registry()
-    with _no_gc_pauses():
+    with no_gc_pauses() if pause_gc else nullcontext():
         graph = load_graph(model, registry, load_external_data)
         report = check_graph(graph, registry, strict, runtime)
     if output:
@@ -163,7 +169,7 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
 
 
 @contextmanager
-def _no_gc_pauses():
+def no_gc_pauses():
     """A model check allocates many small objects and frees nothing cyclic: the collector's
     repeated passes over a growing heap would cost more than the check itself."""
     was = gc.isenabled()
@@ -266,7 +272,7 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False, run
             continue
         if resolve_error is not None:
             _node_failed(report, env, origin, node, [Finding(
-                "opset", f"{node.op_type} exists at opset {node.opset}", resolve_error, {},
+                OPSET, f"{node.op_type} exists at opset {node.opset}", resolve_error, {},
                 "raise the model's opset_import or use another operator")])
             continue
 
@@ -281,7 +287,8 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False, run
         folded = _fold(spec, types, node.attrs, result) if result.status == "valid" else None
         nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, result.status, node.location,
                         {k: str(v) for k, v in outputs.items()}, list(result.conditions),
-                        list(result.violations), list(result.warnings), sources)
+                        list(result.violations), list(result.warnings), sources,
+                        runtime_checks=result.runtime_checks)
         if portability is not None and result.status != "invalid":
             nr.warnings.extend(portability.warnings(spec, types, node.attrs))
         report.nodes.append(nr)

@@ -1,6 +1,8 @@
-"""Command line: argument parsing and exit codes (0 ok, 1 findings, 2 unusable input).
+"""Command line: argument parsing, output streams and exit codes (0 ok, 1 findings, 2 unusable input).
 
-No logic of its own: every command calls the package's API and a renderer.
+No logic of its own: every command calls the package's API and a renderer from
+``shapecheck.report``.  Global options (``--specs``, ``--quiet``) are accepted before or after
+the subcommand.
 """
 from __future__ import annotations
 
@@ -12,53 +14,102 @@ from typing import Any, Sequence
 
 from rich.console import Console
 
+from . import __version__
 from .errors import ShapeCheckError, UsageError
 
 EPILOG = "exit codes: 0 valid (or only conditions), 1 violations found, 2 unusable input"
+CHECK_EPILOG = """examples:
+  shapecheck check model.onnx
+  shapecheck check models/ 'exported/**/*.onnx' --jobs 4
+  shapecheck check models/ --format sarif > shapecheck.sarif
+  shapecheck check models/ --format github --quiet
+
+exit codes: the worst over all models: 0 valid (or only conditions), 1 findings, 2 a model or an
+option is unusable"""
+INFER_EPILOG = """examples:
+  shapecheck infer ScatterND --opset 18 -i data='float[N,C]' -i indices='int64[M,K]' -i updates='float[M,C]'
+  shapecheck infer ScatterElements --opset 16 -i data='float[4,5]' -i indices='int64[2,5]' \
+      -i updates='float[2,5]' -a axis=0 -a reduction=add
+
+""" + EPILOG
+VERIFY_EPILOG = """examples:
+  shapecheck verify ScatterND --opset 18 -i data='float[N,C]' -i indices='int64[M,K]' -i updates='float[M,C]'
+  shapecheck verify ScatterElements --opset 18 -i data='float[N,C]' -i indices='int64[M,C]' \
+      -i updates='float[M,C]' -a axis=0 --samples 50 --seed 3
+
+exit codes: 0 solver and executor agree on every sample, 1 a disagreement (with a reproducer),
+2 unusable input"""
+DIFF_EPILOG = """examples:
+  shapecheck diff ScatterND-16 ScatterND-18
+  shapecheck diff ScatterND --opset 11..18
+  shapecheck diff --all --markdown > docs/changelog.md
+
+exit codes: 0 (differences are results, not failures), 2 unusable input"""
+FORMATS = ("text", "json", "sarif", "junit", "github")
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one paragraph, exit 2, no usage dump on stdout
+    def error(self, message: str) -> None:  # type: ignore[override]  # one paragraph, exit 2
         raise UsageError(f"{self.prog}: {message} (see '{self.prog} --help')")
 
 
-def _build() -> argparse.ArgumentParser:
-    p = _Parser(prog="shapecheck", description="Symbolic shape and type checker for tensor operators.",
-                epilog=EPILOG)
-    p.add_argument("--specs", action="append", default=[], metavar="DIR",
+def _globals(p: argparse.ArgumentParser, suffix: str = "") -> None:
+    """The global options; on a subcommand they land in ``*_sub`` and are merged after parsing."""
+    p.add_argument("--specs", dest="specs" + suffix, action="append", default=[], metavar="DIR",
                    help="load extra spec files from DIR (repeatable)")
+    p.add_argument("-q", "--quiet", dest="quiet" + suffix, action="store_true",
+                   help="print findings and the summary only")
+
+
+def _build() -> argparse.ArgumentParser:
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = _Parser(prog="shapecheck", description="Symbolic shape and type checker for tensor operators.",
+                epilog=EPILOG, formatter_class=fmt)
+    p.add_argument("--version", action="version", version=f"shapecheck {__version__}")
+    _globals(p)
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
-    q = sub.add_parser("infer", help="check one operator query and infer its output types", epilog=EPILOG)
+    q = sub.add_parser("infer", help="check one operator query and infer its output types", epilog=INFER_EPILOG,
+                       formatter_class=fmt)
     _query_args(q)
     q.add_argument("--json", action="store_true", help="print the result as JSON")
 
-    s = sub.add_parser("specs", help="list every spec")
+    s = sub.add_parser("specs", help="list every spec", formatter_class=fmt)
     s.add_argument("--json", action="store_true")
 
-    v = sub.add_parser("verify", help="confirm the solver by running the executor on sampled shapes", epilog=EPILOG)
+    v = sub.add_parser("verify", help="confirm the solver by running the executor on sampled shapes",
+                       epilog=VERIFY_EPILOG, formatter_class=fmt)
     _query_args(v)
     v.add_argument("--samples", type=int, default=20, help="how many instances to draw (default 20)")
     v.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     v.add_argument("--json", action="store_true")
 
-    c = sub.add_parser("check", help="check every node of an ONNX model or OpenVINO IR", epilog=EPILOG)
-    c.add_argument("model", help="model.onnx or model.xml (OpenVINO IR)")
-    c.add_argument("--json", action="store_true", help="print the report as JSON (schema in README)")
+    c = sub.add_parser("check", help="check every node of ONNX models or OpenVINO IR", epilog=CHECK_EPILOG,
+                       formatter_class=fmt)
+    c.add_argument("paths", nargs="+", metavar="PATH",
+                   help="model.onnx, model.xml (OpenVINO IR), a directory (searched recursively) or a glob")
+    out = c.add_mutually_exclusive_group()
+    out.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
+    out.add_argument("--json", action="store_true", help="the same as --format json (schema in README)")
     c.add_argument("--strict", action="store_true", help="treat remaining conditions and declaration mismatches as failures")
-    c.add_argument("--output", metavar="ANNOTATED.onnx", help="write a copy with inferred types in value_info")
+    c.add_argument("--output", metavar="ANNOTATED.onnx", help="write a copy with inferred types in value_info (one model)")
     c.add_argument("--load-external-data", action="store_true", help="load external tensor data (off by default)")
     c.add_argument("--runtime", choices=["onnxruntime", "openvino"],
                    help="warn about nodes valid by the spec that this runtime cannot run")
+    c.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
+                   help="worker processes (default: all cores; 1: check in this process)")
 
-    d = sub.add_parser("diff", help="what changed between two operator versions, with witnesses", epilog=EPILOG)
+    d = sub.add_parser("diff", help="what changed between two operator versions, with witnesses", epilog=DIFF_EPILOG,
+                       formatter_class=fmt)
     d.add_argument("a", nargs="?", help="a spec name (ScatterND-16) or, with --opset, an operator")
     d.add_argument("b", nargs="?", help="the spec to compare with")
     d.add_argument("--opset", metavar="LO..HI", help="diff every consecutive pair of versions of operator A in LO..HI")
     d.add_argument("--all", action="store_true", help="every consecutive pair of every operator")
-    fmt = d.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true")
-    fmt.add_argument("--markdown", action="store_true")
+    dfmt = d.add_mutually_exclusive_group()
+    dfmt.add_argument("--json", action="store_true")
+    dfmt.add_argument("--markdown", action="store_true")
+    for sp in (q, s, v, c, d):
+        _globals(sp, "_sub")
     return p
 
 
@@ -69,6 +120,13 @@ def _query_args(q: argparse.ArgumentParser) -> None:
                    help='an input type, e.g. data=float[N,C] or indices="int64[2,1] = [[0],[3]]"')
     q.add_argument("-a", "--attr", action="append", default=[], metavar="NAME=VALUE",
                    help="an attribute, e.g. reduction=add or axis=1")
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    args = _build().parse_args(list(argv))
+    args.specs = list(args.specs) + list(getattr(args, "specs_sub", []))
+    args.quiet = bool(args.quiet or getattr(args, "quiet_sub", False))
+    return args
 
 
 def parse_assignments(items: Sequence[str], what: str) -> dict[str, str]:
@@ -111,20 +169,20 @@ def _query(args) -> tuple[dict, dict]:
     return inputs, attrs
 
 
-def cmd_infer(args, out: Console) -> int:
+def cmd_infer(args, out: Console, err: Console) -> int:
     from .api import infer
-    from .report import render_result
+    from .report.text import render_result
     inputs, attrs = _query(args)
     result = infer(args.op, args.opset, inputs, attrs, registry=_registry(args))
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
-        render_result(result, out, f"{args.op} at opset {args.opset}")
+        render_result(result, out, f"{args.op} at opset {args.opset}", quiet=args.quiet)
     return 1 if result.status == "invalid" else 0
 
 
-def cmd_specs(args, out: Console) -> int:
-    from .report import render_specs
+def cmd_specs(args, out: Console, err: Console) -> int:
+    from .report.text import render_specs
     reg = _registry(args)
     if args.json:
         print(json.dumps([{"name": s.name, "op": s.op, "domain": s.domain, "version": s.version,
@@ -135,8 +193,9 @@ def cmd_specs(args, out: Console) -> int:
     return 0
 
 
-def cmd_verify(args, out: Console) -> int:
-    from .verify import render_verify, verify
+def cmd_verify(args, out: Console, err: Console) -> int:
+    from .report.verify import render_verify
+    from .verify import verify
     inputs, attrs = _query(args)
     if args.samples < 1:
         raise UsageError("--samples must be at least 1")
@@ -149,61 +208,111 @@ def cmd_verify(args, out: Console) -> int:
     return 0 if report.ok else 1
 
 
-def cmd_check(args, out: Console) -> int:
-    from .check import check_model
-    from .report import render_model_report
-    report = check_model(args.model, strict=args.strict, registry=_registry(args),
-                         load_external_data=args.load_external_data, output=args.output, runtime=args.runtime)
-    if args.json:
-        print(json.dumps(report.to_dict(), indent=2))
+def cmd_check(args, out: Console, err: Console) -> int:
+    from . import batch
+    fmt = "json" if args.json else args.format
+    if args.jobs < 0:
+        raise UsageError("--jobs must be at least 1 (or 0 for all cores)")
+    paths = batch.discover(args.paths)
+    if args.output and len(paths) != 1:
+        raise UsageError(f"--output writes the annotated copy of one model; {len(paths)} models were given")
+    if args.output and paths[0].lower().endswith(".xml"):
+        raise UsageError("--output writes ONNX models only; this model is OpenVINO IR")
+    registry = _registry(args)          # a malformed --specs file stops the run here, once
+    options = dict(strict=args.strict, specs=tuple(args.specs), load_external_data=args.load_external_data,
+                   output=args.output, runtime=args.runtime)
+    outcomes = _run_with_progress(batch, paths, args.jobs or None, options, err)
+    code = batch.worst(outcomes)
+    single = len(args.paths) == 1 and len(paths) == 1 and paths[0] == args.paths[0]
+    if fmt == "json":
+        from .report.json import to_json
+        doc = outcomes[0].to_dict() if single and not outcomes[0].error else to_json(outcomes)
+        if single and outcomes[0].error:
+            raise UsageError(outcomes[0].error)
+        print(json.dumps(doc, indent=2))
+    elif fmt == "sarif":
+        from .report.sarif import to_sarif
+        print(json.dumps(to_sarif(outcomes, registry, __version__, code), indent=2))
+    elif fmt == "junit":
+        from .report.junit import to_junit
+        print(to_junit(outcomes, registry))
+    elif fmt == "github":
+        from .report.github import to_github
+        from .report.text import render_outcomes
+        for line in to_github(outcomes, registry):
+            print(line)
+        render_outcomes(outcomes, out, err, quiet=True, findings=False)
     else:
-        render_model_report(report, out)
-    return report.exit_code
+        from .report.text import render_outcomes
+        render_outcomes(outcomes, out, err, quiet=args.quiet, findings=True)
+    return code
 
 
-def cmd_diff(args, out: Console) -> int:
-    from . import diff as diffmod
+def _run_with_progress(batch, paths: list[str], jobs: int | None, options: dict, err: Console) -> list:
+    if not (err.is_terminal and len(paths) > 1):
+        return batch.run(paths, jobs=jobs, **options)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    with Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=True) as bar:
+        task = bar.add_task("models", total=len(paths))
+        return batch.run(paths, jobs=jobs, progress=lambda _o: bar.advance(task), **options)
+
+
+def cmd_diff(args, out: Console, err: Console) -> int:
+    from . import specdiff
+    from .report.diff import render_diff, to_markdown
     reg = _registry(args)
     if args.all:
-        diffs = diffmod.diff_all(registry=reg)
+        diffs = specdiff.diff_all(registry=reg)
     elif args.opset:
         m = re.fullmatch(r"\s*(\d+)\s*\.\.\s*(\d+)\s*", args.opset)
         if not m or int(m.group(1)) > int(m.group(2)):
             raise UsageError(f"bad --opset range {args.opset!r}: expected LO..HI such as 11..18")
         if not args.a or args.b:
             raise UsageError("diff --opset LO..HI takes one operator, e.g. shapecheck diff ScatterND --opset 11..18")
-        diffs = diffmod.diff_range(args.a, int(m.group(1)), int(m.group(2)), registry=reg)
+        diffs = specdiff.diff_range(args.a, int(m.group(1)), int(m.group(2)), registry=reg)
     else:
         if not (args.a and args.b):
             raise UsageError("diff takes two spec names (shapecheck diff ScatterND-16 ScatterND-18), "
                              "or OP --opset LO..HI, or --all")
-        diffs = [diffmod.diff(args.a, args.b, registry=reg)]
+        diffs = [specdiff.diff(args.a, args.b, registry=reg)]
     if args.json:
         print(json.dumps([d.to_dict() for d in diffs] if len(diffs) != 1 or args.all or args.opset
                          else diffs[0].to_dict(), indent=2))
     elif args.markdown:
-        print(diffmod.to_markdown(diffs))
+        print(to_markdown(diffs))
     else:
         for d in diffs:
-            diffmod.render_diff(d, out)
+            render_diff(d, out)
     return 0
 
 
 COMMANDS = {"infer": cmd_infer, "specs": cmd_specs, "verify": cmd_verify, "check": cmd_check, "diff": cmd_diff}
 
 
+def table_width() -> int | None:
+    """Tables fit ``COLUMNS``, else the terminal; piped output with neither gets 120 columns.
+    Findings are never wrapped (``soft_wrap``), whatever the width."""
+    import os
+    if os.environ.get("COLUMNS", "").strip().isdigit() or sys.stdout.isatty():
+        return None     # rich reads COLUMNS, then the terminal size
+    return 120
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    out = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+    out = Console(highlight=False, width=table_width())
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
-        args = _build().parse_args(list(sys.argv[1:] if argv is None else argv))
+        args = parse_args(sys.argv[1:] if argv is None else argv)
         if not args.command:
             _build().print_help()
             return 2
-        return COMMANDS[args.command](args, out)
+        return COMMANDS[args.command](args, out, err)
     except ShapeCheckError as exc:
         err.print(f"[bold red]shapecheck: error:[/] {_escape(str(exc))}")
         return 2
+    except SystemExit as exc:     # --help and --version
+        return exc.code if isinstance(exc.code, int) else 0
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -17,8 +17,27 @@ STATUSES = ("valid", "conditional", "invalid")
 CONSTRAINT_STATUSES = ("proved", "refuted", "conditional", "unchecked", "skipped")
 
 
+class Indexable:
+    """Reports index like the JSON they mirror: ``report["nodes"][0]["status"]``, as well as by attribute."""
+
+    def to_dict(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def __getitem__(self, key: str) -> Any:
+        return self.to_dict()[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.to_dict()
+
+    def keys(self) -> list[str]:
+        return list(self.to_dict())
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.to_dict().get(key, default)
+
+
 @dataclass
-class Finding:
+class Finding(Indexable):
     """A violated constraint or a warning: which rule, its text, the values involved, a fix."""
 
     constraint: str
@@ -29,7 +48,7 @@ class Finding:
     detail: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"constraint": self.constraint, "rule": self.rule, "message": self.message}
+        d: dict[str, Any] = {"constraint": self.constraint, "rule": self.rule, "message": self.message}
         if self.values:
             d["values"] = dict(self.values)
         if self.detail:
@@ -46,7 +65,7 @@ class Finding:
 
 
 @dataclass
-class ConstraintResult:
+class ConstraintResult(Indexable):
     id: str
     rule: str
     message: str
@@ -55,7 +74,7 @@ class ConstraintResult:
     values: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"id": self.id, "rule": self.rule, "status": self.status}
+        d: dict[str, Any] = {"id": self.id, "rule": self.rule, "status": self.status}
         if self.conditions:
             d["conditions"] = list(self.conditions)
         if self.values:
@@ -64,7 +83,7 @@ class ConstraintResult:
 
 
 @dataclass
-class Result:
+class Result(Indexable):
     """What the solver concluded about one operator query."""
 
     status: str
@@ -86,6 +105,11 @@ class Result:
     def ok(self) -> bool:
         return self.status != "invalid"
 
+    @property
+    def runtime_checks(self) -> list[str]:
+        """Constraints left to the runtime: they read values (index values) known only at run time."""
+        return [c.id for c in self.constraints if c.status == "unchecked"]
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "status": self.status,
@@ -97,4 +121,5 @@ class Result:
             "violations": [v.to_dict() for v in self.violations],
             "warnings": [w.to_dict() for w in self.warnings],
             "constraints": [c.to_dict() for c in self.constraints],
+            "runtime_checks": self.runtime_checks,
         }

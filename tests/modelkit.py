@@ -1,10 +1,13 @@
-"""Small helpers to build one-off ONNX models in tests."""
+"""Small helpers to build one-off ONNX models in tests, and to run the executor in them."""
 from __future__ import annotations
 
 import numpy as np
 import onnx
+import pytest
 from onnx import TensorProto as T
 from onnx import helper, numpy_helper
+
+import shapecheck
 
 FLOAT, INT64, BOOL = T.FLOAT, T.INT64, T.BOOL
 
@@ -26,3 +29,12 @@ def model(nodes, inputs, outputs, opset: int = 18, initializers=(), value_info=(
 
 def node(op: str, ins, outs, name: str = "", **attrs) -> onnx.NodeProto:
     return helper.make_node(op, ins, outs, name=name or outs[0] + "_node", **attrs)
+
+
+def execute_expecting_warnings(op, opset, inputs, attrs):
+    """``execute``, asserting it warns (W1: duplicate targets) exactly when the solver reports a warning."""
+    expected = [w.constraint for w in shapecheck.infer(op, opset, inputs, attrs).warnings]
+    if not expected:
+        return shapecheck.execute(op, opset, inputs, attrs)   # pytest turns any ShapeCheckWarning into an error
+    with pytest.warns(shapecheck.ShapeCheckWarning, match=" W1 "):
+        return shapecheck.execute(op, opset, inputs, attrs)

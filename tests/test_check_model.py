@@ -47,7 +47,8 @@ def test_kv_cache_example_is_valid_with_symbolic_dims(capsys):
 
 def test_broken_example_reports_each_mistake_with_its_constraint(capsys):
     code, out, err = run_cli(capsys, "check", str(EXAMPLES / "broken.onnx"))
-    assert code == 1 and err == ""
+    assert code == 1 and "error[C7]" not in out   # findings go to stderr, each naming the file
+    assert err.startswith(f"{EXAMPLES / 'broken.onnx'}: error[C7]: node 'wrong_updates'")
     rep = shapecheck.check_model(str(EXAMPLES / "broken.onnx"))
     by_name = {n.name: n for n in rep.nodes}
     assert {v.constraint for v in by_name["wrong_updates"].violations} == {"C7", "C8"}
@@ -56,7 +57,7 @@ def test_broken_example_reports_each_mistake_with_its_constraint(capsys):
     c7 = next(v for v in by_name["wrong_updates"].violations if v.constraint == "C7")
     assert c7.fix == "give updates the shape [2,4,4]" and c7.values["updates.shape"] == "[2,4]"
     assert "ScatterElements-18" in by_name["max_at_16"].violations[0].fix
-    assert "error[C7]" in out and "fix: give updates the shape [2,4,4]" in out
+    assert "error[C7]" in err and "fix: give updates the shape [2,4,4]" in err
 
 
 def test_subgraph_nodes_are_checked():
@@ -125,8 +126,8 @@ def test_contradicting_conditions_make_the_model_invalid(capsys, tmp_path):
     assert bad.constraint == "first+second"
     assert rep.exit_code == 1
     onnx.save(m, str(tmp_path / "m.onnx"))
-    code, out, _ = run_cli(capsys, "check", str(tmp_path / "m.onnx"))
-    assert code == 1 and "cannot all hold" in out
+    code, out, err = run_cli(capsys, "check", str(tmp_path / "m.onnx"))
+    assert code == 1 and "cannot all hold" in err
 
 
 def test_strict_fails_on_remaining_conditions(capsys, tmp_path):
@@ -265,8 +266,8 @@ message = "updates are whole rows"
                                [vi("y", FLOAT, None)])
     m = onnx.helper.make_model(g, opset_imports=[onnx.helper.make_opsetid("", 18), onnx.helper.make_opsetid("com.acme", 1)])
     onnx.save(m, str(tmp_path / "m.onnx"))
-    code, out, _ = run_cli(capsys, "--specs", str(tmp_path / "specs"), "check", str(tmp_path / "m.onnx"))
-    assert code == 1 and "com.acme:RowScatter-1" in out and "error[C1]" in out
+    code, out, err = run_cli(capsys, "--specs", str(tmp_path / "specs"), "check", str(tmp_path / "m.onnx"))
+    assert code == 1 and "com.acme:RowScatter-1" in out and "error[C1]" in err
     rep = shapecheck.check_model(str(tmp_path / "m.onnx"), specs=[str(tmp_path / "specs")])
     assert [v.constraint for v in rep.nodes[0].violations] == ["C1"]
     # without the extra specs the node is simply skipped
@@ -275,6 +276,11 @@ message = "updates are whole rows"
 
 
 # ---------------------------------------------------------------- bad input: exit 2, one paragraph
+
+def _empty_dir(tmp_path):
+    (tmp_path / "empty").mkdir(exist_ok=True)
+    return tmp_path / "empty"
+
 
 def _bad(tmp_path):
     (tmp_path / "text.onnx").write_text("hello, I am not a model\n")
@@ -289,7 +295,7 @@ def _bad(tmp_path):
     (tmp_path / "notir.xml").write_text("<html><body/></html>")
     return {
         "missing": (tmp_path / "nope.onnx", "no such file"),
-        "directory": (tmp_path, "is a directory"),
+        "directory": (_empty_dir(tmp_path), "is a directory without models"),
         "text": (tmp_path / "text.onnx", "not an ONNX model"),
         "truncated": (tmp_path / "trunc.onnx", "not an ONNX model"),
         "missing input": (tmp_path / "missing_input.onnx", "input 1 (indices) is missing"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from shapecheck.cli import main
-from shapecheck.diff import cross_pairs, diff
+from shapecheck.specdiff import cross_pairs, diff
 
 
 def _by_label(d):

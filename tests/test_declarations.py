@@ -48,8 +48,8 @@ def test_graph_output_with_wrong_rank_behind_if_is_a_violation(capsys, tmp_path)
     assert [n.status for n in rep.nodes if n.op_type == "ScatterND"] == ["valid"]
     onnx.save(if_model(["N"]), str(tmp_path / "m.onnx"))
     code = main(["check", str(tmp_path / "m.onnx")])
-    out = capsys.readouterr().out
-    assert code == 1 and "error[declaration]" in out and "declare 'y' as float[N,8]" in out
+    err = capsys.readouterr().err
+    assert code == 1 and "error[declaration]" in err and "declare 'y' as float[N,8]" in err
 
 
 def test_correct_graph_output_agrees():

@@ -9,10 +9,10 @@ import pytest
 
 from shapecheck import ConstraintError, UsageError
 from shapecheck.cli import main
-from shapecheck.diff import diff, diff_all, diff_range, to_markdown
 from shapecheck.execute import run_spec
 from shapecheck.solver import solve
 from shapecheck.spec.load import default_registry, registry_with
+from shapecheck.specdiff import diff, diff_all, diff_range, to_markdown
 from shapecheck.types import parse_type
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -273,6 +273,6 @@ def test_changelog_is_up_to_date(all_diffs):
 def test_diff_doctests():
     import doctest
 
-    import shapecheck.diff as mod
+    import shapecheck.specdiff as mod
     result = doctest.testmod(mod)
     assert result.attempted > 0 and result.failed == 0

@@ -78,10 +78,12 @@ def test_cli_runtime_flag_warns_with_the_id(tmp_path, capsys):
     model, _ = _query_model(rule.example)
     onnx.save(model, str(tmp_path / "m.onnx"))
     assert main(["check", str(tmp_path / "m.onnx"), "--runtime", "onnxruntime"]) == 0
-    out = capsys.readouterr().out
+    cap = capsys.readouterr()
+    out = cap.out + cap.err          # diagnostics go to stderr
     assert f"warning[{rule.id}]" in out and "onnxruntime cannot run this node" in out
     assert main(["check", str(tmp_path / "m.onnx")]) == 0
-    assert "warning[" not in capsys.readouterr().out      # no runtime named, no portability warnings
+    cap = capsys.readouterr()
+    assert "warning[" not in cap.out + cap.err      # no runtime named, no portability warnings
 
 
 def test_a_rule_that_only_may_fail_says_nothing():

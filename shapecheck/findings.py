@@ -1,0 +1,100 @@
+"""Engine-level findings: the ids shapecheck reports that no spec file defines.
+
+Spec constraints (``C7``) and warnings (``W1``) carry their text in the spec files; the
+findings below come from the engine itself (an attribute the spec does not declare, an op
+the model's opset lacks, conditions that contradict each other, a declaration that
+disagrees with inference, a model that cannot be read).  Each is registered once here, with
+a title and help text, and every renderer (SARIF rules, JUnit, GitHub titles) reads them
+from this table.
+
+>>> ENGINE["A1"].title
+'unknown attribute'
+>>> engine_id("Scatter+second")    # a model-level contradiction names the nodes it joins
+'contradiction'
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class EngineFinding:
+    """One engine finding: its id, a short title, help text, and its default severity."""
+
+    id: str
+    title: str
+    help: str
+    level: str = "error"   # error | warning | note
+
+
+UNKNOWN_ATTRIBUTE = "A1"
+ATTRIBUTE_TYPE = "A2"
+DEPRECATED = "deprecated"
+OPSET = "opset"
+CONTRADICTION = "contradiction"
+DECLARATION_CONTRADICTS = "declaration-contradicts"
+DECLARATION_CONDITION = "declaration-condition"
+DECLARATION_REFINES = "declaration-refines"
+CONDITION = "condition"
+RUNTIME_CHECK = "runtime-check"
+UNREADABLE = "unreadable"
+
+_ALL = (
+    EngineFinding(UNKNOWN_ATTRIBUTE, "unknown attribute",
+                  "The node has an attribute its operator version does not declare. Runtimes reject "
+                  "it; remove the attribute or use the operator version that introduced it."),
+    EngineFinding(ATTRIBUTE_TYPE, "attribute of the wrong type",
+                  "An attribute's value does not have the type the operator version declares "
+                  "(int, float, string, ints)."),
+    EngineFinding(DEPRECATED, "deprecated operator",
+                  "The operator is deprecated at the model's opset; onnx.checker and onnxruntime reject "
+                  "it. Use its replacement, named in the fix."),
+    EngineFinding(OPSET, "operator missing at the model's opset",
+                  "The model's opset_import for the node's domain is older than the operator's first "
+                  "version. Raise the opset_import or use another operator."),
+    EngineFinding(CONTRADICTION, "contradicting conditions",
+                  "Conditions that different nodes need (such as N == 4 and N == 5) cannot all hold, "
+                  "so no input makes the model valid."),
+    EngineFinding(DECLARATION_CONTRADICTS, "declaration contradicts inference",
+                  "A declared type (graph output, value_info, IR port) has a different element type, "
+                  "rank or concrete dim than inference gives. An error for graph outputs, a warning "
+                  "for value_info; both fail under --strict.", "warning"),
+    EngineFinding(DECLARATION_CONDITION, "declaration names dims differently",
+                  "A declared symbol differs from the inferred one (M declared, N inferred): the model "
+                  "is valid only if they are equal.", "note"),
+    EngineFinding(DECLARATION_REFINES, "declaration fills in what inference left unknown",
+                  "Inference left a dim or rank unknown and the declaration gives it; the declared value "
+                  "is used and recorded as an assumption.", "note"),
+    EngineFinding(CONDITION, "valid only under a condition",
+                  "The model is valid only if a relation between its symbolic dims holds (N == M, "
+                  "seq >= 4). shapecheck states it rather than assume it; --strict fails on it.", "note"),
+    EngineFinding(RUNTIME_CHECK, "checked at run time",
+                  "A constraint reads tensor values (index values) that are known only at run time: "
+                  "shapecheck did not prove it, the runtime checks it when the model runs.", "note"),
+    EngineFinding(UNREADABLE, "unreadable model",
+                  "The model could not be read or checked: no such file, not a model, truncated, a missing "
+                  ".bin, a malformed graph. No node was checked; the run exits with 2."),
+)
+
+ENGINE: dict[str, EngineFinding] = {f.id: f for f in _ALL}
+# the declaration statuses of ``check.DeclarationReport`` -> their finding ids
+DECLARATION = {"contradicts": DECLARATION_CONTRADICTS, "condition": DECLARATION_CONDITION,
+               "refines": DECLARATION_REFINES}
+
+
+def engine_id(constraint: str) -> str:
+    """The engine finding of a ``Finding.constraint`` that is not a spec's rule id.
+
+    A model-level contradiction's constraint joins the node names (``first+second``).
+    """
+    return constraint if constraint in ENGINE else CONTRADICTION
+
+
+def is_engine(constraint: str) -> bool:
+    """True for ids that the engine issues (A1, deprecated, ...), False for a spec's C7 or W1."""
+    return constraint in ENGINE
+
+
+def states_a_rule(constraint: str) -> bool:
+    """True when the finding's ``rule`` is a constraint that "does not hold" (not an engine sentence)."""
+    return constraint not in (DEPRECATED, UNKNOWN_ATTRIBUTE, ATTRIBUTE_TYPE)

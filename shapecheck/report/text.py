@@ -1,0 +1,239 @@
+"""Results -> what people read: rich tables and compiler-style diagnostics.
+
+JSON output is ``Result.to_dict()`` (and the model report's ``to_dict()``); this
+module only renders.  Diagnostics read like a compiler's::
+
+    error[C7]: ScatterND-13: `updates.shape == indices.shape[:-1] ++ data.shape[k:]` does not hold
+      = updates must have shape indices.shape[0:q-1] ++ data.shape[k:]
+      = values: updates.shape = [2,4], indices.shape[:-1] = [2], data.shape[k:] = [4,4]
+      = fix: give updates the shape [2,4,4]
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ..findings import states_a_rule
+from ..result import Finding, Result
+
+STATUS_STYLE = {"valid": "bold green", "conditional": "bold yellow", "invalid": "bold red",
+                "proved": "green", "refuted": "red", "unchecked": "cyan", "skipped": "dim", "skip": "dim"}
+
+
+def styled(status: str) -> str:
+    style = STATUS_STYLE.get(status, "")
+    return f"[{style}]{status}[/]" if style else status
+
+
+def diagnostic_lines(f: Finding, where: str, severity: str = "error") -> list[str]:
+    """One finding as plain text lines (rich markup-free), compiler style."""
+    head = f"{severity}[{f.constraint}]: {where}: `{f.rule}`"
+    head += " does not hold" if severity == "error" and states_a_rule(f.constraint) else ""
+    lines = [head, f"  = {f.message}"]
+    if f.detail:
+        lines.append(f"  = {f.detail}")
+    if f.values:
+        lines.append("  = values: " + ", ".join(f"{k} = {v}" for k, v in f.values.items()))
+    if f.fix:
+        lines.append(f"  = fix: {f.fix}")
+    return lines
+
+
+def print_diagnostic(console: Console, f: Finding, where: str, severity: str = "error") -> None:
+    color = "red" if severity == "error" else "yellow"
+    lines = diagnostic_lines(f, where, severity)
+    console.print(f"[bold {color}]{escape(lines[0])}[/]", soft_wrap=True)
+    for line in lines[1:]:
+        console.print(escape(line), soft_wrap=True)
+
+
+def render_result(result: Result, console: Console, query: str = "", quiet: bool = False) -> None:
+    """The report of one ``infer`` query: constraints (unless ``quiet``), outputs, conditions, diagnostics."""
+    if not quiet:
+        title = f"{result.spec}" + (f"  {query}" if query else "")
+        table = Table(title=escape(title), title_justify="left", show_lines=False)
+        table.add_column("id", style="bold")
+        table.add_column("constraint", overflow="fold")
+        table.add_column("status")
+        table.add_column("conditions / values", overflow="fold")
+        for c in result.constraints:
+            extra = "; ".join(c.conditions) if c.conditions else ""
+            if c.status in ("refuted",) and c.values:
+                extra = ", ".join(f"{k} = {v}" for k, v in c.values.items())
+            table.add_row(c.id, escape(c.rule), styled(c.status), escape(extra))
+        console.print(table)
+    for name, t in result.outputs.items():
+        console.print(f"output [bold]{escape(name)}[/]: {escape(str(t))}")
+    if result.conditions:
+        console.print("[yellow]valid only if:[/] " + escape(", ".join(result.conditions)), soft_wrap=True)
+    if result.runtime_checks:
+        console.print(escape(f"note: {', '.join(result.runtime_checks)} read values known only at run time: "
+                             "not proved here, the runtime checks them"), soft_wrap=True)
+    for f in result.violations:
+        print_diagnostic(console, f, result.spec)
+    for w in result.warnings:
+        print_diagnostic(console, w, result.spec, "warning")
+    console.print(f"result: {styled(result.status)}")
+
+
+def _short_path(path: str) -> str:
+    import os
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return rel if not rel.startswith("..") else path
+
+
+def render_specs(specs: Iterable, console: Console) -> None:
+    table = Table(title="specs", title_justify="left")
+    for col in ("op", "domain", "version", "deprecated", "constraints", "file"):
+        table.add_column(col)
+    for s in specs:
+        table.add_row(s.op, s.domain, str(s.version), "yes" if s.deprecated else "",
+                      str(len(s.constraints)), escape(_short_path(s.file)))
+    console.print(table)
+
+
+def print_diagnostic_to(console: Console, lines: list[str], severity: str, prefix: str = "") -> None:
+    """Compiler-style lines; the first names the file (``model.onnx: error[C7]: ...``)."""
+    color = {"error": "red", "warning": "yellow"}.get(severity, "cyan")
+    console.print(f"[bold {color}]{escape(prefix + lines[0])}[/]", soft_wrap=True)
+    for line in lines[1:]:
+        console.print(escape(line), soft_wrap=True)
+
+
+def node_where(n) -> str:
+    """``node 'x' (#0) (ScatterND, ScatterND-16)``: where a node's findings point."""
+    return f"{n.location or n.name} ({n.op_type}, {n.spec or 'opset ' + str(n.opset)})"
+
+
+def declaration_lines(d) -> tuple[str, list[str]]:
+    """(severity, lines) of a declaration that does not simply agree with inference."""
+    label = {"error": "error", "warning": "warning"}.get(d.severity, "note")
+    lines = [f"{label}[declaration]: {d.kind} {d.tensor!r} (produced by {d.node}): {d.status}", f"  = {d.message}"]
+    if d.fix and d.status != "refines":
+        lines.append(f"  = fix: {d.fix}")
+    return label, lines
+
+
+def runtime_check_lines(n) -> list[str]:
+    """The note a node carries for constraints on values known only at run time (``C8``)."""
+    checks = getattr(n, "runtime_checks", None) or []
+    if not checks or n.status == "invalid":
+        return []
+    return [f"note[runtime-check]: {node_where(n)}: {', '.join(checks)} not proved here: "
+            "the values it reads (index values) are known only at run time; the runtime checks them"]
+
+
+def summary_text(report, label: str = "") -> str:
+    """``checked 3: 0 valid, 0 conditional, 3 invalid; 0 nodes without a spec skipped``."""
+    s = report.summary
+    unchecked = s.get("unchecked", 0)
+    return (f"{label}checked {s.get('checked', 0)}: {s.get('valid', 0)} valid, "
+            f"{s.get('conditional', 0)} conditional, {s.get('invalid', 0)} invalid; "
+            + (f"{unchecked} nodes of operators with specs left unchecked (no spec for their version, "
+               "see the notes above); " if unchecked else "")
+            + f"{s.get('skipped', 0)} nodes without a spec skipped" + ("  (strict)" if report.strict else ""))
+
+
+def verdict_markup(report) -> str:
+    """FAILED, OK, or OK except N unchecked: a model with unchecked nodes never gets a bare OK."""
+    unchecked = report.summary.get("unchecked", 0)
+    if report.failed:
+        return "[bold red]FAILED[/]"
+    return f"[bold yellow]OK except {unchecked} unchecked[/]" if unchecked else "[bold green]OK[/]"
+
+
+def render_model_report(report, console: Console, err: Console | None = None, *, quiet: bool = False,
+                        prefix: str = "", label: str = "") -> None:
+    """A model check: a table of the checked nodes, conditions and notes on ``console``; the
+    findings, compiler style and each naming the file (``prefix``), on ``err``; a summary line."""
+    err = err or console
+    if not quiet:
+        table = Table(title=escape(f"{report.model} ({report.format})"), title_justify="left")
+        for col in ("node", "op / spec", "status", "output", "conditions"):
+            table.add_column(col, overflow="fold")
+        for n in report.nodes:
+            table.add_row(escape(n.name), escape(f"{n.op_type} / {n.spec or '-'}"), styled(n.status),
+                          escape(", ".join(n.outputs.values())), escape("; ".join(n.conditions)))
+        console.print(table)
+    for n in report.nodes:
+        for f in n.violations:
+            lines = diagnostic_lines(f, node_where(n))
+            if n.inputs:
+                lines.append("  = inputs: " + ", ".join(f"{k} = {v['tensor']}: {v['type']} ({v['source']})"
+                                                        for k, v in n.inputs.items()))
+            print_diagnostic_to(err, lines, "error", prefix)
+        for w in n.warnings:
+            print_diagnostic_to(err, diagnostic_lines(w, node_where(n), "warning"), "warning", prefix)
+    for d in report.declarations:
+        if d.status != "agrees" and (not quiet or d.severity != "info"):
+            label_, lines = declaration_lines(d)
+            print_diagnostic_to(err, lines, label_, prefix)
+    for f in report.violations:
+        print_diagnostic_to(err, diagnostic_lines(f, "model"), "error", prefix)
+    if not quiet:
+        conds = [a for a in report.assumptions if a["kind"] == "condition"]
+        refs = [a for a in report.assumptions if a["kind"] == "refinement"]
+        if conds:
+            console.print("[bold yellow]the model is valid only if:[/]")
+            for a in conds:
+                console.print(escape(f"  {a['condition']}    (needed by {', '.join(a['nodes'])})"), soft_wrap=True)
+        if refs:
+            console.print("[cyan]taken from declarations (inference left these unknown):[/]")
+            for a in refs:
+                console.print(escape(f"  {a['condition']}"), soft_wrap=True)
+        for n in report.nodes:
+            if n.status == "unchecked":
+                console.print(f"[bold cyan]note\\[unchecked][/]: {escape(node_where(n))}: {escape(n.reason)}",
+                              soft_wrap=True)
+            for line in runtime_check_lines(n):
+                console.print(escape(line), soft_wrap=True)
+        for note in report.notes:
+            console.print(escape(f"note: {note}"), soft_wrap=True)
+    console.print(f"{verdict_markup(report)}  {escape(summary_text(report, label))}", soft_wrap=True)
+    if not quiet:
+        console.print(escape(coverage_line(getattr(report, "coverage", {}))), soft_wrap=True)
+
+
+def coverage_line(cov: dict) -> str:
+    """``coverage: 40 of 42 nodes by a spec (95%), 2 by onnx's inference, 0 unknown; no spec: Cast x2``"""
+    if not cov:
+        return "coverage: no nodes"
+    n = cov.get("spec", 0) + cov.get("fallback", 0) + cov.get("unknown", 0)
+    pct = f" ({100 * cov.get('spec', 0) // n}%)" if n else ""
+    rest = sorted(((r.get("fallback", 0) + r.get("unknown", 0), op) for op, r in cov.get("by_op", {}).items()
+                   if r.get("fallback", 0) + r.get("unknown", 0)), reverse=True)
+    line = (f"coverage: {cov.get('spec', 0)} of {n} nodes by a spec{pct}, {cov.get('fallback', 0)} by onnx's "
+            f"inference, {cov.get('unknown', 0)} unknown")
+    if cov.get("dead"):
+        line += f", {cov['dead']} in branches that never run"
+    if rest:
+        line += "; no spec: " + ", ".join(f"{op} x{k}" for k, op in rest[:8]) + (" ..." if len(rest) > 8 else "")
+    return line
+
+
+def render_outcomes(outcomes: Sequence[Any], out: Console, err: Console, *, quiet: bool, findings: bool) -> None:
+    """Text: per model, its table and findings (unless ``findings`` is off) and one summary line; then a total."""
+    from .. import batch
+    for o in outcomes:
+        if o.error:
+            msg = o.error[len(o.path) + 2:] if o.error.startswith(o.path + ": ") else o.error
+            if findings:
+                err.print(f"[bold red]{escape(o.path)}: error\\[unreadable]:[/] {escape(msg)}", soft_wrap=True)
+            out.print(f"[bold red]ERROR[/]   {escape(o.path)}: not checked (unreadable)", soft_wrap=True)
+        elif findings:
+            render_model_report(o.report, out, err, quiet=quiet, prefix=f"{o.path}: ", label=f"{o.path}: ")
+        else:
+            out.print(f"{verdict_markup(o.report)}  {escape(summary_text(o.report, o.path + ': '))}", soft_wrap=True)
+    if len(outcomes) > 1:
+        t = batch.totals(outcomes)
+        verdict = "[bold green]OK[/]" if batch.worst(outcomes) == 0 else "[bold red]FAILED[/]"
+        out.print(f"{verdict}  total: {t['models']} models: {t['ok']} ok, {t['failed']} failed, "
+                  f"{t['unreadable']} unreadable; {t['checked']} nodes checked: {t['valid']} valid, "
+                  f"{t['conditional']} conditional, {t['invalid']} invalid; {t['skipped']} without a spec skipped",
+                  soft_wrap=True)
