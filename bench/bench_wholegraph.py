@@ -103,21 +103,15 @@ def _fmt(v: float | None, spec: str = ",.0f") -> str:
     return "-" if v is None else format(v, spec)
 
 
-def bench(label: str, paths: list[Path], engines: list[str], timeout: float, together: bool) -> dict:
-    """Run every engine on ``paths``; print one line per engine; return {engine: summary}."""
+def bench(label: str, paths: list[Path], engines: list[str], timeout: float) -> dict:
+    """Run every engine on ``paths`` (one process per engine); print one line per engine and the
+    ratios shapecheck / peer; return {engine: summary}."""
     out = {}
-    print(f"\n## {label}  ({sum(1 for _ in paths)} models)")
+    nodes = sum(len(__import__("onnx").load(str(p), load_external_data=False).graph.node) for p in paths)
+    print(f"\n## {label}  ({len(paths)} models, {nodes:,} nodes)")
     print(f"{'engine':22} {'nodes/s':>9} {'exact/total':>15} {'exact%':>7} {'wrong':>6} {'peak MB':>8}  notes")
     for engine in engines:
-        if together:
-            rows, rss, err = spawn(engine, paths, timeout)
-        else:
-            rows, rss, err = [], 0.0, None
-            for p in paths:
-                r, m, e = spawn(engine, [p], timeout)
-                rows += r
-                rss = max(rss or 0.0, m or 0.0)
-                err = err or e
+        rows, rss, err = spawn(engine, paths, timeout)
         exact, total = sum(r["exact"] for r in rows), sum(r["total"] for r in rows)
         wrong = sum(r["wrong"] for r in rows)
         errors = [f"{r['model']}: {r['error']}" for r in rows if r["error"]]
@@ -164,36 +158,39 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from tests import wholegraph as wg
 
-    losses: Counter = Counter()
+    losses: dict[str, Counter] = {"corpus": Counter(), "decoders": Counter()}
     if not args.no_corpus:
-        res = bench("export corpus (tests/fixtures/exports)", wg.corpus(), args.engines, args.timeout, True)
+        res = bench("export corpus (tests/fixtures/exports)", wg.corpus(), args.engines, args.timeout)
+        print(f"\n{'model (exact tensors)':26} {'nodes':>6} {'total':>6} " + " ".join(f"{e[:20]:>20}" for e in args.engines))
+        by = {e: {r["model"]: r for r in res[e]["rows"]} for e in args.engines}
+        for stem in (p.stem for p in wg.corpus()):
+            first = next((by[e][stem] for e in args.engines if stem in by[e]), None)
+            if first:
+                cells = [by[e][stem]["exact"] if stem in by[e] and not by[e][stem]["error"] else "fails"
+                         for e in args.engines]
+                print(f"{stem:26} {first['nodes']:>6} {first['total']:>6} " + " ".join(f"{c:>20}" for c in cells))
         if "shapecheck" in res:
-            print("   per model, exact: " + "; ".join(
-                f"{r['model']} " + "/".join(str(next((x["exact"] for x in res[e]["rows"] if x["model"] == r["model"]), "-"))
-                                            for e in args.engines) + f" of {r['total']}"
-                for r in res["shapecheck"]["rows"]) + f"  ({' / '.join(args.engines)})")
             for r in res["shapecheck"]["rows"]:
-                losses.update(r["losses"])
+                losses["corpus"].update(r["losses"])
     if args.sizes:
         from make_decoder import build
         for style in args.styles:
-            paths = [build(style, n) for n in args.sizes]
-            res = bench(f"decoder, {style} style, {' / '.join(map(str, args.sizes))} nodes", paths,
-                        args.engines, args.timeout, False)
-            sc = res.get("shapecheck")
-            if sc and len(sc["rows"]) >= 2:
-                a, b = sc["rows"][0], sc["rows"][-1]
-                if not a["error"] and not b["error"]:
-                    growth = (b["seconds"] / a["seconds"]) / (b["nodes"] / a["nodes"])
-                    print(f"   shapecheck growth {a['nodes']} -> {b['nodes']} nodes: time x{b['seconds'] / a['seconds']:.1f} "
-                          f"for nodes x{b['nodes'] / a['nodes']:.1f} (1.00 = linear: {growth:.2f})")
-                for r in sc["rows"]:
-                    print(f"   shapecheck {r['model']}: {r['nodes'] / r['seconds']:,.0f} nodes/s, "
-                          f"{r['exact']}/{r['total']} exact, {r['wrong']} wrong")
-                    losses.update(r["losses"])
-    if losses:
-        print("\n## where shapecheck loses dims (op of the first node with a non-exact output), all models")
-        print(", ".join(f"{op} {n}" for op, n in losses.most_common(15)))
+            rows = []
+            for n in args.sizes:
+                res = bench(f"decoder, {style} style, ~{n} nodes", [build(style, n)], args.engines, args.timeout)
+                rows += res.get("shapecheck", {}).get("rows", [])
+            ok = [r for r in rows if not r["error"]]
+            if len(ok) >= 2:
+                a, b = ok[0], ok[-1]
+                growth = (b["seconds"] / a["seconds"]) / (b["nodes"] / a["nodes"])
+                print(f"\n   shapecheck growth, {style}, {a['nodes']:,} -> {b['nodes']:,} nodes: time x{b['seconds'] / a['seconds']:.1f} "
+                      f"for nodes x{b['nodes'] / a['nodes']:.1f} (time per node x{growth:.2f}; 1.00 = linear)")
+            for r in ok:
+                losses["decoders"].update(r["losses"])
+    for where, counter in losses.items():
+        if counter:
+            print(f"\n## where shapecheck loses dims, {where}: op of a node with every input exact and an output not")
+            print(", ".join(f"{op} {n}" for op, n in counter.most_common(15)))
     cli_times()
     return 0
 

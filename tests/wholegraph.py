@@ -293,13 +293,13 @@ def update_floors(allow_lower: bool = False) -> dict:
         prev = old.get(stem, {}).get("exact", 0)
         if score.exact < prev and not allow_lower:
             raise SystemExit(f"{stem}: shapecheck has {score.exact} exact tensors, below the floor {prev}")
-        peers = {e: score_engine(e, onnx_path, truth_path).exact for e in ("onnx", "ort-symbolic")}
+        peers = {e: score_engine(e, onnx_path, truth_path).exact for e in ENGINES if e != "shapecheck"}
         models[stem] = {"exact": score.exact, "total": score.total, "peers": peers,
                         "scatter_not_valid": scatter_not_valid(onnx_path, load_truth(truth_path), report)}
         print(f"{stem}: {score.line()}; peers {peers}")
     doc = ("Per export: shapecheck's exact tensor count today (the floor tests/test_wholegraph.py "
            "holds it to), the total, the peers' exact counts (onnx infer_shapes data_prop, onnxruntime "
-           "SymbolicShapeInference auto_merge; 0 where it fails), and the scatter nodes that should be "
+           "SymbolicShapeInference auto_merge, onnx-shape-inference; 0 where it fails), and the scatter nodes that should be "
            "valid but are not today. Rewritten by: python -m tests.wholegraph --update-floors")
     path.write_text(json.dumps({"doc": doc, "models": models}, indent=1) + "\n")
     return models
