@@ -1,0 +1,199 @@
+"""Whole-graph shape inference: shapecheck against its peers, on exactness, speed and memory.
+
+    python bench/bench_wholegraph.py                          # corpus + 2k and 12k decoders (~3 min)
+    python bench/bench_wholegraph.py --sizes 2000 12000 60000 # + the 60k-node decoders (issue 16)
+    python bench/bench_wholegraph.py --no-corpus --engines shapecheck onnx
+
+Not a test: run on demand.  Engines (``tests/wholegraph.py`` adapters, value_info stripped):
+
+* ``shapecheck``: ``check_model(path).types``;
+* ``onnx``: ``onnx.shape_inference.infer_shapes(model, data_prop=True)`` (C++);
+* ``ort-symbolic``: onnxruntime's ``SymbolicShapeInference.infer_shapes(model, auto_merge=True)``;
+* ``onnx-shape-inference``: ``infer_symbolic_shapes`` on an onnx_ir model.
+
+Models: the export corpus (tests/fixtures/exports/, all files in one process per engine) and
+the stacked static-KV-cache decoders of bench/make_decoder.py, in both styles (``setitem`` ->
+ScatterND, ``index_copy`` -> ScatterElements), one process per engine and model.  Each process
+imports its engine, warms it up on examples/kv_cache.onnx, then times path -> shapes (model
+load included, scoring excluded); peak memory is the process's ru_maxrss (imports included).
+Exactness is scored against onnxruntime's runs (tests/wholegraph.py: exact / total, wrong).
+Ratios are shapecheck / peer on nodes/s (above 1: shapecheck faster) and on peak memory.
+Also times ``shapecheck --version`` and ``shapecheck check examples/kv_cache.onnx`` as
+subprocesses (process start included), and counts, by op type, the nodes where shapecheck
+first loses a dim (every input exact, an output not).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+ENGINES = ("shapecheck", "onnx", "ort-symbolic", "onnx-shape-inference")
+WARMUP = ROOT / "examples" / "kv_cache.onnx"
+
+
+# ---------------------------------------------------------------- worker (one per subprocess)
+
+def worker(engine: str, paths: list[str]) -> None:
+    import resource
+
+    import onnx
+
+    from tests import wholegraph as wg
+
+    run = wg.ENGINES[engine]
+    try:
+        run(WARMUP)  # imports and one-time setup (spec files, registries) outside the timings
+    except Exception as e:  # noqa: BLE001 - the warm-up only loads the engine; a failure shows below
+        print(f"warm-up: {type(e).__name__}: {e}", file=sys.stderr)
+    for path in paths:
+        truth_path = path[: -len(".onnx")] + ".truth.json"
+        nodes = len(onnx.load(path, load_external_data=False).graph.node)
+        error = None
+        t0 = time.perf_counter()
+        try:
+            inferred = run(path)
+        except Exception as e:  # noqa: BLE001 - a peer failing on a model is a result
+            inferred, error = {}, f"{type(e).__name__}: {str(e).strip()[:160]}"
+        seconds = time.perf_counter() - t0
+        score = wg.compare(path, truth_path, inferred)
+        losses = wg.loss_points(onnx.load(path, load_external_data=False), score) if not error else Counter()
+        print(json.dumps({"model": Path(path).stem, "nodes": nodes, "seconds": seconds, "exact": score.exact,
+                          "total": score.total, "wrong": score.wrong, "error": error, "losses": dict(losses),
+                          "wrong_examples": [n for n, d in score.details.items() if d[0] == "wrong"][:3]}),
+              flush=True)
+    print(json.dumps({"maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}), flush=True)
+
+
+def spawn(engine: str, paths: list[Path], timeout: float) -> tuple[list[dict], float | None, str | None]:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", engine, *map(str, paths)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT, check=False)
+    except subprocess.TimeoutExpired:
+        return [], None, f"timeout after {timeout:.0f} s"
+    rows, rss = [], None
+    for line in proc.stdout.splitlines():
+        if line.startswith("{"):
+            d = json.loads(line)
+            if "maxrss_mb" in d:
+                rss = d["maxrss_mb"]
+            else:
+                rows.append(d)
+    err = None if proc.returncode == 0 else f"exit {proc.returncode}: {proc.stderr.strip().splitlines()[-1:]}"
+    return rows, rss, err
+
+
+# ---------------------------------------------------------------- driver
+
+def _rate(rows: list[dict]) -> float | None:
+    ok = [r for r in rows if not r["error"]]
+    secs = sum(r["seconds"] for r in ok)
+    return sum(r["nodes"] for r in ok) / secs if ok and secs else None
+
+
+def _fmt(v: float | None, spec: str = ",.0f") -> str:
+    return "-" if v is None else format(v, spec)
+
+
+def bench(label: str, paths: list[Path], engines: list[str], timeout: float) -> dict:
+    """Run every engine on ``paths`` (one process per engine); print one line per engine and the
+    ratios shapecheck / peer; return {engine: summary}."""
+    out = {}
+    nodes = sum(len(__import__("onnx").load(str(p), load_external_data=False).graph.node) for p in paths)
+    print(f"\n## {label}  ({len(paths)} models, {nodes:,} nodes)")
+    print(f"{'engine':22} {'nodes/s':>9} {'exact/total':>15} {'exact%':>7} {'wrong':>6} {'peak MB':>8}  notes")
+    for engine in engines:
+        rows, rss, err = spawn(engine, paths, timeout)
+        exact, total = sum(r["exact"] for r in rows), sum(r["total"] for r in rows)
+        wrong = sum(r["wrong"] for r in rows)
+        errors = [f"{r['model']}: {r['error']}" for r in rows if r["error"]]
+        rate = _rate(rows)
+        notes = "; ".join(([err] if err else []) + errors[:2] + ([f"+{len(errors) - 2} more"] if len(errors) > 2 else []))
+        pct = 100.0 * exact / total if total else 0.0
+        print(f"{engine:22} {_fmt(rate):>9} {f'{exact}/{total}':>15} {pct:>6.1f}% {wrong:>6} {_fmt(rss, '.0f'):>8}  {notes}")
+        out[engine] = {"rate": rate, "exact": exact, "total": total, "wrong": wrong, "rss": rss, "rows": rows}
+    sc = out.get("shapecheck")
+    if sc:
+        for engine, s in out.items():
+            if engine == "shapecheck":
+                continue
+            speed = sc["rate"] / s["rate"] if sc["rate"] and s["rate"] else None
+            mem = sc["rss"] / s["rss"] if sc["rss"] and s["rss"] else None
+            print(f"   shapecheck/{engine}: speed {_fmt(speed, '.2f')}x, memory {_fmt(mem, '.2f')}x, "
+                  f"exact {sc['exact'] - s['exact']:+d}")
+    return out
+
+
+def cli_times(repeat: int = 3) -> None:
+    print(f"\n## CLI, process start included (median of {repeat})")
+    for args in (["--version"], ["check", "examples/kv_cache.onnx"]):
+        times, rc = [], None
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            rc = subprocess.run([sys.executable, "-m", "shapecheck.cli", *args], cwd=ROOT,
+                                capture_output=True, check=False).returncode
+            times.append(time.perf_counter() - t0)
+        print(f"shapecheck {' '.join(args):32} {statistics.median(times):.2f} s  (exit {rc})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", type=int, nargs="*", default=[2000, 12000], help="decoder sizes in nodes")
+    ap.add_argument("--styles", nargs="*", default=["setitem", "index_copy"])
+    ap.add_argument("--engines", nargs="*", default=list(ENGINES), choices=ENGINES)
+    ap.add_argument("--no-corpus", action="store_true")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per engine process")
+    ap.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.worker:
+        worker(args.worker[0], args.worker[1:])
+        return 0
+    from tests import wholegraph as wg
+
+    losses: dict[str, Counter] = {"corpus": Counter(), "decoders": Counter()}
+    if not args.no_corpus:
+        res = bench("export corpus (tests/fixtures/exports)", wg.corpus(), args.engines, args.timeout)
+        print(f"\n{'model (exact tensors)':26} {'nodes':>6} {'total':>6} " + " ".join(f"{e[:20]:>20}" for e in args.engines))
+        by = {e: {r["model"]: r for r in res[e]["rows"]} for e in args.engines}
+        for stem in (p.stem for p in wg.corpus()):
+            first = next((by[e][stem] for e in args.engines if stem in by[e]), None)
+            if first:
+                cells = [by[e][stem]["exact"] if stem in by[e] and not by[e][stem]["error"] else "fails"
+                         for e in args.engines]
+                print(f"{stem:26} {first['nodes']:>6} {first['total']:>6} " + " ".join(f"{c:>20}" for c in cells))
+        if "shapecheck" in res:
+            for r in res["shapecheck"]["rows"]:
+                losses["corpus"].update(r["losses"])
+    if args.sizes:
+        from make_decoder import build
+        for style in args.styles:
+            rows = []
+            for n in args.sizes:
+                res = bench(f"decoder, {style} style, ~{n} nodes", [build(style, n)], args.engines, args.timeout)
+                rows += res.get("shapecheck", {}).get("rows", [])
+            ok = [r for r in rows if not r["error"]]
+            if len(ok) >= 2:
+                a, b = ok[0], ok[-1]
+                growth = (b["seconds"] / a["seconds"]) / (b["nodes"] / a["nodes"])
+                print(f"\n   shapecheck growth, {style}, {a['nodes']:,} -> {b['nodes']:,} nodes: time x{b['seconds'] / a['seconds']:.1f} "
+                      f"for nodes x{b['nodes'] / a['nodes']:.1f} (time per node x{growth:.2f}; 1.00 = linear)")
+            for r in ok:
+                losses["decoders"].update(r["losses"])
+    for where, counter in losses.items():
+        if counter:
+            print(f"\n## where shapecheck loses dims, {where}: op of a node with every input exact and an output not")
+            print(", ".join(f"{op} {n}" for op, n in counter.most_common(15)))
+    cli_times()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
