@@ -207,12 +207,35 @@ def or_(vals) -> Any:
 
 
 def not_(v) -> Any:
+    """Negation; a negated condition stays a stated condition (De Morgan), not an opaque one.
+
+    >>> from shapecheck.types import symbol
+    >>> N, M = symbol("N"), symbol("M")
+    >>> not_(or_([Cond((Rel("==", N, 0),)), Cond((Rel("==", M, 0),))])).texts()
+    ['N != 0', 'M != 0']
+    >>> not_(Cond((Rel("==", N, 0), Rel("==", M, 1)))).texts()
+    ['N != 0 or M != 1']
+    """
     if isinstance(v, (bool, np.bool_)):
         return not v
     c = as_cond(v)
-    if len(c.rels) == 1 and not c.alts:
-        return Cond((c.rels[0].negate(),), (), c.opaque, c.needs_value)
-    return Cond((), (), True, c.needs_value)
+    if c.opaque:
+        return Cond((), (), True, c.needs_value)
+    # not (r1 and r2) = (not r1) or (not r2); not (a or b) = (not a) and (not b)
+    parts = [Cond((), (tuple((r.negate(),) for r in c.rels),)) if len(c.rels) > 1
+             else Cond((c.rels[0].negate(),))] if c.rels else []
+    for alt in c.alts:
+        for conj in alt:
+            if len(conj) == 1:
+                parts.append(Cond((conj[0].negate(),)))
+            else:
+                parts.append(Cond((), (tuple((r.negate(),) for r in conj),)))
+    if not parts:
+        return Cond((), (), True, c.needs_value)
+    out = and_(parts) if len(parts) > 1 else parts[0]
+    if isinstance(out, Cond) and c.needs_value:
+        out.needs_value = True
+    return out
 
 
 def as_cond(v) -> Cond:
