@@ -209,7 +209,7 @@ def test_openvino_example_values_are_what_the_cpu_computes(spec, ex):
     mods = {v: importlib.import_module(f"openvino.opset{v}") for v in ("3", "4", "12", "15")}
     names = [i.name for i in spec.inputs if i.name in ex.inputs]
     # control inputs are constants, as converters write them: the CPU plugin computes wrong
-    # SliceScatter values when start/stop/step are run-time inputs (runtime-findings Q17)
+    # SliceScatter values when start/stop/step are run-time inputs (runtime-findings Q19)
     consts = {n: _array(ex.inputs[n]) for n in names if n in ("axis", "start", "stop", "step", "axes")}
     arrays = [_array(ex.inputs[n]) for n in names if n not in consts]
     build = _BUILDERS[f"{spec.op}-{spec.version}"](mods, ex.attrs)
@@ -291,7 +291,7 @@ def test_gather_elements_matches_onnxruntime_and_reference(seed):
     r, shape = _shape(rng)
     axis = int(rng.integers(-r, r))
     a = axis % r
-    smaller = seed % 3 == 0      # indices smaller than data off the axis: onnxruntime only (runtime-findings Q19)
+    smaller = seed % 3 == 0      # indices smaller than data off the axis: onnxruntime only (runtime-findings Q21)
     ishape = tuple(int(rng.integers(1, 6)) if d == a else (int(rng.integers(1, shape[d] + 1)) if smaller else shape[d])
                    for d in range(r))
     idx = rng.integers(-shape[a], shape[a], size=ishape).astype([np.int64, np.int32][seed % 2])
@@ -302,7 +302,7 @@ def test_gather_elements_matches_onnxruntime_and_reference(seed):
         o, ref = _onnx_run("GatherElements", opset, arrays, {"axis": axis})
     except ValueError as exc:
         # onnx.reference wants equal dims off the axis, and compares a negative axis against
-        # non-negative dims, so it also fails when the axis dim differs (runtime-findings Q19)
+        # non-negative dims, so it also fails when the axis dim differs (runtime-findings Q21)
         assert (smaller or (axis < 0 and ishape[a] != shape[a])) and "same size" in str(exc)
         o = _ort_only("GatherElements", opset, arrays, {"axis": axis})
     np.testing.assert_array_equal(got, o)
