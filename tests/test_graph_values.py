@@ -100,3 +100,29 @@ def test_dead_branch_of_a_constant_if_claims_nothing():
     assert rep.summary.get("dead") == 1
     assert not [a for a in rep.assumptions if a["kind"] == "condition"]
     assert str(rep.types["y"]) == "float[N,3]"
+
+
+def test_expression_dim_params_unify_with_derived_dims():
+    # a KV cache grows by Concat: the declared output dim 'past_seq_len + seq_len' is parsed as an
+    # expression (never eval'd) and agrees with the inferred past_seq_len + seq_len
+    g = helper.make_graph([helper.make_node("Concat", ["past", "x"], ["y"], axis=1)], "g",
+                          [helper.make_tensor_value_info("past", T.FLOAT, ["batch", "past_seq_len", 4]),
+                           helper.make_tensor_value_info("x", T.FLOAT, ["batch", "seq_len", 4])],
+                          [helper.make_tensor_value_info("y", T.FLOAT, ["batch", "past_seq_len + seq_len", 4])])
+    rep = check_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]))
+    assert str(rep.types["y"]) == "float[batch,past_seq_len+seq_len,4]"
+    assert [d.status for d in rep.declarations] == ["agrees"] and rep.exit_code == 0
+    # a declaration that names the sum differently is a stated condition, not an agreement
+    g.output[0].type.tensor_type.shape.dim[1].dim_param = "total_len"
+    rep = check_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]))
+    assert [a["condition"] for a in rep.assumptions] == ["total_len == past_seq_len + seq_len"]
+
+
+def test_an_export_that_bakes_the_batch_size_is_valid_only_for_that_batch():
+    # TorchScript baked the traced batch (2) into a Reshape target; onnxruntime refuses batch 3
+    from pathlib import Path
+    path = Path(__file__).parent / "fixtures" / "exports" / "kv_sink_ts14.onnx"
+    rep = check_model(str(path))
+    conds = [a["condition"] for a in rep.assumptions if a["kind"] == "condition"]
+    assert "batch == 2" in conds
+    assert check_model(str(path), strict=True).exit_code == 1
