@@ -517,7 +517,7 @@ def _check_declaration(graph: ModelGraph, report: ModelReport, env, origin, node
                 if verdict is False:
                     contradictions.append(f"dim {i}: {dim_str(dd)} declared, {dim_str(ii)} inferred")
                 elif isinstance(verdict, Cond):
-                    conds.extend(zip(verdict.texts(), [r.sympy() for r in verdict.rels] + [None] * len(verdict.alts)))
+                    conds.extend((str(r), r) for r in verdict.relations())
             shape = tuple(new)
     if contradictions:
         severity = "error" if decl.kind == "graph output" else "warning"

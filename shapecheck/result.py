@@ -97,8 +97,8 @@ class Result(Indexable):
     constraints: list[ConstraintResult] = field(default_factory=list)
     # which constraint each condition comes from, for reports that group them
     condition_sources: dict[str, list[str]] = field(default_factory=dict)
-    # each condition as a relation over the dims (sympy; an Or for a disjunction), None where only
-    # the rule's text can say it (an unknown rank): the object behind the text, never re-parsed
+    # each condition as an object (a Rel, an AnyOf for a disjunction; .sympy() for sympy's form), None
+    # where only the rule's text can say it (an unknown rank): the object behind the text, never re-parsed
     relations: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property

@@ -417,27 +417,19 @@ def _rule_status(spec: Spec, rule: Rule, env: dict, types: dict[str, TensorType]
         return "conditional", [(rule.plain, None)], None, "need-int"
     except EvalError as exc:
         return "error", [], None, str(exc)
-    extra = [(str(r), r.sympy()) for r in b.conds.get(rule.id, [])]
+    extra = [(str(r), r) for r in b.conds.get(rule.id, [])]
     if v is True or (isinstance(v, (bool, np.bool_)) and v):
         return ("conditional" if extra else "proved"), extra, None, ""
     if v is False or isinstance(v, (bool, np.bool_)):
         return "refuted", [], None, ""
     c = as_cond(v)
-    conds = list(zip(c.texts(), [r.sympy() for r in c.rels] + [_disjunction(alt) for alt in c.alts]))
+    conds = [(str(r), r) for r in c.relations()]
     if c.opaque and not conds:
         conds = [(rule.plain, None)]
     if not conds and c.needs_value:
         return ("conditional" if extra else "unchecked"), extra, c, ""
     seen = {t for t, _ in extra}
     return "conditional", extra + [x for x in conds if x[0] not in seen], c, ""
-
-
-def _disjunction(alt) -> Any:
-    """An ``or`` of conjunctions of relations, as one sympy formula."""
-    try:
-        return sympy.Or(*[sympy.And(*[r.sympy() for r in conj]) for conj in alt])
-    except TypeError:   # a relation sympy cannot hold as a boolean: keep the text only
-        return None
 
 
 def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = None, *,
@@ -571,8 +563,8 @@ def _contradiction(result: Result) -> Finding | None:
 
 
 def equalities(relations: Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
-    """The (text, relation) pairs whose relation is an equality between dims."""
-    return [(t, r) for t, r in relations if isinstance(r, sympy.Eq)]
+    """The (text, relation) pairs whose relation is an equality between dims (``Rel`` objects)."""
+    return [(t, r) for t, r in relations if isinstance(r, Rel) and r.op == "=="]
 
 
 def contradiction_of(eqs: list[tuple[str, Any]], sources) -> Finding | None:
@@ -621,7 +613,7 @@ def _groups(eqs: list[tuple[str, Any]]) -> list[list[tuple[str, Any]]]:
 def _inconsistent(group: list[tuple[str, Any]]) -> bool:
     if len(group) > _MAX_GROUP:
         return False
-    exprs = [sympy.expand(e.lhs - e.rhs) for _, e in group]
+    exprs = [sympy.expand(sympy.sympify(e.lhs) - e.rhs) for _, e in group]
     syms = sorted(set().union(*(x.free_symbols for x in exprs)), key=str)
     if not syms:
         return any(x != 0 for x in exprs)

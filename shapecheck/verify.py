@@ -436,6 +436,7 @@ def _relations(res: Result, syms: set) -> tuple[list[tuple[Any, list[str]]], lis
     rels, unparsed = [], []
     for text in res.conditions:
         rel = res.relations.get(text)
+        rel = rel.sympy() if rel is not None else None
         if rel is None or isinstance(rel, sympy.logic.boolalg.BooleanAtom) or not rel.free_symbols <= syms:
             unparsed.append(text)
             continue

@@ -85,6 +85,35 @@ class Rel:
     def sympy(self) -> sympy.Basic:
         return _SYMPY_REL[self.op](self.lhs, self.rhs)
 
+    def xreplace(self, mapping: dict) -> "Rel":
+        """The relation with symbols renamed (cheap: no sympy relational is built)."""
+        return Rel(self.op, *(x.xreplace(mapping) if isinstance(x, sympy.Basic) else x for x in (self.lhs, self.rhs)))
+
+    @property
+    def free_symbols(self) -> set:
+        return set().union(*(x.free_symbols for x in (self.lhs, self.rhs) if isinstance(x, sympy.Basic)))
+
+
+@dataclass(frozen=True)
+class AnyOf:
+    """A disjunction of conjunctions of relations (``N == M or N == 1 or M == 1``)."""
+
+    alts: tuple
+
+    def __str__(self) -> str:
+        return " or ".join("(" + " and ".join(str(r) for r in conj) + ")" if len(conj) > 1 else str(conj[0])
+                           for conj in self.alts)
+
+    def sympy(self) -> sympy.Basic:
+        return sympy.Or(*[sympy.And(*[r.sympy() for r in conj]) for conj in self.alts])
+
+    def xreplace(self, mapping: dict) -> "AnyOf":
+        return AnyOf(tuple(tuple(r.xreplace(mapping) for r in conj) for conj in self.alts))
+
+    @property
+    def free_symbols(self) -> set:
+        return set().union(*(r.free_symbols for conj in self.alts for r in conj))
+
 
 _NEGATE = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 _SYMPY_REL = {"==": sympy.Eq, "!=": sympy.Ne, "<": sympy.Lt, "<=": sympy.Le, ">": sympy.Gt, ">=": sympy.Ge}
@@ -104,11 +133,11 @@ class Cond:
         self.rels, self.alts, self.opaque, self.needs_value = tuple(rels), tuple(alts), opaque, needs_value
 
     def texts(self) -> list[str]:
-        out = [str(r) for r in self.rels]
-        for alt in self.alts:
-            out.append(" or ".join("(" + " and ".join(str(r) for r in conj) + ")" if len(conj) > 1
-                                   else str(conj[0]) for conj in alt))
-        return out
+        return [str(r) for r in self.relations()]
+
+    def relations(self) -> list:
+        """Each part as an object: a ``Rel`` per relation, an ``AnyOf`` per disjunction."""
+        return list(self.rels) + [AnyOf(tuple(alt)) for alt in self.alts]
 
     def __repr__(self) -> str:
         return f"Cond({self.texts()}, opaque={self.opaque}, needs_value={self.needs_value})"
