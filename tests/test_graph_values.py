@@ -126,3 +126,14 @@ def test_an_export_that_bakes_the_batch_size_is_valid_only_for_that_batch():
     conds = [a["condition"] for a in rep.assumptions if a["kind"] == "condition"]
     assert "batch == 2" in conds
     assert check_model(str(path), strict=True).exit_code == 1
+
+
+def test_a_scatter_on_a_shape_tensor_keeps_its_dims():
+    # torch's index_copy_ writes a length into Shape(cache) with ScatterElements, then Expands to it
+    from shapecheck import infer
+    for op, idx in (("ScatterElements", "int64[1] = [2]"), ("ScatterND", "int64[1,1] = [[2]]")):
+        r = infer(op, 18, {"data": "int64[4] = [B, 4, 16, 8]", "indices": idx, "updates": "int64[1] = [S]"})
+        assert str(r.outputs["output"]) == "int64[4] = [B, 4, S, 8]"
+    r = infer("ScatterElements", 18, {"data": "int64[2] = [B, 2]", "indices": "int64[1] = [-1]",
+                                      "updates": "int64[1] = [3]"}, {"reduction": "add"})
+    assert str(r.outputs["output"]) == "int64[2] = [B, 5]"

@@ -320,5 +320,34 @@ def count_nonzero(v: Any) -> Any:
     return sum(1 for x in e if x)
 
 
+_REDUCE = {"add": "+", "mul": "*", "max": "max", "min": "min"}
+
+
+def scatter_value(data: Any, indices: Any, updates: Any, reduction: Any = "none") -> Any:
+    """A scatter on a vector value (a shape tensor): ``data`` with ``updates`` written at ``indices``.
+
+    Indices must be concrete (a negative one counts from the end); later updates win under
+    ``none``, as in the runtimes; ``add``, ``mul``, ``max``, ``min`` combine.
+
+    >>> from shapecheck.types import symbol
+    >>> B, S = symbol("B"), symbol("S")
+    >>> scatter_value((B, 4, 16, 8), (2,), (S,)), scatter_value((B, 2), (-1,), (3,), "add")
+    ((B, 4, S, 8), (B, 5))
+    """
+    vals, upd = _elems(data), _elems(updates)
+    if vals is None or upd is None or not isinstance(data, tuple) or isinstance(indices, Unknown):
+        return NO_VALUE
+    idx = _elems(indices)
+    if idx is None or len(idx) != len(upd) or not all(_is_int(i) for i in idx) or (reduction != "none" and reduction not in _REDUCE):
+        return NO_VALUE
+    out = list(vals)
+    for i, u in zip(idx, upd):
+        i = int(i)
+        if not -len(out) <= i < len(out):
+            raise EvalError(f"index {i} is outside a value of {len(out)} elements")
+        out[i] = u if reduction == "none" else _one(_REDUCE[reduction], out[i], u)
+    return tuple(out)
+
+
 # the functions this module lends the notation (registered by spec/compile.py)
-NOTATION = (cumulative, count_nonzero, vector, take, concat, elementwise, fold, unary, where,)
+NOTATION = (cumulative, count_nonzero, vector, take, concat, elementwise, fold, unary, where, scatter_value,)
