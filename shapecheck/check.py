@@ -32,7 +32,7 @@ from .errors import UsageError
 from .findings import OPSET
 from .frontends.graph import Declaration, ModelGraph, ModelNode, NodeInferenceError, is_dead
 from .result import Finding, Indexable
-from .solve_cache import SolveCache
+from .solve_cache import SolveCache, signature_of
 from .solver import contradiction_of, equalities, output_slots
 from .spec.compile import Cond, compare_dims
 from .spec.load import Registry, default_registry
@@ -211,6 +211,7 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False, run
     assumptions: dict[str, dict[str, None]] = {}   # condition -> the nodes needing it, in order
     refinements: set[str] = set()
     cache = SolveCache()
+    folds: dict[tuple, Any] = {}      # constant folding, by spec, input values and attributes
     resolved: dict[tuple, tuple] = {}
     skipped = dead = 0
 
@@ -284,7 +285,7 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False, run
         slots = output_slots(spec, n_out)
         outputs = _fresh_per_node(result.outputs, types, node.name,
                                   {key: t for (key, _d, _p), t in zip(slots, node.outputs) if t})
-        folded = _fold(spec, types, node.attrs, result) if result.status == "valid" else None
+        folded = _fold(spec, types, node.attrs, n_out, folds) if result.status == "valid" else None
         nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, result.status, node.location,
                         {k: str(v) for k, v in outputs.items()}, list(result.conditions),
                         list(result.violations), list(result.warnings), sources,
@@ -407,8 +408,12 @@ def _fresh_per_node(outputs: dict[str, TensorType], inputs: dict[str, Any], node
 _MAX_FOLD = 4096   # elements: larger results are left symbolic
 
 
-def _fold(spec, types: dict[str, Any], attrs: dict, result) -> dict[str, TensorType] | None:
-    """Outputs computed by the spec's own kernel when every input is a small constant."""
+def _fold(spec, types: dict[str, Any], attrs: dict, n_out: int, memo: dict) -> dict[str, TensorType] | None:
+    """Outputs computed by the spec's own kernel when every input is a small constant.
+
+    A decoder folds the same constant subexpressions in every layer: results are kept by the
+    spec, the input values and the attributes.
+    """
     if not spec.semantics or not types:
         return None
     arrays: dict[str, Any] = {}
@@ -417,12 +422,23 @@ def _fold(spec, types: dict[str, Any], attrs: dict, result) -> dict[str, TensorT
         if any(x.value is None or x.value.size > _MAX_FOLD for x in items):
             return None
         arrays[name] = tuple(x.value for x in items) if isinstance(t, tuple) else t.value
+    try:
+        key = (spec.name, n_out, tuple((n, signature_of(t)) for n, t in sorted(types.items())),
+               tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in attrs.items())))
+        hash(key)
+    except TypeError:
+        key = None
+    if key is not None and key in memo:
+        return memo[key]
     from .execute import run_spec
     try:
-        out, _ = run_spec(spec, arrays, attrs)
+        out, _ = run_spec(spec, arrays, attrs, output_count=n_out)
+        folded = {k: tensor_type_of(v) for k, v in out.items() if isinstance(v, np.ndarray) and v.size <= _MAX_FOLD}
     except Exception:  # noqa: BLE001 - folding is an optimisation: the solver's result stands without it
-        return None
-    return {k: tensor_type_of(v) for k, v in out.items() if isinstance(v, np.ndarray) and v.size <= _MAX_FOLD}
+        folded = None
+    if key is not None:
+        memo[key] = folded
+    return folded
 
 
 def _fill(t: TensorType, other: TensorType | None) -> TensorType:

@@ -47,13 +47,13 @@ class SolveCache:
         except TypeError:
             return solve(spec, types, attrs, **kw)
         extra = tuple(sorted(kw.items()))
-        exact = (spec.name, tuple((n, _signature(t)) for n, t in types.items()), items, extra)
+        exact = (spec.name, tuple((n, signature_of(t)) for n, t in types.items()), items, extra)
         done = self._renamed.get(exact)
         if done is not None:
             self.hits += 1
             return done
         canon, back = _canonicalize(types)
-        key = (spec.name, tuple((n, _signature(t)) for n, t in canon.items()), items, extra)
+        key = (spec.name, tuple((n, signature_of(t)) for n, t in canon.items()), items, extra)
         result = self._results.get(key)
         if result is None:
             self.misses += 1
@@ -110,7 +110,7 @@ def _canonicalize(types: dict[str, TensorType]) -> tuple[dict[str, TensorType], 
     return out, back
 
 
-def _signature(t) -> tuple:
+def signature_of(t) -> tuple:
     return tuple(x.signature() for x in t) if isinstance(t, tuple) else t.signature()
 
 
