@@ -92,3 +92,71 @@ def test_matmul_inner_dims_must_agree():
     assert r.status == "conditional" and str(r.outputs["Y"]) == "float[N,S,D]"
     assert any("K2" in str(c) for c in r.conditions)
     assert shapecheck.infer("MatMul", 13, {"A": "float[2,3]", "B": "float[4,5]"}).status == "invalid"
+
+
+SOFTMAX = [(op, v, s) for op in ("Softmax", "LogSoftmax") for v in (1, 11, 13) for s in range(5)]
+
+
+@pytest.mark.parametrize("op,opset,seed", SOFTMAX, ids=[f"{o}-{v}-{s}" for o, v, s in SOFTMAX])
+def test_softmax_matches_onnxruntime(op, opset, seed):
+    rng = _rng(op, opset, seed)
+    rank = int(rng.integers(1, 5))
+    shape = [int(d) for d in rng.integers(1, 5, size=rank)]
+    dt = (np.float32, np.float64)[int(rng.integers(2))]
+    x = rng.standard_normal(shape).astype(dt)
+    default_ok = opset >= 13 or rank >= 2        # the default axis 1 needs rank 2 before 13
+    attrs = {} if default_ok and rng.random() < 0.3 else {"axis": int(rng.integers(-rank, rank))}
+    check(op, opset, [("input", x)], attrs)
+
+
+def test_softmax_coerces_to_2d_before_13():
+    """Versions 1 and 11 normalize over every dim from axis on; 13 over axis alone (as onnxruntime)."""
+    x = np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np.float32)
+    old = check("Softmax", 11, [("input", x)], {"axis": 1})[0]
+    new = check("Softmax", 13, [("input", x)], {"axis": 1})[0]
+    np.testing.assert_allclose(old.reshape(2, 12).sum(axis=1), 1, rtol=1e-5)
+    np.testing.assert_allclose(new.sum(axis=1), 1, rtol=1e-5)
+    assert not np.allclose(old, new)
+
+
+def test_softmax_axis_outside_the_rank_is_refuted():
+    for opset in (1, 11, 13):
+        r = shapecheck.infer("Softmax", opset, {"input": "float[N,S,D]"}, {"axis": 3})
+        assert r.status == "invalid" and any(v.constraint == "C2" for v in r.violations)
+        assert str(shapecheck.infer("LogSoftmax", opset, {"input": "float[N,S,D]"}).outputs["output"]) == "float[N,S,D]"
+
+
+DROPOUT = [(v, s) for v in (7, 10, 12, 13) for s in range(5)]
+BOOL = helper.np_dtype_to_tensor_dtype(np.dtype(bool))
+
+
+@pytest.mark.parametrize("opset,seed", DROPOUT, ids=[f"Dropout-{v}-{s}" for v, s in DROPOUT])
+def test_dropout_matches_onnxruntime(opset, seed):
+    """Out of training mode (the values are deterministic): output = data, mask as onnxruntime gives."""
+    rng = _rng("Dropout", opset, seed)
+    shape = [int(d) for d in rng.integers(1, 5, size=int(rng.integers(0, 4)))]
+    dt = (np.float32, np.float64)[int(rng.integers(2))]
+    x = rng.standard_normal(shape).astype(dt)
+    inputs, attrs = [("data", x)], {}
+    ratio = float(rng.choice([0.0, 0.25, 0.5]))
+    if opset >= 12:
+        if rng.random() < 0.7:
+            inputs.append(("ratio", np.array(ratio, dtype=(np.float32, np.float64)[int(rng.integers(2))])))
+            if rng.random() < 0.6:
+                inputs.append(("training_mode", np.array(False)))
+    else:
+        attrs["ratio"] = ratio
+    mask_type = helper.np_dtype_to_tensor_dtype(x.dtype) if opset < 10 else BOOL
+    check("Dropout", opset, inputs, attrs, out_types=[helper.np_dtype_to_tensor_dtype(x.dtype), mask_type])
+
+
+def test_dropout_training_keeps_the_shape():
+    """In training mode the values are random; shapes and dtypes still match onnxruntime's."""
+    x = np.ones((3, 4), np.float32)
+    inputs = [("data", x), ("ratio", np.array(0.5, np.float32)), ("training_mode", np.array(True))]
+    want = run_ort("Dropout", 13, inputs, {"seed": 1}, [1, BOOL])
+    got = list(shapecheck.execute("Dropout", 13, dict(inputs), {"seed": 1}).values())
+    assert [(g.dtype, g.shape) for g in got] == [(w.dtype, w.shape) for w in want]
+    assert set(np.unique(got[0])) <= {0.0, 2.0}
+    r = shapecheck.infer("Dropout", 13, {"data": "float[N,S]", "ratio": "float[]", "training_mode": "bool[]"})
+    assert r.status == "valid" and [str(t) for t in r.outputs.values()] == ["float[N,S]", "bool[N,S]"]
