@@ -12,6 +12,7 @@ import sympy
 from onnx import helper
 
 import shapecheck
+from shapecheck.errors import UsageError
 from shapecheck.solver import solve
 from shapecheck.types import dtype_of_array, is_unknown, symbol
 
@@ -66,7 +67,7 @@ def _rng(*key) -> np.random.Generator:
 
 
 def _array(rng, shape, dtype) -> np.ndarray:
-    return rng.integers(-3, 4, size=shape).astype(dtype)
+    return rng.integers(0 if np.dtype(dtype).kind == "u" else -3, 4, size=shape).astype(dtype)
 
 
 MATMUL = [(v, s) for v in (1, 9, 13) for s in range(8)]
@@ -160,3 +161,49 @@ def test_dropout_training_keeps_the_shape():
     assert set(np.unique(got[0])) <= {0.0, 2.0}
     r = shapecheck.infer("Dropout", 13, {"data": "float[N,S]", "ratio": "float[]", "training_mode": "bool[]"})
     assert r.status == "valid" and [str(t) for t in r.outputs.values()] == ["float[N,S]", "bool[N,S]"]
+
+
+GEMM = [(v, s) for v in (7, 9, 11, 13) for s in range(6)]
+
+
+def _gemm_case(rng, opset: int, dt) -> tuple[list, dict]:
+    m, k, n = (int(x) for x in rng.integers(1, 5, size=3))
+    attrs = {"transA": int(rng.integers(2)), "transB": int(rng.integers(2))}
+    if np.dtype(dt).kind == "f":
+        attrs.update(alpha=float(rng.choice([1.0, 0.5, 2.0])), beta=float(rng.choice([1.0, 0.25, 3.0])))
+    A = _array(rng, (k, m) if attrs["transA"] else (m, k), dt)
+    B = _array(rng, (n, k) if attrs["transB"] else (k, n), dt)
+    c_shapes = [(m, n), (n,), (1,), (), (m, 1), (1, n)] + ([None] if opset >= 11 else [])
+    cs = c_shapes[int(rng.integers(len(c_shapes)))]
+    return [("A", A), ("B", B), ("C", None if cs is None else _array(rng, cs, dt))], attrs
+
+
+@pytest.mark.parametrize("opset,seed", GEMM, ids=[f"Gemm-{v}-{s}" for v, s in GEMM])
+def test_gemm_matches_onnxruntime(opset, seed):
+    rng = _rng("Gemm", opset, seed)
+    inputs, attrs = _gemm_case(rng, opset, (np.float32, np.float64)[int(rng.integers(2))])
+    check("Gemm", opset, inputs, attrs)
+
+
+@pytest.mark.parametrize("dt", [np.int32, np.int64, np.uint32, np.uint64])
+def test_integer_gemm_matches_onnx_reference(dt):
+    """onnxruntime has no integer Gemm: onnx.reference is the runtime here."""
+    from onnx.reference import ReferenceEvaluator
+
+    from .ort_kit import one_node
+    for seed in range(3):
+        inputs, attrs = _gemm_case(_rng("Gemm-int", np.dtype(dt).name, seed), 13, dt)
+        feeds = {n: a for n, a in inputs if a is not None}
+        model = one_node("Gemm", 13, inputs, attrs, [helper.np_dtype_to_tensor_dtype(np.dtype(dt))])
+        want = ReferenceEvaluator(model).run(None, feeds)[0]
+        got = shapecheck.execute("Gemm", 13, feeds, attrs)["Y"]
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+
+
+def test_gemm_bias_and_inner_dims():
+    r = shapecheck.infer("Gemm", 13, {"A": "float[S,K]", "B": "float[N,K2]", "C": "float[N]"}, {"transB": 1})
+    assert r.status == "conditional" and str(r.outputs["Y"]) == "float[S,N]"
+    assert shapecheck.infer("Gemm", 13, {"A": "float[3,4]", "B": "float[4,5]", "C": "float[3]"}).status == "invalid"
+    with pytest.raises(UsageError):      # C is required before 11
+        shapecheck.infer("Gemm", 9, {"A": "float[3,4]", "B": "float[4,5]"})

@@ -40,3 +40,14 @@ def dropout(data: np.ndarray, ratio, training_mode, *, mask_dtype: str, mask_fil
         return data.copy(), np.full(data.shape, bool(mask_fill) if training else mask_fill, dtype=numpy_dtype(mask_dtype))
     keep = np.random.default_rng(0).random(data.shape) >= r
     return (data * keep / (1 - r)).astype(data.dtype), keep.astype(numpy_dtype(mask_dtype))
+
+
+@register("gemm")
+def gemm(A: np.ndarray, B: np.ndarray, C, *, transA: int, transB: int, alpha: float, beta: float) -> np.ndarray:
+    """alpha * A' B' + beta * C (C absent: 0), in A's element type as onnx.reference computes it."""
+    a = A.T if transA else A
+    b = B.T if transB else B
+    y = np.matmul(a, b) * alpha
+    if C is not None:
+        y = y + C * beta
+    return np.asarray(y).astype(A.dtype)
