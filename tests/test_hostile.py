@@ -141,9 +141,10 @@ def _graph_cases(d: Path) -> list[dict]:
         node = helper.make_node("If", ["c"], ["y"], then_branch=branch(reads), else_branch=branch("a"))
         add(cid, _model([node], [V("c", T.BOOL, []), V("a", T.FLOAT, [2])], [V("y", T.FLOAT, None)]),
             expect, *needles)
-    # an error onnx's own inference raises for a node without a spec is a finding (onnxruntime refuses it too)
-    mm = lambda a, b: _model([helper.make_node("MatMul", ["a", "b"], ["y"], name="mm")],
-                             [V("a", T.FLOAT, a), V("b", T.FLOAT, b)], [V("y", T.FLOAT, None)])
+    # an error onnx's own inference raises for a node without a spec is a finding (onnxruntime refuses it too);
+    # MatMulInteger has no spec (MatMul has one since specsD) and onnx infers it as MatMul
+    mm = lambda a, b: _model([helper.make_node("MatMulInteger", ["a", "b"], ["y"], name="mm")],
+                             [V("a", T.UINT8, a), V("b", T.UINT8, b)], [V("y", T.INT32, None)])
     add("matmul inner dims", mm(["N", 3], [4, 5]), 1, "onnx-inference", "Incompatible dimensions")
     add("matmul symbolic", mm(["N", "K"], ["K", 5]), 0, "OK")
     add("matmul unknown rank", mm(None, [4, 5]), 0, "OK")
