@@ -1,0 +1,98 @@
+"""The normalization specs (LayerNormalization, BatchNormalization, InstanceNormalization,
+GroupNormalization, RMSNormalization) against onnxruntime on seeded random cases: output values
+(within a float tolerance: the kernels compute statistics in float64), dtypes and shapes from
+shapecheck.execute, and the solver's inferred output types, on concrete and on symbolic dims."""
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+import sympy
+from onnx import helper
+
+import shapecheck
+from shapecheck.errors import ConstraintError
+from shapecheck.solver import solve
+from shapecheck.spec.load import default_registry
+from shapecheck.types import dtype_of_array, is_unknown, symbol
+
+from .ort_kit import run_ort
+
+REG = default_registry()
+F32 = helper.np_dtype_to_tensor_dtype(np.dtype(np.float32))
+
+
+def _type(a: np.ndarray) -> str:
+    return f"{dtype_of_array(a)}[{','.join(map(str, a.shape))}]"
+
+
+def compare(op: str, opset: int, inputs: list, attrs: dict, out_types: list[int], *, names: list[str] | None = None) -> None:
+    """Run ``op`` in onnxruntime and through execute and solve; outputs must agree (values within tolerance)."""
+    want = run_ort(op, opset, inputs, attrs, out_types)
+    feeds = {n: a for n, a in inputs if a is not None}
+    got = list(shapecheck.execute(op, opset, feeds, attrs).values())
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape, (op, g.dtype, g.shape, w.dtype, w.shape)
+        tol = 2e-2 if w.dtype == np.float16 else 1e-4
+        np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=tol, atol=tol)
+    spec = REG.resolve(op, opset)
+    types = {n: _type(a) for n, a in feeds.items()}
+    res = solve(spec, types, attrs)
+    assert res.status == "valid", (res.violations, res.conditions)
+    outs = list(res.outputs.values())
+    for t, w in zip(outs, want):
+        assert t.dtype == dtype_of_array(w) and t.shape == w.shape, (str(t), _type(w))
+    name, arr = inputs[0]
+    syms = [symbol(f"D{i}") for i in range(arr.ndim)]
+    types[name] = f"{dtype_of_array(arr)}[{','.join(f'D{i}' for i in range(arr.ndim))}]"
+    res = solve(spec, types, attrs)
+    assert res.status in ("valid", "conditional"), res.violations
+    sub = dict(zip(syms, arr.shape))
+    for t, w in zip(res.outputs.values(), want):
+        assert t.shape is not None and len(t.shape) == w.ndim, (str(t), w.shape)
+        for d, n in zip(t.shape, w.shape):
+            if isinstance(d, sympy.Basic) and any(is_unknown(s) for s in d.free_symbols):
+                continue
+            assert sympy.sympify(d).xreplace(sub) == n, (str(t), w.shape, sub)
+
+
+def _rng(*key) -> np.random.Generator:
+    return np.random.default_rng(zlib.crc32("-".join(map(str, key)).encode()))
+
+
+LN_CASES = [(v, s) for v in (17, 18, 24) for s in range(8)]
+
+
+@pytest.mark.parametrize("opset,seed", LN_CASES, ids=[f"LayerNormalization-{v}-{s}" for v, s in LN_CASES])
+def test_layer_normalization_matches_onnxruntime(opset, seed):
+    rng = _rng("ln", opset, seed)
+    rank = int(rng.integers(1, 5))
+    shape = tuple(int(s) for s in rng.integers(1, 5, size=rank))
+    dt = rng.choice([np.float32, np.float64, np.float16])
+    x = rng.standard_normal(shape).astype(dt)
+    axis = int(rng.integers(-rank, rank))
+    a = axis + rank if axis < 0 else axis
+    norm = shape[a:]
+    k = int(rng.integers(0, len(norm) + 1))          # a suffix of the normalized shape, some dims set to 1
+    sshape = tuple(1 if rng.random() < 0.3 else d for d in norm[len(norm) - k:])
+    inputs = [("X", x), ("Scale", rng.standard_normal(sshape).astype(dt))]
+    if rng.random() < 0.6:
+        inputs.append(("B", rng.standard_normal(norm).astype(dt)))
+    n_out = int(rng.integers(1, 4))
+    stash = helper.np_dtype_to_tensor_dtype(np.dtype(dt))
+    compare("LayerNormalization", opset, inputs, {"axis": axis, "epsilon": 1e-3}, [stash] + [F32] * (n_out - 1))
+
+
+def test_layer_normalization_symbolic_outputs():
+    r = shapecheck.infer("LayerNormalization", 17, {"X": "float16[N,S,768]", "Scale": "float16[768]"}, {})
+    assert [str(t) for t in r.outputs.values()] == ["float16[N,S,768]", "float[N,S,1]", "float[N,S,1]"]
+    r = shapecheck.infer("LayerNormalization", 17, {"X": "float[N,S,D]", "Scale": "float[D]"}, {"axis": 1})
+    assert str(r.outputs["Mean"]) == "float[N,1,1]" and r.status == "valid"
+
+
+def test_layer_normalization_scale_that_does_not_fit_is_refuted():
+    with pytest.raises(ConstraintError) as exc:
+        shapecheck.execute("LayerNormalization", 17, {"X": np.zeros((2, 3, 4), np.float32),
+                                                     "Scale": np.ones(5, np.float32)})
+    assert exc.value.constraint == "C3"
