@@ -27,18 +27,18 @@ def _type(a: np.ndarray) -> str:
     return f"{dtype_of_array(a)}[{','.join(map(str, a.shape))}]"
 
 
-def compare(op: str, opset: int, inputs: list, attrs: dict, out_types: list[int], *, names: list[str] | None = None) -> None:
+def compare(op: str, opset: int, inputs: list, attrs: dict, out_types: list[int]) -> None:
     """Run ``op`` in onnxruntime and through execute and solve; outputs must agree (values within tolerance)."""
     want = run_ort(op, opset, inputs, attrs, out_types)
     feeds = {n: a for n, a in inputs if a is not None}
-    got = list(shapecheck.execute(op, opset, feeds, attrs).values())
+    got = list(shapecheck.execute(op, opset, feeds, attrs, output_count=len(out_types)).values())
     for g, w in zip(got, want):
         assert g.dtype == w.dtype and g.shape == w.shape, (op, g.dtype, g.shape, w.dtype, w.shape)
         tol = 2e-2 if w.dtype == np.float16 else 1e-4
         np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=tol, atol=tol)
     spec = REG.resolve(op, opset)
     types = {n: _type(a) for n, a in feeds.items()}
-    res = solve(spec, types, attrs)
+    res = solve(spec, types, attrs, output_count=len(out_types))
     assert res.status == "valid", (res.violations, res.conditions)
     outs = list(res.outputs.values())
     for t, w in zip(outs, want):
@@ -46,7 +46,7 @@ def compare(op: str, opset: int, inputs: list, attrs: dict, out_types: list[int]
     name, arr = inputs[0]
     syms = [symbol(f"D{i}") for i in range(arr.ndim)]
     types[name] = f"{dtype_of_array(arr)}[{','.join(f'D{i}' for i in range(arr.ndim))}]"
-    res = solve(spec, types, attrs)
+    res = solve(spec, types, attrs, output_count=len(out_types))
     assert res.status in ("valid", "conditional"), res.violations
     sub = dict(zip(syms, arr.shape))
     for t, w in zip(res.outputs.values(), want):
@@ -95,4 +95,46 @@ def test_layer_normalization_scale_that_does_not_fit_is_refuted():
     with pytest.raises(ConstraintError) as exc:
         shapecheck.execute("LayerNormalization", 17, {"X": np.zeros((2, 3, 4), np.float32),
                                                      "Scale": np.ones(5, np.float32)})
+    assert exc.value.constraint == "C3"
+
+
+BN_CASES = [(v, s) for v in (7, 9, 14, 15) for s in range(8)]
+
+
+@pytest.mark.parametrize("opset,seed", BN_CASES, ids=[f"BatchNormalization-{v}-{s}" for v, s in BN_CASES])
+def test_batch_normalization_matches_onnxruntime(opset, seed):
+    rng = _rng("bn", opset, seed)
+    rank = int(rng.integers(2, 5))
+    shape = tuple(int(s) for s in rng.integers(1, 4, size=rank))
+    shape = (shape[0] + 1,) + shape[1:]                 # a batch of 2 or more: a batch variance of 0 is no test
+    dt = rng.choice([np.float32, np.float64])
+    training = int(rng.random() < 0.5)
+    spatial = 0 if opset == 7 and not training and rng.random() < 0.5 else 1   # no training per activation in onnxruntime
+    pshape = shape[1:2] if spatial else shape[1:]
+    x = rng.standard_normal(shape).astype(dt)
+    names = ["scale", "B", "mean", "var"] if opset < 14 else ["scale", "B", "input_mean", "input_var"]
+    params = [rng.standard_normal(pshape).astype(dt) for _ in range(3)] + [rng.uniform(0.5, 2, pshape).astype(dt)]
+    attrs = {"epsilon": 1e-3, "momentum": 0.8}
+    if opset == 7 and not spatial:
+        attrs["spatial"] = 0
+    if opset >= 14:
+        attrs["training_mode"] = training
+        n_out = 3 if training else 1
+    else:
+        n_out = 5 if training else 1
+    stash = helper.np_dtype_to_tensor_dtype(np.dtype(dt))
+    compare("BatchNormalization", opset, [("X", x)] + list(zip(names, params)), attrs, [stash] * n_out)
+
+
+def test_batch_normalization_symbolic_and_refuted():
+    r = shapecheck.infer("BatchNormalization", 15, {"X": "float[N,64,H,W]", "scale": "float[64]", "B": "float[64]",
+                                                    "input_mean": "float[64]", "input_var": "float[64]"})
+    assert str(r.outputs["Y"]) == "float[N,64,H,W]" and r.status == "valid"
+    r = shapecheck.infer("BatchNormalization", 9, {"X": "float[N,C,H]", "scale": "float[C]", "B": "float[C]",
+                                                   "mean": "float[C]", "var": "float[D]"})
+    assert r.status == "conditional" and any("D" in str(c) for c in r.conditions)
+    with pytest.raises(ConstraintError) as exc:
+        shapecheck.execute("BatchNormalization", 15, {"X": np.zeros((2, 3, 4), np.float32),
+                                                      **{n: np.ones(4, np.float32) for n in ("scale", "B", "input_mean", "input_var")}},
+                           output_count=1)
     assert exc.value.constraint == "C3"

@@ -33,3 +33,32 @@ def layer_norm(X: np.ndarray, Scale: np.ndarray, B: np.ndarray | None, *, axis: 
     if B is not None:
         y = y + B.astype(np.float64)
     return y.astype(X.dtype), mean.astype(numpy_dtype(stash)), inv.astype(numpy_dtype(stash))
+
+
+@register("batch_norm")
+def batch_norm(X: np.ndarray, scale: np.ndarray, B: np.ndarray, mean: np.ndarray, var: np.ndarray, *,
+               epsilon: float, momentum: float, training: int, spatial: int = 1, n_out: int = 3) -> tuple:
+    """Y = (X - m) / sqrt(v + epsilon) * scale + B per channel (axis 1; per activation with spatial = 0).
+
+    In inference m, v are the given mean and var; in training the batch's mean and (biased) variance,
+    and the further outputs are the running mean/var (given * momentum + batch * (1 - momentum)),
+    then (``n_out`` = 5, versions 7 and 9) the batch mean and, as onnxruntime computes it, the batch's
+    inverse standard deviation 1 / sqrt(var + epsilon) (the page says variance).
+    """
+    lead = X.ndim - 1 - (mean.ndim if int(spatial) == 0 else 1)   # trailing dims after the parameters
+    shape = (1,) + mean.shape + (1,) * max(lead, 0) if X.ndim >= 2 else mean.shape
+    x = X.astype(np.float64)
+    if int(training):
+        axes = tuple(i for i in range(X.ndim) if i == 0 or (int(spatial) and i >= 2))
+        m = x.mean(axis=axes).reshape(mean.shape)
+        v = x.var(axis=axes).reshape(var.shape)
+    else:
+        m, v = mean.astype(np.float64), var.astype(np.float64)
+    y = (x - m.reshape(shape)) / np.sqrt(v.reshape(shape) + float(epsilon)) * scale.astype(np.float64).reshape(shape) \
+        + B.astype(np.float64).reshape(shape)
+    mom = float(momentum)
+    rm = (mean.astype(np.float64) * mom + m * (1 - mom)) if int(training) else mean.astype(np.float64)
+    rv = (var.astype(np.float64) * mom + v * (1 - mom)) if int(training) else var.astype(np.float64)
+    saved_var = 1.0 / np.sqrt(v + float(epsilon)) if int(training) else v   # onnxruntime: the inverse std dev
+    outs = (y.astype(X.dtype), rm.astype(mean.dtype), rv.astype(var.dtype), m.astype(mean.dtype), saved_var.astype(var.dtype))
+    return outs[:int(n_out)]
