@@ -138,3 +138,60 @@ def test_batch_normalization_symbolic_and_refuted():
                                                       **{n: np.ones(4, np.float32) for n in ("scale", "B", "input_mean", "input_var")}},
                            output_count=1)
     assert exc.value.constraint == "C3"
+
+
+IN_CASES = [(v, s) for v in (7, 22) for s in range(6)]
+
+
+@pytest.mark.parametrize("opset,seed", IN_CASES, ids=[f"InstanceNormalization-{v}-{s}" for v, s in IN_CASES])
+def test_instance_normalization_matches_onnxruntime(opset, seed):
+    rng = _rng("in", opset, seed)
+    shape = (int(rng.integers(1, 3)), int(rng.integers(1, 4))) + tuple(int(s) for s in rng.integers(2, 4, size=int(rng.integers(1, 3))))
+    dt = np.float32                                    # onnxruntime's CPU kernel is float only
+    c = shape[1]
+    inputs = [("input", rng.standard_normal(shape).astype(dt)), ("scale", rng.standard_normal(c).astype(dt)),
+              ("B", rng.standard_normal(c).astype(dt))]
+    compare("InstanceNormalization", opset, inputs, {"epsilon": 1e-3}, [helper.np_dtype_to_tensor_dtype(np.dtype(dt))])
+
+
+GN_CASES = [(v, s) for v in (18, 21) for s in range(6)]
+
+
+@pytest.mark.parametrize("opset,seed", GN_CASES, ids=[f"GroupNormalization-{v}-{s}" for v, s in GN_CASES])
+def test_group_normalization_matches_onnxruntime(opset, seed):
+    rng = _rng("gn", opset, seed)
+    g = int(rng.integers(1, 4))
+    c = g * int(rng.integers(1, 3))
+    shape = (int(rng.integers(1, 3)), c) + tuple(int(s) for s in rng.integers(1, 4, size=int(rng.integers(0, 3))))
+    dt = rng.choice([np.float32, np.float64])
+    p = c if opset >= 21 else g
+    inputs = [("X", rng.standard_normal(shape).astype(dt)), ("scale", rng.standard_normal(p).astype(dt)),
+              ("bias", rng.standard_normal(p).astype(dt))]
+    compare("GroupNormalization", opset, inputs, {"epsilon": 1e-3, "num_groups": g}, [helper.np_dtype_to_tensor_dtype(np.dtype(dt))])
+
+
+RMS_CASES = [(23, s) for s in range(8)] + [(24, s) for s in range(2)]
+
+
+@pytest.mark.parametrize("opset,seed", RMS_CASES, ids=[f"RMSNormalization-{v}-{s}" for v, s in RMS_CASES])
+def test_rms_normalization_matches_onnxruntime(opset, seed):
+    rng = _rng("rms", opset, seed)
+    rank = int(rng.integers(1, 5))
+    shape = tuple(int(s) for s in rng.integers(1, 5, size=rank))
+    x_dt = s_dt = rng.choice([np.float32, np.float64])   # onnxruntime refuses mixed types
+    axis = int(rng.integers(-rank, rank))
+    norm = shape[axis + rank if axis < 0 else axis:]
+    k = int(rng.integers(0, len(norm) + 1))
+    sshape = tuple(1 if rng.random() < 0.3 else d for d in norm[len(norm) - k:])
+    inputs = [("X", rng.standard_normal(shape).astype(x_dt)), ("scale", rng.standard_normal(sshape).astype(s_dt))]
+    compare("RMSNormalization", opset, inputs, {"axis": axis, "epsilon": 1e-3}, [helper.np_dtype_to_tensor_dtype(np.dtype(s_dt))])
+
+
+def test_group_normalization_channels_not_a_multiple_is_refuted():
+    with pytest.raises(ConstraintError) as exc:
+        shapecheck.execute("GroupNormalization", 21, {"X": np.zeros((2, 4, 5), np.float32), "scale": np.ones(4, np.float32),
+                                                      "bias": np.ones(4, np.float32)}, {"num_groups": 3})
+    assert exc.value.constraint == "C3"
+    r = shapecheck.infer("GroupNormalization", 21, {"X": "float[N,C,H,W]", "scale": "float[C]", "bias": "float[C]"},
+                         {"num_groups": 32})
+    assert str(r.outputs["Y"]) == "float[N,C,H,W]" and r.status == "conditional"

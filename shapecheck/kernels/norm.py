@@ -62,3 +62,38 @@ def batch_norm(X: np.ndarray, scale: np.ndarray, B: np.ndarray, mean: np.ndarray
     saved_var = 1.0 / np.sqrt(v + float(epsilon)) if int(training) else v   # onnxruntime: the inverse std dev
     outs = (y.astype(X.dtype), rm.astype(mean.dtype), rv.astype(var.dtype), m.astype(mean.dtype), saved_var.astype(var.dtype))
     return outs[:int(n_out)]
+
+
+@register("instance_norm")
+def instance_norm(input: np.ndarray, scale: np.ndarray, B: np.ndarray, *, epsilon: float) -> np.ndarray:
+    """Y = (x - mean) / sqrt(var + epsilon) * scale[c] + B[c], statistics per (n, c) over the spatial dims."""
+    ax = tuple(range(2, input.ndim))
+    x = input.astype(np.float64)
+    shape = (1, -1) + (1,) * (input.ndim - 2)
+    y = (x - x.mean(axis=ax, keepdims=True)) / np.sqrt(x.var(axis=ax, keepdims=True) + float(epsilon))
+    return (y * scale.astype(np.float64).reshape(shape) + B.astype(np.float64).reshape(shape)).astype(input.dtype)
+
+
+@register("group_norm")
+def group_norm(X: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, num_groups: int, epsilon: float,
+               per_channel: int) -> np.ndarray:
+    """Statistics per (n, group) over the group's channels and the spatial dims; scale and bias per group
+    (version 18) or per channel (``per_channel``, version 21)."""
+    n, c, g = X.shape[0], X.shape[1], int(num_groups)
+    x = X.astype(np.float64).reshape((n, g, -1))
+    y = ((x - x.mean(axis=2, keepdims=True)) / np.sqrt(x.var(axis=2, keepdims=True) + float(epsilon)))
+    if int(per_channel):
+        y = y.reshape((n, c, -1))
+        y = y * scale.astype(np.float64).reshape((1, c, 1)) + bias.astype(np.float64).reshape((1, c, 1))
+    else:
+        y = y * scale.astype(np.float64).reshape((1, g, 1)) + bias.astype(np.float64).reshape((1, g, 1))
+    return y.reshape(X.shape).astype(X.dtype)
+
+
+@register("rms_norm")
+def rms_norm(X: np.ndarray, scale: np.ndarray, *, axis: int, epsilon: float) -> np.ndarray:
+    """Y = X / sqrt(mean(X ** 2) + epsilon) * scale over axes [axis, r), in scale's element type."""
+    ax = _norm_axes(X.ndim, int(axis))
+    x = X.astype(np.float64)
+    y = x / np.sqrt((x * x).mean(axis=ax, keepdims=True) + float(epsilon)) * scale.astype(np.float64)
+    return y.astype(scale.dtype)
