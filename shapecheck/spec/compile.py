@@ -134,7 +134,9 @@ def compare(a, op: str, b):
             raise EvalError("shapes can only be compared with == or !=")
         if len(a) != len(b):
             return op == "!="
-        eq = and_(compare_dims(x, "==", y) for x, y in zip(a, b))
+        # an element not known here (a dim of a tensor of unknown rank) leaves the comparison open
+        eq = and_(x if isinstance(x, Unknown) else y if isinstance(y, Unknown) else compare_dims(x, "==", y)
+                  for x, y in zip(a, b))
         return eq if op == "==" else not_(eq)
     if _is_dim(a) and _is_dim(b):
         return compare_dims(int(a) if isinstance(a, np.integer) else a, op,
