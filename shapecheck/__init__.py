@@ -11,12 +11,30 @@ Spec text -> parsed spec -> solver -> result -> report.  The public hook:
 """
 from __future__ import annotations
 
-from .api import annotate, check_model, diff, infer
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from .errors import ConstraintError, ShapeCheckError, ShapeCheckWarning, SpecError, UsageError
-from .execute import execute
-from .result import Finding, Result
-from .types import TensorType, parse_type
+
+if TYPE_CHECKING:   # for type checkers and readers; at run time these load on first use
+    from .api import annotate, check_model, diff, infer
+    from .executor import execute
+    from .result import Finding, Result
+    from .types import TensorType, parse_type
 
 __all__ = ["infer", "execute", "check_model", "annotate", "diff", "Result", "Finding", "TensorType", "parse_type",
            "ShapeCheckError", "UsageError", "SpecError", "ConstraintError", "ShapeCheckWarning", "__version__"]
 __version__ = "0.1.0"
+
+# name -> the module that defines it: imported on first use, so `shapecheck --version` loads no sympy
+_LAZY = {"infer": "api", "check_model": "api", "annotate": "api", "diff": "api", "execute": "executor",
+         "Result": "result", "Finding": "result", "TensorType": "types", "parse_type": "types"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'shapecheck' has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

@@ -430,7 +430,7 @@ def _fold(spec, types: dict[str, Any], attrs: dict, n_out: int, memo: dict) -> d
         key = None
     if key is not None and key in memo:
         return memo[key]
-    from .execute import run_spec
+    from .executor import run_spec
     try:
         out, _ = run_spec(spec, arrays, attrs, output_count=n_out)
         folded = {k: tensor_type_of(v) for k, v in out.items() if isinstance(v, np.ndarray) and v.size <= _MAX_FOLD}

@@ -29,7 +29,7 @@ import numpy as np
 import sympy
 
 from .errors import ConstraintError, ShapeCheckError, UsageError
-from .execute import run_spec
+from .executor import run_spec
 from .findings import DEPRECATED
 from .kernels import EXTENTS, INDEX_ARG
 from .result import Result

@@ -9,7 +9,7 @@ import pytest
 
 from shapecheck import ConstraintError, UsageError
 from shapecheck.cli import main
-from shapecheck.execute import run_spec
+from shapecheck.executor import run_spec
 from shapecheck.solver import solve
 from shapecheck.spec.load import default_registry, registry_with
 from shapecheck.specdiff import diff, diff_all, diff_range, to_markdown

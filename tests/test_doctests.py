@@ -6,7 +6,7 @@ import pytest
 
 MODULES = ["shapecheck.types", "shapecheck.spec.notation", "shapecheck.spec.compile", "shapecheck.spec.logic",
            "shapecheck.spec.values", "shapecheck.spec.shapes", "shapecheck.spec.analysis", "shapecheck.spec.load",
-           "shapecheck.solver", "shapecheck.api", "shapecheck.kernels", "shapecheck.execute", "shapecheck.check", "shapecheck.solve_cache",
+           "shapecheck.solver", "shapecheck.api", "shapecheck.kernels", "shapecheck.executor", "shapecheck.check", "shapecheck.solve_cache",
            "shapecheck.result", "shapecheck.batch", "shapecheck.findings", "shapecheck.report.github",
            "shapecheck.specdiff.changes"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shapecheck.execute import run_spec
+from shapecheck.executor import run_spec
 from shapecheck.spec.load import default_registry
 from shapecheck.types import numpy_dtype, parse_type
 

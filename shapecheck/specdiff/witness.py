@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from ..errors import ConstraintError, UsageError
-from ..execute import run_spec
+from ..executor import run_spec
 from ..findings import DEPRECATED
 from ..solver import solve
 from ..spec.load import Spec
