@@ -608,34 +608,14 @@ def _compile_call(node: Node) -> Fn:
     if name in SPECIAL_FORMS:
         combine = and_ if name == "all" else or_
         if len(node.children) == 1 and node.children[0].kind == "comp":
-            comp = node.children[0]
-            var = comp.value
-            elt = compile_expr(comp.children[0])
-            it = compile_expr(comp.children[1])
-            cond = compile_expr(comp.children[2]) if comp.children[2] is not None else None
+            stop = False if name == "all" else True
+            gen = _compile_comprehension(node.children[0], stop=stop)
 
             def quant(env):
-                seq = it(env)
-                if isinstance(seq, Unknown):
-                    return seq
-                out = []
-                for v in seq:
-                    local = dict(env)
-                    local[var] = v
-                    if cond is not None:
-                        c = cond(local)
-                        if c is False or (isinstance(c, (bool, np.bool_)) and not c):
-                            continue
-                        if c is not True and not isinstance(c, (bool, np.bool_)):
-                            out.append(Cond((), (), True))
-                            continue
-                    r = elt(local)
-                    if name == "all" and r is False:
-                        return False
-                    if name == "any" and r is True:
-                        return True
-                    out.append(r)
-                return combine(out)
+                seq = gen(env)
+                if seq is _STOPPED:
+                    return stop                # all() met a False, any() a True: short-circuit
+                return seq if isinstance(seq, Unknown) else combine(list(seq))
             return quant
         xs = [compile_expr(c) for c in node.children]
         return lambda env: combine([x(env) for x in xs])
@@ -661,8 +641,16 @@ def _guarded(name: str, fn: Callable) -> Callable:
     return call
 
 
-def _compile_comprehension(comp: Node) -> Fn:
-    """``f(x.value for x in inputs if ...)``: the generated values as a tuple, for any function."""
+_STOPPED = object()   # a quantifier's comprehension met its short-circuit value
+
+
+def _compile_comprehension(comp: Node, stop: Any = None) -> Fn:
+    """``f(x.value for x in inputs if ...)``: the generated values as a tuple, for any function.
+
+    For ``all``/``any`` (``stop`` = False/True) an element equal to ``stop`` ends the loop
+    (``_STOPPED``), and a filter that cannot be decided adds an opaque condition; for other
+    functions an undecidable filter makes the whole value unknown.
+    """
     var = comp.value
     elt = compile_expr(comp.children[0])
     it = compile_expr(comp.children[1])
@@ -679,10 +667,16 @@ def _compile_comprehension(comp: Node) -> Fn:
             if cond is not None:
                 c = cond(local)
                 if not isinstance(c, (bool, np.bool_)):
-                    return UNKNOWN
+                    if stop is None:
+                        return UNKNOWN
+                    out.append(Cond((), (), True))
+                    continue
                 if not c:
                     continue
-            out.append(elt(local))
+            r = elt(local)
+            if stop is not None and r is stop:
+                return _STOPPED
+            out.append(r)
         return tuple(out)
     return gen
 
