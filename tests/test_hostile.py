@@ -256,6 +256,30 @@ def _digest(root: Path) -> dict[str, str]:
             if p.is_file() and not p.is_symlink()}
 
 
+def _ir_cases(d: Path) -> list[dict]:
+    """OpenVINO IR files edited by hand: a clear error or an unchecked node, never a traceback or a wrong spec."""
+    xml = (ROOT / "examples" / "scatter_update.xml").read_text()
+    blob = (ROOT / "examples" / "scatter_update.bin").read_bytes()
+    cases = []
+
+    def add(cid, text, expect, *needles):
+        path = d / f"{cid.replace(' ', '_')}.xml"
+        path.write_text(text)
+        path.with_suffix(".bin").write_bytes(blob)
+        cases.append({"id": cid, "argv": ["check", str(path)], "expect": expect, "needles": needles})
+
+    first_dim = re.search(r"<dim>\d+</dim>", xml)
+    add("IR dim past int64", xml[:first_dim.start()] + "<dim>99999999999999999999999</dim>" + xml[first_dim.end():],
+        2, "larger than an int64 dim")
+    add("IR dim of 5000 digits", xml[:first_dim.start()] + "<dim>" + "9" * 5000 + "</dim>" + xml[first_dim.end():],
+        2, "larger than an int64 dim")
+    add("IR version opset999", xml.replace('version="opset3"', 'version="opset999"', 1), 0, "unchecked")
+    add("IR version banana", xml.replace('version="opset3"', 'version="banana"', 1), 0, "unchecked")
+    edge = re.search(r'from-port="(\d+)"', xml)
+    add("IR edge from a missing port", xml[:edge.start()] + 'from-port="77"' + xml[edge.end():], 2, "port")
+    return cases
+
+
 def _run_batch(cases: list[dict]) -> list[dict]:
     script = CHILD % {"memory": MEMORY, "seconds": CASE_SECONDS}
     feed = "".join(json.dumps({"id": c["id"], "argv": c["argv"], "fsize": c.get("fsize")}) + "\n" for c in cases)
@@ -269,7 +293,7 @@ def _run_batch(cases: list[dict]) -> list[dict]:
 @pytest.fixture(scope="module")
 def outcome(tmp_path_factory):
     d = tmp_path_factory.mktemp("hostile")
-    cases = _graph_cases(d) + _output_cases(d) + _bounded_cases(d)
+    cases = _graph_cases(d) + _output_cases(d) + _bounded_cases(d) + _ir_cases(d)
     before = _digest(d)
     batches = [cases[i::2] for i in range(2)]
     with ThreadPoolExecutor(2) as pool:
@@ -290,6 +314,7 @@ ALL_IDS = [
     "deep unary in type", "long dim expression", "int past int64 in type", "5000 digits in type",
     "5000 digits in constant", "deep constant", "int past int64 in attribute", "verify huge instance",
     "hostile dim_params", "deeply nested subgraphs",
+    "IR dim past int64", "IR dim of 5000 digits", "IR version opset999", "IR version banana", "IR edge from a missing port",
 ]
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import UsageError
-from ..types import TensorType, canonical_dtype, numpy_dtype, symbol, unknown_dim
+from ..types import INT64_MAX, TensorType, canonical_dtype, numpy_dtype, symbol, unknown_dim
 from .graph import Declaration, ModelGraph, ModelNode, model_file
 
 _MAX_CONST_BYTES = 1 << 20
@@ -50,6 +50,9 @@ def _dims(port, tensor: str, where: str, sym_base: str | None = None) -> tuple:
     for i, d in enumerate(port.findall("dim")):
         text = (d.text or "").strip()
         if re.fullmatch(r"\d+", text):
+            if len(text) > 19 or int(text) > INT64_MAX:
+                raise UsageError(f"{where}: port {port.get('id')} has dim {text[:30]}{'...' if len(text) > 30 else ''}, "
+                                 f"larger than an int64 dim can be ({INT64_MAX})")
             dims.append(int(text))
         elif text in ("-1", "?") or re.fullmatch(r"\d+\.\.(\d+|-1)?|\.\.\d+", text):
             dims.append(symbol(f"{sym_base}_d{i}") if sym_base else unknown_dim(f"{tensor}.shape[{i}]"))
@@ -68,6 +71,8 @@ def _parameter_shape(t: TensorType, text: str, where: str, base: str | None, not
                          f"{0 if t.shape is None else len(t.shape)}")
     dims = list(t.shape)
     for i, (tok, d) in enumerate(zip(tokens, t.shape)):
+        if re.fullmatch(r"\d+", tok) and (len(tok) > 19 or int(tok) > INT64_MAX):
+            raise UsageError(f"{where}: its shape gives dim {i} = {tok[:30]}..., larger than an int64 dim can be")
         if re.fullmatch(r"\d+", tok):
             if type(d) is int and d != int(tok):
                 raise UsageError(f"{where}: its shape {text!r} gives dim {i} = {tok} but its output port has {d}")
