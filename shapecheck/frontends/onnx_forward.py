@@ -3,9 +3,9 @@
 Three steps, most precise first:
 
 1. an ``If`` whose condition is a known constant takes the chosen branch's outputs;
-2. a node whose inputs are all small constants is evaluated (``onnx.reference``), and
-   ``Shape``/``Size`` of a tensor with concrete dims give values, so conditions that depend
-   only on shapes (torch's ``Equal(Size(Shape(x)), 0)``) are decided;
+2. a node whose inputs are all small constants is evaluated (``onnx.reference``); Shape and
+   Size are not here: their specs give their values, so conditions that depend only on shapes
+   (torch's ``Equal(Size(Shape(x)), 0)``) are decided through the specs;
 3. otherwise onnx's own per-node inference runs on the inferred input types, with the
    values of constant inputs (data propagation), never on declarations.
 
@@ -59,15 +59,8 @@ class NodeInference:
 
     # -- 2. constants
     def _fold(self, node: ModelNode, env) -> dict | None:
+        # Shape and Size have specs whose value rules give their values (symbolic too): no folding by op name here
         ins = [env.get(i) if i else None for i in node.inputs]
-        if node.op_type == "Size" and ins and ins[0] is not None and ins[0].shape is not None \
-                and all(type(d) is int for d in ins[0].shape):
-            return {node.outputs[0]: (tensor_type_of(np.array(int(np.prod(ins[0].shape)), np.int64)), "folded")}
-        if node.op_type == "Shape" and ins and ins[0] is not None and ins[0].shape is not None:
-            dims = ins[0].shape[node.attrs.get("start", 0):node.attrs.get("end", None)]
-            if all(type(d) is int for d in dims):
-                return {node.outputs[0]: (tensor_type_of(np.array(dims, np.int64)), "folded")}
-            return None
         if not ins or any(t is None or t.value is None or t.value.size > _MAX_FOLD or t.dtype == "string"
                           for t, name in zip(ins, node.inputs) if name):
             return None
