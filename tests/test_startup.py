@@ -18,3 +18,10 @@ def test_public_names_load_on_first_use():
     assert callable(shapecheck.execute) and callable(shapecheck.diff) and callable(shapecheck.check_model)
     import shapecheck.executor  # noqa: F401 - importing the module must not shadow the function
     assert callable(shapecheck.execute)
+
+
+def test_verify_refuses_a_variadic_operator_with_a_clear_error(capsys):
+    from shapecheck.cli import main
+    assert main(["verify", "Concat", "--opset", "13", "-i", "inputs=float[N,4]", "-a", "axis=0"]) == 2
+    err = capsys.readouterr().err
+    assert "variable number" in err and "Traceback" not in err
