@@ -62,8 +62,39 @@ def _merge(dims: list) -> Any:
         elif _is_int(d) and _is_int(out):
             raise EvalError(f"dims {out} and {d} do not broadcast")
         else:
-            out = unknown_dim("broadcast")  # N vs M: N, M or either, by the condition; not known here
+            out = _ordered_broadcast(out, d)
     return normalize_dim(out)
+
+
+def _ordered_broadcast(a: Any, b: Any) -> Any:
+    """Two symbolic dims that broadcast: the larger when that is provably the result, else a fresh unknown.
+
+    Valid pairs are equal, or one of them is 1, and the result is the other.  When sympy proves
+    ``small <= large``, the result is ``large`` in every valid pair but one: ``large == 1`` with
+    ``small == 0`` (the result is then 0).  That pair is ruled out when ``large`` is a symbol and
+    ``small`` is known not to be 0 at ``large = 1`` (``Min(64, seq)`` against ``seq``).
+
+    >>> from shapecheck.types import symbol
+    >>> S = symbol("S")
+    >>> _ordered_broadcast(sympy.Min(64, S), S)
+    S
+    """
+    from ..types import is_unknown as _unknown
+    if _unknown(a) or _unknown(b):
+        return unknown_dim("broadcast")
+    a, b = sympy.sympify(a), sympy.sympify(b)
+    top = sympy.Max(a, b)                  # sympy folds Max when it can order the two (Min(64, S) <= S)
+    if top == b:
+        small, large = a, b
+    elif top == a:
+        small, large = b, a
+    else:
+        return unknown_dim("broadcast")     # N vs M: N, M or either, by the condition; not known here
+    if isinstance(large, sympy.Symbol):
+        at_one = sympy.sympify(small).subs(large, 1)
+        if at_one.is_number and at_one != 0:
+            return large
+    return unknown_dim("broadcast")
 
 
 def broadcast(*args) -> Any:
