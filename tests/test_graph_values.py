@@ -137,3 +137,11 @@ def test_a_scatter_on_a_shape_tensor_keeps_its_dims():
     r = infer("ScatterElements", 18, {"data": "int64[2] = [B, 2]", "indices": "int64[1] = [-1]",
                                       "updates": "int64[1] = [3]"}, {"reduction": "add"})
     assert str(r.outputs["output"]) == "int64[2] = [B, 5]"
+
+
+def test_a_reshaped_shape_tensor_keeps_its_value():
+    from shapecheck import infer
+    r = infer("Reshape", 14, {"data": "int64[4] = [B, -1, S, S]", "shape": "int64[1] = [-1]"})
+    assert str(r.outputs["reshaped"]) == "int64[4] = [B, -1, S, S]"
+    assert str(infer("Reshape", 14, {"data": "int64[1] = [B]", "shape": "int64[0] = []"}).outputs["reshaped"]) \
+        == "int64[] = B"
