@@ -4,7 +4,6 @@ every expected output exactly, and ``solve`` on the arrays' types (constant inde
 with their values) infers the expected output types."""
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import pytest
@@ -14,6 +13,7 @@ import shapecheck
 from shapecheck.solver import solve
 from shapecheck.spec.load import default_registry
 from shapecheck.types import dtype_of_array
+from tests.node_cases import opset_of, single_op_cases, type_text
 
 OPS = ("Slice", "Split", "TopK", "NonZero", "ArgMax", "ArgMin", "CumSum", "Trilu",
        "ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin", "ReduceMean")
@@ -21,15 +21,7 @@ VALUED = {"starts", "ends", "axes", "steps", "split", "K", "k", "axis"}
 FRESH = {"NonZero"}   # data-dependent output dims: fresh symbols in the solver's types
 
 
-def _cases():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from onnx.backend.test.case.node import collect_testcases
-        cases = collect_testcases()
-    return [c for c in cases if len(c.model.graph.node) == 1 and c.model.graph.node[0].op_type in OPS]
-
-
-CASES = _cases()
+CASES = single_op_cases(OPS, modelled_types_only=False)
 
 
 def test_every_case_is_collected():
@@ -40,7 +32,7 @@ def test_every_case_is_collected():
 def test_official_node_case(case):
     node = case.model.graph.node[0]
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
-    opset = next(o.version for o in case.model.opset_import if o.domain in ("", "ai.onnx"))
+    opset = opset_of(case.model)
     spec = default_registry().resolve(node.op_type, opset)
     names = [d.name for d in spec.inputs]
     variadic = spec.outputs[-1].variadic
@@ -51,11 +43,11 @@ def test_official_node_case(case):
         for g, w in zip(got.values(), outputs):
             assert g.dtype == w.dtype and g.shape == w.shape
             np.testing.assert_array_equal(g, w)
-        types = {n: a if n in VALUED else f"{dtype_of_array(a)}[{','.join(map(str, a.shape))}]" for n, a in feeds.items()}
+        types = {n: a if n in VALUED else type_text(a) for n, a in feeds.items()}
         result = solve(spec, types, attrs, output_count=len(outputs) if variadic else None)
         assert result.status == "valid", result.violations
         for t, w in zip(result.outputs.values(), outputs):
             if node.op_type in FRESH:
                 assert t.dtype == dtype_of_array(w) and len(t.shape) == w.ndim
             else:
-                assert str(t).split(" =")[0] == f"{dtype_of_array(w)}[{','.join(map(str, w.shape))}]"
+                assert str(t).split(" =")[0] == type_text(w)
