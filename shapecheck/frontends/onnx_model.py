@@ -1,9 +1,9 @@
 """ONNX model -> ``ModelGraph``: nodes with their opsets, types from inputs and constants.
 
 External data is not loaded unless asked (its initializers then have no values, only
-types).  onnx's own inference runs on a copy stripped of every declaration, so what it
-says about nodes shapecheck has no spec for is inference, not an echo of ``value_info``.
-The model passed in is never modified.
+types).  Nodes shapecheck has no spec for go to onnx's per-node inference
+(``onnx_forward``), on the types inferred so far, never on declarations.  The model passed
+in is never modified.
 """
 from __future__ import annotations
 
@@ -139,48 +139,26 @@ def _subgraphs(nodes):
                     yield n, a.name, k, sg
 
 
-def _stripped_copy(model):
-    """A copy without value_info and with graph outputs' shapes cleared: onnx infers from scratch."""
+def _model_node(n, full: str, scope: str, idx: int, domain: str, opsets: dict[str, int]) -> ModelNode:
+    """One NodeProto as a ``ModelNode``; a domain the model does not declare is a finding on it."""
     import onnx
-    m = onnx.ModelProto()
-    m.CopyFrom(model)
-
-    def strip(g, top: bool):
-        del g.value_info[:]
-        if top:
-            for o in g.output:
-                if o.type.HasField("tensor_type"):
-                    o.type.tensor_type.ClearField("shape")
-        for _n, _a, _k, sg in _subgraphs(g.node):
-            strip(sg, False)
-    strip(m.graph, True)
-    return m
-
-
-def _onnx_inference(model, needed: bool) -> tuple[dict[str, TensorType], list[str]]:
-    """Types onnx's inference (with data propagation) gives, from a stripped copy."""
-    import onnx
-    if not needed:
-        return {}, []
-    try:
-        inferred = onnx.shape_inference.infer_shapes(_stripped_copy(model), data_prop=True)
-    except Exception as exc:  # onnx's inference can fail on models it cannot handle; fall back to unknowns
-        return {}, [f"onnx shape inference failed ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}); "
-                    "outputs of nodes without a spec are unknown"]
-    out: dict[str, TensorType] = {}
-
-    def collect(g):
-        for vi in list(g.value_info) + list(g.output):
-            out[vi.name] = tensor_type_from_proto(vi.type, vi.name)
-        for _n, _a, _k, sg in _subgraphs(g.node):
-            collect(sg)
-    collect(inferred.graph)
-    return out, []
+    findings = []
+    if domain not in opsets:
+        findings.append(Finding(
+            "domain", "a node's domain is declared in opset_import",
+            f"{n.op_type} is in domain {n.domain or 'ai.onnx'!r}, which the model's opset_import does not "
+            f"declare (it declares {', '.join(repr(d) for d in opsets) or 'nothing'})",
+            {"domain": n.domain or "ai.onnx"}, f"add an opset_import entry for {n.domain or 'ai.onnx'!r}"))
+    attrs = {a.name: _attr_value(a) for a in n.attribute
+             if a.type not in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)}
+    subs = [(aname if k is None else f"{aname}[{k}]", sg) for _n, aname, k, sg in _subgraphs([n])]
+    return ModelNode(full, n.op_type, domain, opsets.get(domain), list(n.input), list(n.output), attrs, scope,
+                     f"node {full!r} (#{idx})", {a: [o.name for o in sg.output] for a, sg in subs},
+                     branch_inputs={a: [i.name for i in sg.input] for a, sg in subs}, proto=n, findings=findings)
 
 
 def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelGraph:
     """Read an ONNX model into a ``ModelGraph`` (nothing is written to the model)."""
-    import onnx
     model, path, stored = load_model(source, load_external_data)
     opsets: dict[str, int] = {}
     for imp in model.opset_import:
@@ -208,11 +186,6 @@ def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelG
             counter[0] += 1
             name = n.name or f"{n.op_type}_{idx}"
             full = f"{scope}/{name}" if scope else name
-            for _n, aname, k, sg in _subgraphs([n]):
-                sub = f"{full}/{aname}" + (f"[{k}]" if k is not None else "")
-                if n.op_type == "If" and n.input and aname in ("then_branch", "else_branch"):
-                    graph.conditional_regions[sub] = (n.input[0], aname == "then_branch")
-                walk(sg, sub, False)
             domain = normalize_domain(n.domain)
             if n.op_type == "Constant" and domain == "ai.onnx" and n.output:
                 t = _constant_node_value(n, n.output[0])
@@ -220,29 +193,21 @@ def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelG
                     graph.sources[n.output[0]] = t
                     graph.source_kind[n.output[0]] = "constant"
                     continue
-            findings = []
-            if domain not in opsets:
-                findings.append(Finding(
-                    "domain", "a node's domain is declared in opset_import",
-                    f"{n.op_type} is in domain {n.domain or 'ai.onnx'!r}, which the model's opset_import does not "
-                    f"declare (it declares {', '.join(repr(d) for d in opsets) or 'nothing'})",
-                    {"domain": n.domain or "ai.onnx"}, f"add an opset_import entry for {n.domain or 'ai.onnx'!r}"))
+            node = _model_node(n, full, scope, idx, domain, opsets)
+            for _n, aname, k, sg in _subgraphs([n]):
+                sub = f"{full}/{aname}" + (f"[{k}]" if k is not None else "")
+                if n.op_type == "If" and n.input and aname in ("then_branch", "else_branch"):
+                    graph.conditional_regions[sub] = (n.input[0], aname == "then_branch")
+                graph.regions[sub] = (node, aname if k is None else f"{aname}[{k}]")
+                walk(sg, sub, False)
             if not registry.has_op(n.op_type, domain):
                 needs_onnx[0] = True
-            attrs = {a.name: _attr_value(a) for a in n.attribute
-                     if a.type not in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)}
-            branches = {aname if k is None else f"{aname}[{k}]": [o.name for o in sg.output]
-                        for _n, aname, k, sg in _subgraphs([n])}
-            graph.nodes.append(ModelNode(full, n.op_type, domain, opsets.get(domain), list(n.input),
-                                         list(n.output), attrs, scope, f"node {full!r} (#{idx})", branches, n,
-                                         findings=findings))
+            graph.nodes.append(node)
 
     wf = check_wellformed(model)
     graph.violations.extend(wf.violations)
     graph.notes.extend(wf.notes)
     walk(model.graph, "", True)
-    graph.fallback, notes = _onnx_inference(model, needs_onnx[0])
-    graph.notes.extend(notes)
     if needs_onnx[0]:
         from .onnx_forward import NodeInference
         graph.infer_node = NodeInference(model)

@@ -741,8 +741,9 @@ def spec_files(root: Path) -> list[Path]:
 
 @lru_cache(maxsize=1)
 def default_registry() -> Registry:
-    """The shipped specs, loaded and compiled once per process."""
-    reg = Registry(load_files(spec_files(specs_dir())))
+    """The shipped specs, each operator's compiled once per process, when first needed."""
+    from .lazy import LazyRegistry
+    reg = LazyRegistry(spec_files(specs_dir()))
     reg.domains = load_domains(specs_dir())
     return reg
 
