@@ -8,7 +8,8 @@ MODULES = ["shapecheck.types", "shapecheck.spec.notation", "shapecheck.spec.comp
            "shapecheck.spec.values", "shapecheck.spec.shapes", "shapecheck.spec.analysis", "shapecheck.spec.load",
            "shapecheck.solver", "shapecheck.api", "shapecheck.kernels", "shapecheck.executor", "shapecheck.check", "shapecheck.solve_cache",
            "shapecheck.result", "shapecheck.batch", "shapecheck.findings", "shapecheck.report.github",
-           "shapecheck.specdiff.changes", "shapecheck.model.control_flow", "shapecheck.report.text"]
+           "shapecheck.specdiff.changes", "shapecheck.model.control_flow", "shapecheck.report.text",
+           "shapecheck.frontends.onnx_types", "shapecheck.spec.lazy"]
 
 
 @pytest.mark.parametrize("name", MODULES)

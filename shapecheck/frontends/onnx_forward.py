@@ -20,6 +20,7 @@ import sympy
 from ..spec.load import ONNX_DOMAIN
 from ..types import ONNX_CODE_OF, TensorType, dim_str, is_unknown, tensor_type_of
 from .graph import ModelNode, NodeInferenceError
+from .onnx_types import tensor_type_from_proto
 
 _MAX_FOLD = 4096   # elements: larger constants are left to inference
 
@@ -121,7 +122,6 @@ class NodeInference:
         return helper.make_tensor_type_proto(ONNX_CODE_OF[t.dtype], shape)
 
     def _from_proto(self, tp, name: str) -> TensorType:
-        from .onnx_model import tensor_type_from_proto
         t = tensor_type_from_proto(tp, name)
         if t.shape is None or not self.unknowns:
             return t

@@ -8,22 +8,17 @@ in is never modified.
 from __future__ import annotations
 
 import os
-import re
-from functools import lru_cache
 from typing import Any
 
-import numpy as np
 
 from ..atomic import refuse_inputs, write_atomic
 from ..errors import UsageError
 from ..result import Finding
 from ..spec.load import normalize_domain
-from ..types import ONNX_CODES, TensorType, parse_dim, symbol, unknown_dim
+from ..types import TensorType
 from .graph import Declaration, ModelGraph, ModelNode, model_file
+from .onnx_types import attr_value, const_type, constant_node_value, tensor_type_from_proto
 from .wellformed import check_wellformed
-
-_MAX_CONST = 1 << 20   # constants larger than this are kept as types only
-
 
 def load_model(source: Any, load_external_data: bool = False):
     """(model, path, model as stored) from a path or a ModelProto; nothing is ever written to them.
@@ -56,77 +51,6 @@ def load_model(source: Any, load_external_data: bool = False):
     return model, str(path), stored
 
 
-@lru_cache(maxsize=1 << 14)
-def dim_from_param(param: str):
-    """A dim_param is a name (``batch``) or, as shapecheck writes them, an expression (``2*N``)."""
-    if not re.fullmatch(r"[A-Za-z0-9_ ]*[+*][A-Za-z0-9_ +*()-]*", param):
-        return symbol(param)  # a plain name, or one with characters that are not arithmetic ("batch-size")
-    try:
-        return parse_dim(param)
-    except UsageError:
-        return symbol(param)
-
-
-def tensor_type_from_proto(tp, tensor: str) -> TensorType:
-    """An ONNX TypeProto -> TensorType; ``dim_param`` names become the user's symbols."""
-    if not tp.HasField("tensor_type"):
-        return TensorType(None, None)
-    tt = tp.tensor_type
-    dtype = ONNX_CODES.get(tt.elem_type) if tt.elem_type else None
-    if not tt.HasField("shape"):
-        return TensorType(dtype, None)
-    dims = []
-    for i, d in enumerate(tt.shape.dim):
-        if d.HasField("dim_value") and d.dim_value >= 0:
-            dims.append(int(d.dim_value))
-        elif d.HasField("dim_param") and d.dim_param and not d.dim_param.startswith("unk__"):
-            dims.append(dim_from_param(d.dim_param))
-        else:
-            dims.append(unknown_dim(f"{tensor}.shape[{i}]"))
-    return TensorType(dtype, tuple(dims))
-
-
-def _attr_value(attr) -> Any:
-    import onnx
-    from onnx import helper
-    v = helper.get_attribute_value(attr)
-    if isinstance(v, bytes):
-        return v.decode("utf-8", "replace")
-    if isinstance(v, list):
-        return tuple(x.decode("utf-8", "replace") if isinstance(x, bytes) else x for x in v)
-    if isinstance(v, onnx.TensorProto):
-        return v
-    return v
-
-
-def _const_type(tensor_proto, name: str) -> TensorType:
-    from onnx import numpy_helper
-    dtype = ONNX_CODES.get(tensor_proto.data_type)
-    shape = tuple(int(d) for d in tensor_proto.dims)
-    external = tensor_proto.data_location == 1  # TensorProto.EXTERNAL
-    if external or int(np.prod(shape, dtype=np.int64)) > _MAX_CONST:
-        return TensorType(dtype, shape)
-    try:
-        value = numpy_helper.to_array(tensor_proto)
-    except Exception:  # unreadable raw data: keep the type
-        return TensorType(dtype, shape)
-    return TensorType(dtype, shape, value)
-
-
-def _constant_node_value(node, name: str) -> TensorType | None:
-    """The type (and value) a Constant node produces."""
-    import onnx
-    for a in node.attribute:
-        if a.name == "value":
-            return _const_type(a.t, name)
-        if a.name in ("value_int", "value_float", "value_ints", "value_floats"):
-            v = onnx.helper.get_attribute_value(a)
-            arr = np.array(v, dtype=np.int64 if "int" in a.name else np.float32)
-            from ..types import tensor_type_of
-            return tensor_type_of(arr)
-    return None
-
-
 def _subgraphs(nodes):
     """(node, attribute name, index or None, subgraph) for every subgraph of ``nodes``."""
     import onnx
@@ -149,7 +73,7 @@ def _model_node(n, full: str, scope: str, idx: int, domain: str, opsets: dict[st
             f"{n.op_type} is in domain {n.domain or 'ai.onnx'!r}, which the model's opset_import does not "
             f"declare (it declares {', '.join(repr(d) for d in opsets) or 'nothing'})",
             {"domain": n.domain or "ai.onnx"}, f"add an opset_import entry for {n.domain or 'ai.onnx'!r}"))
-    attrs = {a.name: _attr_value(a) for a in n.attribute
+    attrs = {a.name: attr_value(a) for a in n.attribute
              if a.type not in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)}
     subs = [(aname if k is None else f"{aname}[{k}]", sg) for _n, aname, k, sg in _subgraphs([n])]
     return ModelNode(full, n.op_type, domain, opsets.get(domain), list(n.input), list(n.output), attrs, scope,
@@ -173,7 +97,7 @@ def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelG
                 graph.sources[i.name] = tensor_type_from_proto(i.type, i.name)
                 graph.source_kind[i.name] = "graph input" if top else "subgraph input"
         for init in g.initializer:
-            graph.sources[init.name] = _const_type(init, init.name)
+            graph.sources[init.name] = const_type(init, init.name)
             graph.source_kind[init.name] = "initializer"
         for vi in g.value_info:
             graph.declared[vi.name] = Declaration(vi.name, tensor_type_from_proto(vi.type, vi.name), "value_info")
@@ -188,7 +112,7 @@ def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelG
             full = f"{scope}/{name}" if scope else name
             domain = normalize_domain(n.domain)
             if n.op_type == "Constant" and domain == "ai.onnx" and n.output:
-                t = _constant_node_value(n, n.output[0])
+                t = constant_node_value(n, n.output[0])
                 if t is not None:
                     graph.sources[n.output[0]] = t
                     graph.source_kind[n.output[0]] = "constant"
