@@ -9,7 +9,7 @@ MODULES = ["shapecheck.types", "shapecheck.spec.notation", "shapecheck.spec.comp
            "shapecheck.solver", "shapecheck.api", "shapecheck.kernels", "shapecheck.executor", "shapecheck.check", "shapecheck.solve_cache",
            "shapecheck.result", "shapecheck.batch", "shapecheck.findings", "shapecheck.report.github",
            "shapecheck.specdiff.changes", "shapecheck.model.control_flow", "shapecheck.report.text",
-           "shapecheck.frontends.onnx_types", "shapecheck.spec.lazy"]
+           "shapecheck.frontends.onnx_types", "shapecheck.spec.lazy", "shapecheck.frontends.onnx_functions"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -17,6 +17,7 @@ from ..result import Finding
 from ..spec.load import normalize_domain
 from ..types import TensorType
 from .graph import Declaration, ModelGraph, ModelNode, model_file
+from .onnx_functions import Functions, check_depth, inline
 from .onnx_types import attr_value, const_type, constant_node_value, tensor_type_from_proto
 from .wellformed import check_wellformed
 
@@ -90,6 +91,7 @@ def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelG
     graph = ModelGraph(path=path, format="onnx", opsets=opsets, proto=stored)
     needs_onnx = [False]
     counter = [0]
+    functions = Functions(model)
 
     def walk(g, scope: str, top: bool):
         for i in list(g.input):
@@ -106,27 +108,37 @@ def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelG
                 graph.declared.setdefault(o.name, Declaration(o.name, tensor_type_from_proto(o.type, o.name),
                                                               "graph output" if top else "subgraph output"))
         for n in g.node:
-            idx = counter[0]
-            counter[0] += 1
-            name = n.name or f"{n.op_type}_{idx}"
-            full = f"{scope}/{name}" if scope else name
-            domain = normalize_domain(n.domain)
-            if n.op_type == "Constant" and domain == "ai.onnx" and n.output:
-                t = constant_node_value(n, n.output[0])
-                if t is not None:
-                    graph.sources[n.output[0]] = t
-                    graph.source_kind[n.output[0]] = "constant"
-                    continue
-            node = _model_node(n, full, scope, idx, domain, opsets)
-            for _n, aname, k, sg in _subgraphs([n]):
-                sub = f"{full}/{aname}" + (f"[{k}]" if k is not None else "")
-                if n.op_type == "If" and n.input and aname in ("then_branch", "else_branch"):
-                    graph.conditional_regions[sub] = (n.input[0], aname == "then_branch")
-                graph.regions[sub] = (node, aname if k is None else f"{aname}[{k}]")
-                walk(sg, sub, False)
-            if not registry.has_op(n.op_type, domain):
-                needs_onnx[0] = True
-            graph.nodes.append(node)
+            visit(n, scope, opsets, [])
+
+    def visit(n, scope: str, ops: dict[str, int], calls: list):
+        idx = counter[0]
+        counter[0] += 1
+        name = n.name or f"{n.op_type}_{idx}"
+        full = f"{scope}/{name}" if scope else name
+        domain = normalize_domain(n.domain)
+        fn = functions.called(n)
+        if fn is not None:   # a model-local function: its body, at the call site
+            check_depth(calls, fn)
+            inner = functions.opsets(fn, ops)
+            for body in inline(n, fn):
+                visit(body, scope, inner, [*calls, (fn.domain, fn.name)])
+            return
+        if n.op_type == "Constant" and domain == "ai.onnx" and n.output:
+            t = constant_node_value(n, n.output[0])
+            if t is not None:
+                graph.sources[n.output[0]] = t
+                graph.source_kind[n.output[0]] = "constant"
+                return
+        node = _model_node(n, full, scope, idx, domain, ops)
+        for _n, aname, k, sg in _subgraphs([n]):
+            sub = f"{full}/{aname}" + (f"[{k}]" if k is not None else "")
+            if n.op_type == "If" and n.input and aname in ("then_branch", "else_branch"):
+                graph.conditional_regions[sub] = (n.input[0], aname == "then_branch")
+            graph.regions[sub] = (node, aname if k is None else f"{aname}[{k}]")
+            walk(sg, sub, False)
+        if not registry.has_op(n.op_type, domain):
+            needs_onnx[0] = True
+        graph.nodes.append(node)
 
     wf = check_wellformed(model)
     graph.violations.extend(wf.violations)
