@@ -57,7 +57,7 @@ def _violations(spec, res):
 @pytest.mark.parametrize("spec,rule,i,case", CASES,
                          ids=[f"{s.name}-{r.id}-{c.expect}{i}" for s, r, i, c in CASES])
 def test_case_ends_in_its_status(spec, rule, i, case):
-    where = f"{spec.file}:{case.line}: {rule.id} `{rule.rule}` on {case.inputs} {case.attrs}"
+    where = f"{case.file}:{case.line}: {spec.name} {rule.id} `{rule.rule}` on {case.inputs} {case.attrs}"
     res = solve(spec, case.inputs, case.attrs, unknown_attrs="finding")
     got = next(c for c in res.constraints if c.id == rule.id)
     assert got.status == case.expect, f"{where}: expected {case.expect}, got {got.status} {got.conditions}"
