@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from shapecheck.spec.load import default_registry, load_files
 
 BASE = textwrap.dedent('''\
@@ -147,3 +149,19 @@ def test_scatter_specs_inherit_and_restate_cases():
     # the deprecated Scatter-11 and ScatterElements-11 on top of it get Scatter-9's cases
     s9, s11, se11 = reg.resolve("Scatter", 9), reg.by_name["Scatter-11"], reg.resolve("ScatterElements", 11)
     assert s11.rule("C1").cases == s9.rule("C1").cases == se11.rule("C1").cases != ()
+
+
+def test_a_constraint_without_cases_fails_the_coverage_checks(tmp_path):
+    from tests.test_spec_cases import (test_constraint_has_a_conditional_case_or_a_reason,
+                                 test_constraint_has_a_proving_case, test_constraint_has_a_refuting_case_or_a_reason)
+    child = _load(tmp_path)["ProbeOp-2"]
+    bare = child.rule("C2")   # redefined without cases or reasons
+    for check in (test_constraint_has_a_proving_case, test_constraint_has_a_refuting_case_or_a_reason,
+                  test_constraint_has_a_conditional_case_or_a_reason):
+        with pytest.raises(AssertionError, match="C2"):
+            check(child, bare)
+    # C1 has a proving case and a no_refute reason, but neither a conditional case nor a reason
+    test_constraint_has_a_proving_case(child, child.rule("C1"))
+    test_constraint_has_a_refuting_case_or_a_reason(child, child.rule("C1"))
+    with pytest.raises(AssertionError, match="no conditional case"):
+        test_constraint_has_a_conditional_case_or_a_reason(child, child.rule("C1"))
