@@ -8,24 +8,10 @@ import textwrap
 import pytest
 
 from shapecheck.spec.load import default_registry, load_files
+from tests.test_spec_errors import GOOD
 
-BASE = textwrap.dedent('''\
-    op = "ProbeOp"
-    domain = "ai.onnx"
-    version = 1
-
-    [types]
-    T = ["float", "double"]
-
-    [[inputs]]
-    name = "data"
-    type = "T"
-
-    [[outputs]]
-    name = "output"
-    type = "dtype(data)"
-    shape = "data.shape"
-
+# the probe spec of test_spec_errors.py (ProbeOp-1) up to its constraints, with constraints of its own
+BASE = GOOD[:GOOD.index("[[constraints]]")] + textwrap.dedent('''\
     [[constraints]]
     id = "C1"
     rule = "rank(data) >= 1"
