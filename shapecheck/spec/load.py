@@ -82,6 +82,7 @@ class Case:
     attrs: dict
     condition: str = ""
     line: int = 0
+    file: str = ""               # the spec file it is written in (a parent's, when inherited)
 
 
 CASE_STATUSES = ("proved", "refuted", "conditional", "unchecked")
@@ -273,7 +274,21 @@ def _read(path: Path) -> tuple[dict, _FileCtx]:
     if unknown:
         raise ctx.err(f"unknown key(s) {', '.join(sorted(unknown))}; a spec has "
                       f"{', '.join(sorted(_TOP_KEYS))}", ctx.find(sorted(unknown)[0]))
+    _locate_cases(data, ctx)
     return data, ctx
+
+
+_WHERE = "\0where"   # a key no spec writes: (file, line) of a case, kept through ``extends``
+
+
+def _locate_cases(data: dict, ctx: _FileCtx) -> None:
+    """Tag each ``[[constraints.cases]]`` with the file and line it is written at, so that a case
+    inherited through ``extends`` still points there (the n-th header is the n-th case)."""
+    cases = [case for c in data.get("constraints", []) if isinstance(c, dict) and isinstance(c.get("cases"), list)
+             for case in c["cases"] if isinstance(case, dict)]
+    heads = [ctx.line_at(m.start()) for m in re.finditer(r"(?m)^[ \t]*\[\[constraints\.cases\]\]", ctx.text)]
+    for case, line in zip(cases, heads if len(heads) == len(cases) else [0] * len(cases)):
+        case[_WHERE] = (ctx.path, line)
 
 
 def _merge(base: dict, child: dict) -> dict:
@@ -340,10 +355,12 @@ def _case(ctx: _FileCtx, raw: Any, rid: str, line: int) -> Case:
     if not isinstance(raw, dict) or raw.get("expect") not in CASE_STATUSES or not isinstance(raw.get("inputs"), dict):
         raise ctx.err(f"constraint {rid}: every case needs expect (one of {', '.join(CASE_STATUSES)}) "
                       "and inputs (a table of input name -> type)", line)
-    extra = set(raw) - {"expect", "inputs", "attrs", "condition"}
+    extra = set(raw) - {"expect", "inputs", "attrs", "condition", _WHERE}
     if extra:
         raise ctx.err(f"constraint {rid}: a case has unknown key(s) {', '.join(sorted(extra))}", line)
-    return Case(raw["expect"], dict(raw["inputs"]), dict(raw.get("attrs", {})), str(raw.get("condition", "")), line)
+    path, at = raw.get(_WHERE, (ctx.path, 0))
+    return Case(raw["expect"], dict(raw["inputs"]), dict(raw.get("attrs", {})), str(raw.get("condition", "")),
+                at or line, path)
 
 
 @lru_cache(maxsize=None)
