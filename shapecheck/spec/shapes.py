@@ -199,6 +199,11 @@ def _quotient(total, part) -> Any:
     num, den = sympy.fraction(q)
     if den == 1 and q.is_integer is not False:
         return normalize_dim(sympy.expand(q))
+    if q.is_Rational:
+        # a fixed fraction (48*N / (5*N)): never whole while the part is not 0, and with a part of 0 the
+        # -1 is ambiguous, which onnxruntime and onnx.reference refuse too (tests/test_broken.py)
+        raise EvalError(f"-1 in a Reshape target: {sympy.sstr(total)} elements do not split into parts of "
+                        f"{sympy.sstr(part)} ({sympy.sstr(q)} each)")
     return unknown_dim("reshaped")
 
 
