@@ -1,0 +1,301 @@
+"""Notation functions of the tensor ops: Pad, Resize/Upsample, Einsum, OneHot and Clip.
+
+Each is exact on ints, exact on symbols where the algebra allows (a padded dim ``N + 2``, an
+Einsum output dim), and a fresh unknown dim where a value is known only at run time (a scale
+that is not a constant, a float depth).  Malformed arguments (an Einsum equation that does not
+parse, pads of the wrong length) are an ``EvalError`` or False, never a guess.
+
+>>> from shapecheck.types import symbol
+>>> N, S = symbol("N"), symbol("S")
+>>> pad_shape((N, S, 4), (0, 1, 0, 0, 2, -1)), pad_shape((N, S), (1, 1), (-1,))
+((N, S + 3, 3), (N, S + 2))
+>>> einsum_shape("bij,bjk->bik", ((N, S, 4), (N, 4, 8))), einsum_shape("...ii->...i", ((N, 3, 3),))
+((N, S, 8), (N, 3))
+>>> onehot_shape((N, S), 10, -1), clip_value((N, -2, 9), 0, 5)
+((N, S, 10), (Min(5, N), 0, 5))
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import sympy
+
+from ..types import normalize_dim, unknown_dim
+from .logic import NO_VALUE, EvalError, TensorVal, Unknown, UnknownShape, and_
+from .values import elementwise
+
+
+def _is_int(x: Any) -> bool:
+    return (type(x) is int or isinstance(x, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _value(x: Any) -> Any:
+    """An input's value (``x.value``) or an attribute's; None (absent) stays None."""
+    if isinstance(x, TensorVal):
+        from .compile import value_of
+        return value_of(x)
+    return x
+
+
+def _vec(v: Any) -> tuple | Unknown | None:
+    """A value as a flat tuple (of dims or floats), None when absent, an Unknown when not known."""
+    v = _value(v)
+    if v is None or isinstance(v, Unknown):
+        return v
+    if isinstance(v, np.ndarray):
+        return tuple(v.reshape(-1).tolist())
+    return v if isinstance(v, tuple) else (v,)
+
+
+def _fresh_shape(shape: Any, label: str) -> Any:
+    if isinstance(shape, Unknown):
+        return UnknownShape(None)
+    return tuple(unknown_dim(label) for _ in shape)
+
+
+def _axes(axes: Any, rank: int) -> list[int] | None:
+    """Axes (a value or attribute, None for all) normalized to [0, rank); None when not known."""
+    ax = _vec(axes)
+    if ax is None:
+        return list(range(rank))
+    if isinstance(ax, Unknown) or not all(_is_int(a) for a in ax):
+        return None
+    out = [int(a) + rank if a < 0 else int(a) for a in ax]
+    if any(not 0 <= a < rank for a in out) or len(set(out)) != len(out):
+        raise EvalError(f"axes {list(ax)} are not distinct axes of a rank-{rank} tensor")
+    return out
+
+
+def _add(*xs: Any) -> Any:
+    if all(_is_int(x) for x in xs):
+        return sum(int(x) for x in xs)
+    return normalize_dim(sympy.Add(*[sympy.sympify(x) for x in xs]))
+
+
+def pad_shape(shape: Any, pads: Any, axes: Any = None) -> Any:
+    """Pad's output: ``shape[a] + pads[k] + pads[k + n]`` for the k-th of the n padded axes.
+
+    ``pads`` is a value (symbolic dims welcome) or an attribute; unknown pads give fresh dims.
+    """
+    if isinstance(shape, Unknown):
+        return UnknownShape(None)
+    p = _vec(pads)
+    ax = _axes(axes, len(shape))
+    if p is None or isinstance(p, Unknown) or ax is None:
+        return _fresh_shape(shape, "padded")
+    if len(p) != 2 * len(ax):
+        raise EvalError(f"pads has {len(p)} values, not 2 x {len(ax)} (one begin and one end per axis)")
+    out = list(shape)
+    for k, a in enumerate(ax):
+        out[a] = _add(shape[a], p[k], p[k + len(ax)])
+    return tuple(out)
+
+
+def pad_fits(shape: Any, pads: Any, mode: Any = "constant", axes: Any = None) -> Any:
+    """True when every padded axis can be padded in ``mode``: reflect needs each positive pad
+    at most ``d - 1`` (onnxruntime's limit), edge and reflect need ``d >= 1`` where a pad is positive."""
+    from .compile import compare_dims
+    from .logic import UNKNOWN, or_
+    if mode not in ("reflect", "edge"):
+        return True
+    if isinstance(shape, Unknown):
+        return UNKNOWN
+    p = _vec(pads)
+    ax = _axes(axes, len(shape))
+    if p is None or isinstance(p, Unknown) or ax is None:
+        return UNKNOWN
+    if len(p) != 2 * len(ax):
+        return False
+    parts = []
+    for k, a in enumerate(ax):
+        d = shape[a]
+        for q in (p[k], p[k + len(ax)]):
+            limit = compare_dims(q, "<=", _add(d, -1)) if mode == "reflect" else compare_dims(d, ">=", 1)
+            parts.append(or_([compare_dims(q, "<=", 0), limit]))
+    return and_(parts)
+
+
+def _scale_dim(d: Any, s: float) -> Any:
+    """``floor(d * s)`` with the float32 product of onnxruntime on ints, exactly on symbols."""
+    if _is_int(d):
+        return int(math.floor(float(np.float32(d) * np.float32(s))))
+    return normalize_dim(sympy.floor(sympy.sympify(d) * sympy.Rational(float(np.float32(s)))))
+
+
+def resize_shape(shape: Any, scales: Any = None, sizes: Any = None, axes: Any = None,
+                 policy: Any = "stretch") -> Any:
+    """Resize's (and Upsample's) output: ``floor(d * scale)`` per axis, or ``sizes``.
+
+    An empty ``scales`` counts as absent (Resize-11 passes sizes beside an empty scales).  With
+    ``keep_aspect_ratio_policy`` not_larger / not_smaller one scale (the min / max of
+    ``sizes[i] / d``) applies to every axis, rounded half up; on symbols that is a fresh dim.
+    """
+    if isinstance(shape, Unknown):
+        return UnknownShape(None)
+    sc, sz = _vec(scales), _vec(sizes)
+    if sc == ():
+        sc = None
+    ax = _axes(axes, len(shape))
+    if ax is None or isinstance(sc, Unknown) or isinstance(sz, Unknown) and sc is None:
+        return _fresh_shape(shape, "resized")
+    out = list(shape)
+    if sc is not None:
+        if len(sc) != len(ax):
+            raise EvalError(f"scales has {len(sc)} values for {len(ax)} axes")
+        for a, s in zip(ax, sc):
+            out[a] = _scale_dim(shape[a], s)
+        return tuple(out)
+    if sz is None:
+        raise EvalError("Resize needs scales or sizes")
+    if len(sz) != len(ax):
+        raise EvalError(f"sizes has {len(sz)} values for {len(ax)} axes")
+    if policy == "stretch":
+        for a, s in zip(ax, sz):
+            out[a] = s
+        return tuple(out)
+    if not all(_is_int(x) for x in sz) or not all(_is_int(shape[a]) for a in ax):
+        return tuple(unknown_dim("resized") if i in ax else d for i, d in enumerate(shape))
+    ratios = [float(np.float32(s) / np.float32(shape[a])) for a, s in zip(ax, sz)]
+    r = min(ratios) if policy == "not_larger" else max(ratios)
+    for a in ax:
+        out[a] = int(math.floor(float(np.float32(r) * np.float32(shape[a])) + 0.5))
+    return tuple(out)
+
+
+def _parse_einsum(equation: str) -> tuple[list[str], str | None]:
+    """``"ij,jk->ik"`` -> (["ij", "jk"], "ik"); ``...`` is kept as the one character ``.``."""
+    eq = "".join(equation.split())
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    out = rhs if arrow else None
+    for t in terms + ([out] if out is not None else []):
+        t2 = t.replace("...", ".", 1)
+        if not all(c.isascii() and c.isalpha() or c == "." for c in t2) or t2.count(".") > 1:
+            raise EvalError(f"Einsum equation {equation!r}: term {t!r} is not letters with at most one '...'")
+    if "->" in rhs:
+        raise EvalError(f"Einsum equation {equation!r} has two '->'")
+    terms = [t.replace("...", ".", 1) for t in terms]
+    if out is not None:
+        out = out.replace("...", ".", 1)
+        if len(set(out)) != len(out):
+            raise EvalError(f"Einsum equation {equation!r}: an output label repeats")
+        seen = set("".join(terms))
+        if any(c not in seen and c != "." for c in out):
+            raise EvalError(f"Einsum equation {equation!r}: an output label is in no input")
+        if "." in out and not any("." in t for t in terms):
+            raise EvalError(f"Einsum equation {equation!r}: '...' in the output but in no input")
+    return terms, out
+
+
+def _einsum_dims(equation: str, shapes: Any) -> tuple[dict, list, list[tuple], str]:
+    """Per label its dims (one per occurrence), the ellipsis dims of each operand, the output labels."""
+    terms, out = _parse_einsum(str(equation))
+    if len(terms) != len(shapes):
+        raise EvalError(f"Einsum equation {equation!r} has {len(terms)} operands, the node {len(shapes)} inputs")
+    labels: dict[str, list] = {}
+    ellipses: list[tuple] = []
+    for t, s in zip(terms, shapes):
+        n = len(t) - ("." in t)
+        if len(s) < n or "." not in t and len(s) != n:
+            raise EvalError(f"Einsum term {t.replace('.', '...')!r} does not fit an input of rank {len(s)}")
+        k = t.find(".")
+        head = t if k < 0 else t[:k]
+        tail = "" if k < 0 else t[k + 1:]
+        ell = () if k < 0 else tuple(s[len(head):len(s) - len(tail)])
+        ellipses.append(ell)
+        for c, d in zip(head, s[:len(head)]):
+            labels.setdefault(c, []).append(d)
+        for c, d in zip(tail, s[len(s) - len(tail):]):
+            labels.setdefault(c, []).append(d)
+    if out is None:   # implicit: the ellipsis, then the labels that occur once, in ASCII order
+        once = sorted(c for c in labels if "".join(terms).count(c) == 1)
+        out = ("." if any(ellipses) or any("." in t for t in terms) else "") + "".join(once)
+    return labels, ellipses, [tuple(e) for e in ellipses], out
+
+
+def einsum_shape(equation: Any, shapes: Any) -> Any:
+    """Einsum's output shape: each output label's dim, the broadcast ellipsis dims in place of ``...``."""
+    from .shapes import broadcast
+    if isinstance(shapes, Unknown) or any(isinstance(s, Unknown) for s in shapes):
+        return UnknownShape(None)
+    labels, _, ellipses, out = _einsum_dims(equation, shapes)
+    ell = broadcast(*ellipses) if ellipses else ()
+    dims: list = []
+    for c in out:
+        if c == ".":
+            dims.extend(ell)
+        else:
+            ds = labels[c]
+            known = [d for d in ds if _is_int(d) and d != 1]
+            dims.append(known[0] if known else next((d for d in ds if not _is_int(d)), ds[0]))
+    return tuple(dims)
+
+
+def einsum_fits(equation: Any, shapes: Any) -> Any:
+    """True when the inputs fit the equation: ranks match the terms, every occurrence of a label
+    has the same dim (a condition on symbols), and the ellipsis dims broadcast.  A malformed
+    equation is False."""
+    from .compile import compare_dims
+    from .shapes import broadcastable
+    if isinstance(shapes, Unknown) or any(isinstance(s, Unknown) for s in shapes):
+        try:
+            _parse_einsum(str(equation))
+        except EvalError:
+            return False
+        return NO_VALUE
+    try:
+        labels, _, ellipses, _ = _einsum_dims(equation, shapes)
+    except EvalError:
+        return False
+    parts = [compare_dims(ds[0], "==", d) for ds in labels.values() for d in ds[1:]]
+    if ellipses:
+        parts.append(broadcastable(*ellipses))
+    return and_(parts)
+
+
+def onehot_depth(depth: Any) -> Any:
+    """OneHot's depth as a dim: an integer value as is (symbols too), a float truncated, else fresh."""
+    v = _vec(depth)
+    if v is None or isinstance(v, Unknown):
+        return unknown_dim("depth")
+    if len(v) != 1:
+        raise EvalError(f"depth must hold one value, not {len(v)}")
+    d = v[0]
+    if isinstance(d, float):
+        return int(d)
+    return normalize_dim(d)
+
+
+def onehot_shape(shape: Any, depth: Any, axis: Any) -> Any:
+    """OneHot's output: ``depth`` inserted into ``shape`` at ``axis`` (of the output, rank + 1)."""
+    if isinstance(shape, Unknown) or not _is_int(axis):
+        return UnknownShape(None)
+    r = len(shape) + 1
+    if not -r <= axis < r:
+        raise EvalError(f"axis {axis} is outside [{-r}, {r - 1}]")
+    a = axis + r if axis < 0 else axis
+    return tuple(shape[:a]) + (depth,) + tuple(shape[a:])
+
+
+def clip_value(v: Any, lo: Any = None, hi: Any = None) -> Any:
+    """Clip of an integer value: ``min(max(v, lo), hi)`` element by element, an absent bound skipped."""
+    v, lo, hi = _value(v), _value(lo), _value(hi)
+    if isinstance(v, (Unknown, np.ndarray)):
+        return NO_VALUE
+    for bound, op in ((lo, "max"), (hi, "min")):
+        if bound is None:
+            continue
+        if isinstance(bound, (Unknown, np.ndarray)):
+            return NO_VALUE
+        if isinstance(bound, tuple):
+            if len(bound) != 1:
+                return NO_VALUE
+            bound = bound[0]
+        v = elementwise(op, v, bound)
+    return v
+
+
+# the functions this module lends the notation (registered by spec/compile.py)
+NOTATION = (pad_shape, pad_fits, resize_shape, einsum_shape, einsum_fits, onehot_depth, onehot_shape, clip_value)
