@@ -255,6 +255,25 @@ def einsum_fits(equation: Any, shapes: Any) -> Any:
     return and_(parts)
 
 
+def quotient(a: Any, b: Any) -> Any:
+    """``a / b`` for a dim that a rule states ``b`` divides: exact on ints (floor), ``a/b`` on symbols
+    when sympy knows it is whole, else ``floor(a/b)`` (equal to ``a/b`` under the rule's condition).
+
+    >>> from shapecheck.types import symbol
+    >>> C = symbol("C")
+    >>> quotient(12, 4), quotient(4 * C, 2), quotient(C, 4)
+    (3, 2*C, floor(C/4))
+    """
+    if isinstance(a, Unknown) or isinstance(b, Unknown):
+        return NO_VALUE
+    if _is_int(a) and _is_int(b):
+        if b == 0:
+            raise EvalError("division by 0")
+        return int(a) // int(b)
+    q = sympy.sympify(a) / b
+    return normalize_dim(q if q.is_integer else sympy.floor(q))
+
+
 def onehot_depth(depth: Any) -> Any:
     """OneHot's depth as a dim: an integer value as is (symbols too), a float truncated, else fresh."""
     v = _vec(depth)
@@ -298,4 +317,4 @@ def clip_value(v: Any, lo: Any = None, hi: Any = None) -> Any:
 
 
 # the functions this module lends the notation (registered by spec/compile.py)
-NOTATION = (pad_shape, pad_fits, resize_shape, einsum_shape, einsum_fits, onehot_depth, onehot_shape, clip_value)
+NOTATION = (pad_shape, pad_fits, quotient, resize_shape, einsum_shape, einsum_fits, onehot_depth, onehot_shape, clip_value)
