@@ -176,8 +176,11 @@ def onehot(indices: np.ndarray, depth: np.ndarray, values: np.ndarray, *, axis: 
 @register("clip")
 def clip(input: np.ndarray, *, min=None, max=None) -> np.ndarray:
     y = input
-    if min is not None:
-        y = np.maximum(y, np.asarray(min, dtype=input.dtype).reshape(()))
-    if max is not None:
-        y = np.minimum(y, np.asarray(max, dtype=input.dtype).reshape(()))
+    with np.errstate(over="ignore"):   # the default bounds of Clip-6 are +-FLT_MAX: inf in float16
+        lo = None if min is None else np.asarray(min).astype(input.dtype).reshape(())
+        hi = None if max is None else np.asarray(max).astype(input.dtype).reshape(())
+    if lo is not None:
+        y = np.maximum(y, lo)
+    if hi is not None:
+        y = np.minimum(y, hi)
     return np.asarray(y, dtype=input.dtype).copy()
