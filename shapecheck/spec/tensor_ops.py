@@ -190,11 +190,13 @@ def _parse_einsum(equation: str) -> tuple[list[str], str | None]:
 
 
 def _einsum_dims(equation: str, shapes: Any) -> tuple[dict, list, list[tuple], str]:
-    """Per label its dims (one per occurrence), the ellipsis dims of each operand, the output labels."""
+    """Per label its dims (one per operand), the pairs of dims a diagonal makes equal, the ellipsis
+    dims of each operand, the output labels."""
     terms, out = _parse_einsum(str(equation))
     if len(terms) != len(shapes):
         raise EvalError(f"Einsum equation {equation!r} has {len(terms)} operands, the node {len(shapes)} inputs")
     labels: dict[str, list] = {}
+    same: list[tuple] = []
     ellipses: list[tuple] = []
     for t, s in zip(terms, shapes):
         n = len(t) - ("." in t)
@@ -205,19 +207,38 @@ def _einsum_dims(equation: str, shapes: Any) -> tuple[dict, list, list[tuple], s
         tail = "" if k < 0 else t[k + 1:]
         ell = () if k < 0 else tuple(s[len(head):len(s) - len(tail)])
         ellipses.append(ell)
-        for c, d in zip(head, s[:len(head)]):
-            labels.setdefault(c, []).append(d)
-        for c, d in zip(tail, s[len(s) - len(tail):]):
-            labels.setdefault(c, []).append(d)
+        mine: dict[str, Any] = {}
+        for c, d in list(zip(head, s[:len(head)])) + list(zip(tail, s[len(s) - len(tail):])):
+            if c in mine:
+                same.append((mine[c], d))   # a label repeated in one operand: its diagonal
+            else:
+                mine[c] = d
+                labels.setdefault(c, []).append(d)
     if out is None:   # implicit: the ellipsis, then the labels that occur once, in ASCII order
         once = sorted(c for c in labels if "".join(terms).count(c) == 1)
         out = ("." if any(ellipses) or any("." in t for t in terms) else "") + "".join(once)
-    return labels, ellipses, [tuple(e) for e in ellipses], out
+    return labels, same, [tuple(e) for e in ellipses], out
+
+
+def _shapes_of(xs: Any) -> Any:
+    """The shapes of a tuple of tensors (Einsum's ``Inputs``) or of shapes; unknown ranks stay Unknown."""
+    if isinstance(xs, Unknown):
+        return xs
+    return tuple((UnknownShape(None) if x.shape is None else tuple(x.shape)) if isinstance(x, TensorVal) else x
+                 for x in xs)
+
+
+def shape_list(shapes: Any) -> Any:
+    """The shapes of a comprehension as one argument: ``einsum_fits(equation, shape_list(x.shape for x
+    in Inputs))`` (a rule that passes the tensors themselves would read their contents)."""
+    return shapes
 
 
 def einsum_shape(equation: Any, shapes: Any) -> Any:
-    """Einsum's output shape: each output label's dim, the broadcast ellipsis dims in place of ``...``."""
+    """Einsum's output shape: each output label's dim, the broadcast ellipsis dims in place of ``...``.
+    ``shapes`` are the inputs' shapes, or the inputs themselves."""
     from .shapes import broadcast
+    shapes = _shapes_of(shapes)
     if isinstance(shapes, Unknown) or any(isinstance(s, Unknown) for s in shapes):
         return UnknownShape(None)
     labels, _, ellipses, out = _einsum_dims(equation, shapes)
@@ -227,18 +248,18 @@ def einsum_shape(equation: Any, shapes: Any) -> Any:
         if c == ".":
             dims.extend(ell)
         else:
-            ds = labels[c]
-            known = [d for d in ds if _is_int(d) and d != 1]
-            dims.append(known[0] if known else next((d for d in ds if not _is_int(d)), ds[0]))
+            dims.append(broadcast(*[(d,) for d in labels[c]])[0])   # a label of dim 1 broadcasts, as in the runtimes
     return tuple(dims)
 
 
 def einsum_fits(equation: Any, shapes: Any) -> Any:
-    """True when the inputs fit the equation: ranks match the terms, every occurrence of a label
-    has the same dim (a condition on symbols), and the ellipsis dims broadcast.  A malformed
-    equation is False."""
+    """True when the inputs fit the equation: ranks match the terms, the dims of every occurrence
+    of a label broadcast (equal, or 1: onnxruntime and onnx.reference both broadcast a label of
+    dim 1), a label repeated in one operand (a diagonal) has equal dims, and the ellipsis dims
+    broadcast.  A malformed equation is False."""
     from .compile import compare_dims
     from .shapes import broadcastable
+    shapes = _shapes_of(shapes)
     if isinstance(shapes, Unknown) or any(isinstance(s, Unknown) for s in shapes):
         try:
             _parse_einsum(str(equation))
@@ -246,10 +267,11 @@ def einsum_fits(equation: Any, shapes: Any) -> Any:
             return False
         return NO_VALUE
     try:
-        labels, _, ellipses, _ = _einsum_dims(equation, shapes)
+        labels, same, ellipses, _ = _einsum_dims(equation, shapes)
     except EvalError:
         return False
-    parts = [compare_dims(ds[0], "==", d) for ds in labels.values() for d in ds[1:]]
+    parts = [compare_dims(a, "==", b) for a, b in same]
+    parts += [broadcastable(*[(d,) for d in ds]) for ds in labels.values()]
     if ellipses:
         parts.append(broadcastable(*ellipses))
     return and_(parts)
@@ -317,4 +339,4 @@ def clip_value(v: Any, lo: Any = None, hi: Any = None) -> Any:
 
 
 # the functions this module lends the notation (registered by spec/compile.py)
-NOTATION = (pad_shape, pad_fits, quotient, resize_shape, einsum_shape, einsum_fits, onehot_depth, onehot_shape, clip_value)
+NOTATION = (pad_shape, pad_fits, quotient, shape_list, resize_shape, einsum_shape, einsum_fits, onehot_depth, onehot_shape, clip_value)
