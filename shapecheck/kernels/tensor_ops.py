@@ -61,6 +61,8 @@ def _source(out_len: int, in_len: int, scale: float, how: str, roi: tuple[float,
         return (x + 0.5) / scale - 0.5 if out_len > 1 else np.zeros(out_len)
     if how == "align_corners":
         return np.zeros(out_len) if out_len == 1 else x * (in_len - 1) / (out_len - 1)
+    if how == "tf_half_pixel_for_nn":
+        return (x + 0.5) / scale
     if how == "asymmetric":
         return x / scale
     if how == "tf_crop_and_resize":

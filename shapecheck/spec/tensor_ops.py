@@ -134,6 +134,8 @@ def resize_shape(shape: Any, scales: Any = None, sizes: Any = None, axes: Any = 
     """
     if isinstance(shape, Unknown):
         return UnknownShape(None)
+    if isinstance(scales, TensorVal) and scales.shape == (0,):
+        scales = None   # an empty scales beside sizes: its contents are known from its shape
     sc, sz = _vec(scales), _vec(sizes)
     if sc == ():
         sc = None
