@@ -117,6 +117,24 @@ def pad_fits(shape: Any, pads: Any, mode: Any = "constant", axes: Any = None) ->
     return and_(parts)
 
 
+def all_at_least(values: Any, bound: Any) -> Any:
+    """True when every number of a float list (an attribute, or a constant input's value) is at
+    least ``bound``; unknown when the values are not known.
+
+    >>> all_at_least((1.0, 2.5), 1), all_at_least((1.0, 0.5), 1)
+    (True, False)
+    """
+    from .logic import UNKNOWN
+    v = _vec(values)
+    if v is None:
+        return True
+    if isinstance(v, Unknown) or isinstance(bound, Unknown):
+        return UNKNOWN
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+        return UNKNOWN
+    return all(float(x) >= float(bound) for x in v)
+
+
 def _scale_dim(d: Any, s: float) -> Any:
     """``floor(d * s)`` with the float32 product of onnxruntime on ints, exactly on symbols."""
     if _is_int(d):
@@ -341,4 +359,4 @@ def clip_value(v: Any, lo: Any = None, hi: Any = None) -> Any:
 
 
 # the functions this module lends the notation (registered by spec/compile.py)
-NOTATION = (pad_shape, pad_fits, quotient, shape_list, resize_shape, einsum_shape, einsum_fits, onehot_depth, onehot_shape, clip_value)
+NOTATION = (pad_shape, pad_fits, quotient, shape_list, all_at_least, resize_shape, einsum_shape, einsum_fits, onehot_depth, onehot_shape, clip_value)
