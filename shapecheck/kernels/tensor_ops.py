@@ -51,25 +51,26 @@ def _source(out_len: int, in_len: int, scale: float, how: str, roi: tuple[float,
     """The input coordinate of each output index along one axis (ONNX's coordinate transformations)."""
     x = np.arange(out_len, dtype=np.float64)
     scale = float(np.float32(scale))
+    length = scale * in_len   # the page's length_resized: in * scale, before the floor
     if how == "half_pixel":
         return (x + 0.5) / scale - 0.5
     if how == "half_pixel_symmetric":
-        adj = out_len / (scale * in_len)
+        adj = out_len / length
         center = in_len / 2
         return center * (1 - adj) + (x + 0.5) / scale - 0.5
     if how == "pytorch_half_pixel":
-        return (x + 0.5) / scale - 0.5 if out_len > 1 else np.zeros(out_len)
+        return (x + 0.5) / scale - 0.5 if length > 1 else np.zeros(out_len)
     if how == "align_corners":
-        return np.zeros(out_len) if out_len == 1 else x * (in_len - 1) / (out_len - 1)
+        return np.zeros(out_len) if length == 1 else x * (in_len - 1) / (length - 1)
     if how == "tf_half_pixel_for_nn":
         return (x + 0.5) / scale
     if how == "asymmetric":
         return x / scale
     if how == "tf_crop_and_resize":
         lo, hi = roi
-        if out_len == 1:
+        if length == 1:
             return np.full(out_len, 0.5 * (lo + hi) * (in_len - 1))
-        return lo * (in_len - 1) + x * (hi - lo) * (in_len - 1) / (out_len - 1)
+        return lo * (in_len - 1) + x * (hi - lo) * (in_len - 1) / (length - 1)
     raise ValueError(f"coordinate_transformation_mode {how!r} is not known")
 
 
@@ -110,12 +111,13 @@ def resize(X: np.ndarray, *, scales=None, sizes=None, axes=None, mode: str = "ne
         n_in, n_out = X.shape[a], out[a]
         if sc is not None:
             s = float(sc[k])
+        elif keep_aspect_ratio_policy == "stretch":
+            s = n_out / n_in
         else:
-            s = n_out / n_in if keep_aspect_ratio_policy == "stretch" else min(out[b] / X.shape[b] for b in ax)
-            if keep_aspect_ratio_policy == "not_smaller":
-                s = max(out[b] / X.shape[b] for b in ax)
+            ratios = [float(np.float32(z) / np.float32(X.shape[b])) for z, b in zip(sz, ax)]
+            s = min(ratios) if keep_aspect_ratio_policy == "not_larger" else max(ratios)
         lohi = (0.0, 1.0) if rois is None else (rois[k], rois[k + len(ax)])
-        src = _source(n_out, n_in, s, coordinate_transformation_mode, lohi)
+        src = _source(n_out, n_in, s, coordinate_transformation_mode, lohi)   # length_resized = s * n_in
         if coordinate_transformation_mode == "tf_crop_and_resize":
             bad = (src < 0) | (src > n_in - 1)
             shape = [1] * r
