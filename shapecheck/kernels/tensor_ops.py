@@ -47,11 +47,14 @@ def pad(data: np.ndarray, *, pads, mode: str = "constant", value=None, axes=None
     return np.pad(x, widths, mode=_NP_PAD[mode])
 
 
-def _source(out_len: int, in_len: int, scale: float, how: str, roi: tuple[float, float]) -> np.ndarray:
-    """The input coordinate of each output index along one axis (ONNX's coordinate transformations)."""
+def _source(out_len: int, in_len: int, scale: float, how: str, roi: tuple[float, float],
+            length: float) -> np.ndarray:
+    """The input coordinate of each output index along one axis (ONNX's coordinate transformations).
+
+    ``length`` is the page's length_resized: ``in * scale`` before the floor when scales are given
+    (as onnx.reference computes it; onnxruntime uses the floored output length), the size when sizes
+    are given."""
     x = np.arange(out_len, dtype=np.float64)
-    scale = float(np.float32(scale))
-    length = scale * in_len   # the page's length_resized: in * scale, before the floor
     if how == "half_pixel":
         return (x + 0.5) / scale - 0.5
     if how == "half_pixel_symmetric":
@@ -114,10 +117,11 @@ def resize(X: np.ndarray, *, scales=None, sizes=None, axes=None, mode: str = "ne
         elif keep_aspect_ratio_policy == "stretch":
             s = n_out / n_in
         else:
-            ratios = [float(np.float32(z) / np.float32(X.shape[b])) for z, b in zip(sz, ax)]
+            ratios = [z / X.shape[b] for z, b in zip(sz, ax)]
             s = min(ratios) if keep_aspect_ratio_policy == "not_larger" else max(ratios)
         lohi = (0.0, 1.0) if rois is None else (rois[k], rois[k + len(ax)])
-        src = _source(n_out, n_in, s, coordinate_transformation_mode, lohi)   # length_resized = s * n_in
+        length = float(n_out) if sc is None and keep_aspect_ratio_policy == "stretch" else s * n_in
+        src = _source(n_out, n_in, s, coordinate_transformation_mode, lohi, length)
         if coordinate_transformation_mode == "tf_crop_and_resize":
             bad = (src < 0) | (src > n_in - 1)
             shape = [1] * r

@@ -177,10 +177,10 @@ def resize_shape(shape: Any, scales: Any = None, sizes: Any = None, axes: Any = 
         return tuple(out)
     if not all(_is_int(x) for x in sz) or not all(_is_int(shape[a]) for a in ax):
         return tuple(unknown_dim("resized") if i in ax else d for i, d in enumerate(shape))
-    ratios = [float(np.float32(s) / np.float32(shape[a])) for a, s in zip(ax, sz)]
+    ratios = [int(s) / int(shape[a]) for a, s in zip(ax, sz)]   # in float64, as onnx.reference and onnxruntime
     r = min(ratios) if policy == "not_larger" else max(ratios)
     for a in ax:
-        out[a] = int(math.floor(float(np.float32(r) * np.float32(shape[a])) + 0.5))
+        out[a] = int(math.floor(r * int(shape[a]) + 0.5))
     return tuple(out)
 
 
