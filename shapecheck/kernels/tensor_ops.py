@@ -70,10 +70,11 @@ def _source(out_len: int, in_len: int, scale: float, how: str, roi: tuple[float,
     if how == "asymmetric":
         return x / scale
     if how == "tf_crop_and_resize":
-        lo, hi = roi
+        lo, hi = (np.float32(v) for v in roi)   # in float32, as both runtimes: 0.2 * 3 + 6 * 0.7 * 3 / 9 is 2
         if length == 1:
-            return np.full(out_len, 0.5 * (lo + hi) * (in_len - 1))
-        return lo * (in_len - 1) + x * (hi - lo) * (in_len - 1) / (length - 1)
+            return np.full(out_len, 0.5 * (lo + hi) * (in_len - 1), np.float32).astype(np.float64)
+        xs = x.astype(np.float32)
+        return (lo * np.float32(in_len - 1) + xs * (hi - lo) * np.float32(in_len - 1) / np.float32(length - 1)).astype(np.float64)
     raise ValueError(f"coordinate_transformation_mode {how!r} is not known")
 
 
