@@ -136,6 +136,16 @@ def test_pad_output_is_symbolic_in_pads_value():
     assert r.status == "invalid" and r.violations[0].constraint == "C6"
 
 
+def test_pad_reflect_after_a_crop_is_refused_as_by_onnxruntime():
+    """onnxruntime crops first: reflect may pad at most d - 1 of what the crop leaves."""
+    x = np.zeros((4, 2), np.float32)
+    pads = np.array([3, 0, -1, 0], np.int64)
+    with pytest.raises(Exception, match="exceeds maximum allowed"):
+        run_ort("Pad", 13, [("data", x), ("pads", pads)], {"mode": "reflect"}, [helper.np_dtype_to_tensor_dtype(x.dtype)])
+    r = shapecheck.infer("Pad", 13, {"data": "float[4,2]", "pads": pads}, {"mode": "reflect"})
+    assert r.status == "invalid" and r.violations[0].constraint == "C6"
+
+
 # ---- Resize and Upsample ---------------------------------------------------------------------
 
 COORDS = ["half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_crop_and_resize"]
@@ -244,6 +254,11 @@ def test_einsum_output_is_exact_over_symbols():
     assert str(r.outputs["Output"]) == "float[N,S]" and r.status == "valid"
     r = shapecheck.infer("Einsum", 12, {"Inputs": ["float[N,3,4]"]}, {"equation": "bii->bi"})
     assert r.status == "invalid"
+    ops = [("x0", np.ones((2, 3, 4), np.float32)), ("x1", np.ones((4, 5), np.float32))]
+    with pytest.raises(Exception, match="Ellipsis"):     # onnxruntime refuses ellipses of two ranks, as C2
+        run_ort("Einsum", 12, ops, {"equation": "...ij,...jk->...ik"}, [helper.np_dtype_to_tensor_dtype(np.dtype(np.float32))])
+    r = shapecheck.infer("Einsum", 12, {"Inputs": ["float[2,3,4]", "float[4,5]"]}, {"equation": "...ij,...jk->...ik"})
+    assert r.status == "invalid" and r.violations[0].constraint == "C2"
 
 
 # ---- OneHot ----------------------------------------------------------------------------------

@@ -95,7 +95,12 @@ def pad_shape(shape: Any, pads: Any, axes: Any = None) -> Any:
 
 def pad_fits(shape: Any, pads: Any, mode: Any = "constant", axes: Any = None) -> Any:
     """True when every padded axis can be padded in ``mode``: reflect needs each positive pad
-    at most ``d - 1`` (onnxruntime's limit), edge and reflect need ``d >= 1`` where a pad is positive."""
+    at most ``d - 1`` (onnxruntime's limit), edge and reflect need ``d >= 1`` where a pad is positive;
+    ``d`` is the axis after the negative pads' crop.
+
+    >>> pad_fits((4, 2), (3, 0, -1, 0), "reflect"), pad_fits((4, 2), (3, 0, 0, 0), "reflect")
+    (False, True)
+    """
     from .compile import compare_dims
     from .logic import UNKNOWN, or_
     if mode not in ("reflect", "edge"):
@@ -110,11 +115,17 @@ def pad_fits(shape: Any, pads: Any, mode: Any = "constant", axes: Any = None) ->
         return False
     parts = []
     for k, a in enumerate(ax):
-        d = shape[a]
-        for q in (p[k], p[k + len(ax)]):
+        pair = (p[k], p[k + len(ax)])
+        d = _add(shape[a], *[_crop(q) for q in pair])   # onnxruntime crops first, then pads what is left
+        for q in pair:
             limit = compare_dims(q, "<=", _add(d, -1)) if mode == "reflect" else compare_dims(d, ">=", 1)
             parts.append(or_([compare_dims(q, "<=", 0), limit]))
     return and_(parts)
+
+
+def _crop(q: Any) -> Any:
+    """The part of a pad that removes elements: ``min(q, 0)``."""
+    return min(int(q), 0) if _is_int(q) else normalize_dim(sympy.Min(sympy.sympify(q), 0))
 
 
 def all_at_least(values: Any, bound: Any) -> Any:
@@ -275,8 +286,8 @@ def einsum_shape(equation: Any, shapes: Any) -> Any:
 def einsum_fits(equation: Any, shapes: Any) -> Any:
     """True when the inputs fit the equation: ranks match the terms, the dims of every occurrence
     of a label broadcast (equal, or 1: onnxruntime and onnx.reference both broadcast a label of
-    dim 1), a label repeated in one operand (a diagonal) has equal dims, and the ellipsis dims
-    broadcast.  A malformed equation is False."""
+    dim 1), a label repeated in one operand (a diagonal) has equal dims, and the ellipses stand for
+    the same number of dims, which broadcast.  A malformed equation is False."""
     from .compile import compare_dims
     from .shapes import broadcastable
     shapes = _shapes_of(shapes)
@@ -290,6 +301,9 @@ def einsum_fits(equation: Any, shapes: Any) -> Any:
         labels, same, ellipses, _ = _einsum_dims(equation, shapes)
     except EvalError:
         return False
+    ranks = {len(e) for e, t in zip(ellipses, _parse_einsum(str(equation))[0]) if "." in t}
+    if len(ranks) > 1:
+        return False   # onnx's inference (and so onnxruntime) wants one ellipsis rank in every operand
     parts = [compare_dims(a, "==", b) for a, b in same]
     parts += [broadcastable(*[(d,) for d in ds]) for ds in labels.values()]
     if ellipses:
