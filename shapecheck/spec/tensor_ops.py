@@ -23,20 +23,9 @@ import numpy as np
 import sympy
 
 from ..types import normalize_dim, unknown_dim
+from .layouts import _is_int, _value
 from .logic import NO_VALUE, EvalError, TensorVal, Unknown, UnknownShape, and_
 from .values import elementwise
-
-
-def _is_int(x: Any) -> bool:
-    return (type(x) is int or isinstance(x, np.integer)) and not isinstance(x, (bool, np.bool_))
-
-
-def _value(x: Any) -> Any:
-    """An input's value (``x.value``) or an attribute's; None (absent) stays None."""
-    if isinstance(x, TensorVal):
-        from .compile import value_of
-        return value_of(x)
-    return x
 
 
 def _vec(v: Any) -> tuple | Unknown | None:
