@@ -159,8 +159,8 @@ def test_resize_matches_onnxruntime(opset, seed):
     # dims and scales whose product is whole: where in * scale has a fraction, onnxruntime and
     # onnx.reference read length_resized differently (runtime-findings TO11)
     h, w = (int(d) for d in rng.choice([2, 4], size=2))
-    mode = "linear" if seed % 2 else "nearest"
-    dt = np.float32 if mode == "linear" or rng.random() < 0.5 else np.uint8
+    mode = ["nearest", "linear", "cubic"][seed % 3]
+    dt = np.float32 if mode != "nearest" or rng.random() < 0.5 else np.uint8
     x = (rng.random((1, 2, h, w)) * 100).astype(dt)
     coords = COORDS + (["half_pixel_symmetric"] if opset >= 19 else [])
     attrs = {"mode": mode, "coordinate_transformation_mode": str(rng.choice(coords))}
@@ -169,6 +169,8 @@ def test_resize_matches_onnxruntime(opset, seed):
     roi = np.array([0, 0, 0.2, 0.1, 1, 1, 0.9, 0.8], np.float32) if attrs["coordinate_transformation_mode"] == "tf_crop_and_resize" else None
     if roi is not None:
         attrs["extrapolation_value"] = 5.0
+    if mode == "cubic":
+        attrs["exclude_outside"] = int(rng.integers(0, 2))
     empty = np.zeros(0, np.float32)
     if roi is not None or rng.random() < 0.5:   # tf_crop_and_resize with sizes: the runtimes differ (TO11)
         scales = np.array([1, 1] + [float(rng.choice([0.5, 1.5, 2.0, 2.5])) for _ in range(2)], np.float32)
