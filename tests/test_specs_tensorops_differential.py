@@ -136,6 +136,12 @@ def test_pad_output_is_symbolic_in_pads_value():
     assert r.status == "invalid" and r.violations[0].constraint == "C6"
 
 
+def test_pad_of_strings_fills_empty_strings():
+    """The page's default for strings (onnxruntime has no string kernel, onnx.reference pads 0: TO12)."""
+    out = shapecheck.execute("Pad", 13, {"data": np.array(["a", "b"], dtype=object), "pads": np.array([1, 0])})
+    assert out["output"].tolist() == ["", "a", "b"]
+
+
 def test_pad_reflect_after_a_crop_is_refused_as_by_onnxruntime():
     """onnxruntime crops first: reflect may pad at most d - 1 of what the crop leaves."""
     x = np.zeros((4, 2), np.float32)

@@ -41,8 +41,9 @@ def pad(data: np.ndarray, *, pads, mode: str = "constant", value=None, axes=None
     x = data[crop]
     widths = [(max(b, 0), max(e, 0)) for b, e in zip(begin, end)]
     if mode == "constant":
-        v = 0 if value is None else np.asarray(value).reshape(-1)
-        fill = v if np.isscalar(v) else (v[0] if v.size else 0)
+        zero = "" if data.dtype.kind == "O" else 0   # a string tensor pads with empty strings
+        v = zero if value is None else np.asarray(value).reshape(-1)
+        fill = v if np.isscalar(v) else (v[0] if v.size else zero)
         return np.pad(x, widths, mode="constant", constant_values=np.array(fill).astype(data.dtype))
     return np.pad(x, widths, mode=_NP_PAD[mode])
 
