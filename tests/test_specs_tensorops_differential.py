@@ -326,3 +326,33 @@ def test_clip_keeps_the_value_of_an_integer_shape_tensor():
     assert str(r.outputs["output"]) == "int64[3] = [Min(8,Max(1,N)), 1, 8]"
     out = shapecheck.execute("Clip", 13, {"input": np.array([5, 0, 20]), "min": np.array(1), "max": np.array(8)})
     assert out["output"].tolist() == [5, 1, 8]
+
+
+# ---- a graph ------------------------------------------------------------------------------------
+
+def test_graph_of_tensor_ops_stays_exact_over_symbols():
+    """Resize to sizes computed from Shape, a reflect Pad, an Einsum and a Clip: every output is exact
+    over the input's dims, and onnxruntime's run of the model at one size agrees."""
+    import onnxruntime as ort
+    from onnx import TensorProto as T
+    from onnx import numpy_helper as nh
+    mk = helper.make_node
+    nodes = [mk("Shape", ["x"], ["s"]), mk("Gather", ["s", "i2"], ["hh"]), mk("Mul", ["hh", "two"], ["h2"]),
+             mk("Gather", ["s", "i3"], ["ww"]), mk("Mul", ["ww", "two"], ["w2"]), mk("Slice", ["s", "z", "two"], ["nc"]),
+             mk("Concat", ["nc", "h2", "w2"], ["sz"], axis=0), mk("Resize", ["x", "", "", "sz"], ["y"], mode="nearest"),
+             mk("Pad", ["y", "pads"], ["p"], mode="reflect"), mk("Einsum", ["p", "p"], ["e"], equation="nchw,nchv->ncwv"),
+             mk("Clip", ["e", "lo"], ["c"])]
+    inits = [nh.from_array(np.array([2]), "i2"), nh.from_array(np.array([3]), "i3"), nh.from_array(np.array([2]), "two"),
+             nh.from_array(np.array([0]), "z"), nh.from_array(np.array([0, 0, 1, 1, 0, 0, 1, 1]), "pads"),
+             nh.from_array(np.array(0, np.float32), "lo")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", T.FLOAT, ["N", "C", "H", "W"])],
+                          [helper.make_tensor_value_info("c", T.FLOAT, None)], initializer=inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 19)], ir_version=8)
+    rep = shapecheck.check_model(m)
+    outs = [list(n.outputs.values())[0] for n in rep.nodes]
+    assert outs[7:] == ["float[N,C,2*H,2*W]", "float[N,C,2*H+2,2*W+2]", "float[N,C,2*W+2,2*W+2]", "float[N,C,2*W+2,2*W+2]"]
+    assert [n.status for n in rep.nodes].count("invalid") == 0
+    assert any("H" in str(c) for c in rep.nodes[8].conditions)       # reflect needs 2*H >= 2: H >= 1
+    x = np.random.default_rng(0).random((1, 2, 3, 4)).astype(np.float32)
+    got = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    assert got.shape == (1, 2, 2 * 4 + 2, 2 * 4 + 2)
