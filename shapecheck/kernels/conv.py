@@ -9,7 +9,7 @@ tests compare with onnxruntime within a tolerance.  Output sizes and SAME pads c
 >>> x = np.arange(1, 5, dtype=np.float32).reshape(1, 1, 4)
 >>> conv(x, np.ones((1, 1, 3), np.float32), None).tolist()
 [[[6.0, 9.0]]]
->>> max_pool(x, kernel_shape=(2,), strides=(2,))[0].tolist()
+>>> max_pool(x, kernel_shape=(2,), strides=(2,)).tolist()
 [[[2.0, 4.0]]]
 """
 from __future__ import annotations
@@ -125,7 +125,19 @@ def conv_transpose(X: np.ndarray, W: np.ndarray, B: np.ndarray | None, *, out_sh
     return res.astype(X.dtype)
 
 
-@register("max_pool")
+@register("pool")
+def pool(X: np.ndarray, *, how: str, kernel_shape, strides=None, pads=None, dilations=None, auto_pad: str = "NOTSET",
+         ceil_mode: int = 0, count_include_pad: int = 0, p=2, storage_order: int = 0, n_out: int = 1):
+    """MaxPool (``how`` = "max"), AveragePool ("avg") or LpPool ("lp"): one kind for the pool family."""
+    common = dict(kernel_shape=kernel_shape, strides=strides, pads=pads, dilations=dilations, auto_pad=auto_pad,
+                  ceil_mode=ceil_mode)
+    if how == "max":
+        return max_pool(X, storage_order=storage_order, n_out=n_out, **common)
+    if how == "avg":
+        return avg_pool(X, count_include_pad=count_include_pad, **common)
+    return lp_pool(X, p=p, **common)
+
+
 def max_pool(X: np.ndarray, *, kernel_shape, strides=None, pads=None, dilations=None, auto_pad: str = "NOTSET",
              ceil_mode: int = 0, storage_order: int = 0, n_out: int = 1):
     """The window maximum and (second output) its flat index into X: row-major over (N, C, spatial),
@@ -140,7 +152,7 @@ def max_pool(X: np.ndarray, *, kernel_shape, strides=None, pads=None, dilations=
     y = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0].astype(X.dtype) if flat.size else \
         np.zeros(X.shape[:2] + outs, X.dtype)
     if int(n_out) < 2:
-        return (y,)
+        return y
     ks = tuple(int(g[1]) for g in geo)
     kk = np.unravel_index(arg, ks)
     grid = np.indices(outs, dtype=np.int64)
@@ -155,7 +167,6 @@ def max_pool(X: np.ndarray, *, kernel_shape, strides=None, pads=None, dilations=
     return y, index.astype(np.int64)
 
 
-@register("avg_pool")
 def avg_pool(X: np.ndarray, *, kernel_shape, strides=None, pads=None, dilations=None, auto_pad: str = "NOTSET",
              ceil_mode: int = 0, count_include_pad: int = 0) -> np.ndarray:
     """The window mean over the cells inside the input (count_include_pad: inside the input and
@@ -170,7 +181,6 @@ def avg_pool(X: np.ndarray, *, kernel_shape, strides=None, pads=None, dilations=
         return (total / count).astype(X.dtype)
 
 
-@register("lp_pool")
 def lp_pool(X: np.ndarray, *, kernel_shape, p=2, strides=None, pads=None, dilations=None, auto_pad: str = "NOTSET",
             ceil_mode: int = 0) -> np.ndarray:
     """``(sum over the window of |x|^p) ^ (1/p)``; padding cells add nothing."""

@@ -37,16 +37,17 @@ def _opaque(x: Any) -> bool:
 
 
 def spatial(v: Any, n: Any, default: Any) -> Any:
-    """An attribute's per-axis values, or ``default`` repeated ``n`` times when it is absent.
+    """An attribute's per-axis values, or ``default`` repeated ``n`` times when it is absent (None,
+    or ``()``: what a version without the attribute passes, ``dil = "[]"``).
 
-    >>> spatial(None, 2, 1), spatial((2, 3), 2, 1)
-    ((1, 1), (2, 3))
+    >>> spatial(None, 2, 1), spatial((2, 3), 2, 1), spatial((), 1, 1)
+    ((1, 1), (2, 3), (1,))
     """
     if isinstance(n, Unknown):
         return n
     if not _is_int(n):
         raise NeedInt(n)
-    return (default,) * int(n) if v is None else tuple(v)
+    return (default,) * int(n) if v is None or v == () else tuple(v)
 
 
 def effective_kernel(k: Any, d: Any = 1) -> Any:
