@@ -194,6 +194,16 @@ def conv_transpose_shape(shape: Any, kernel: Any, strides: Any = None, pads: Any
     return tuple(f if _opaque(f) else normalize_dim(f - pads[i] - pads[i + n]) for i, f in enumerate(full))
 
 
+def unpool_shape(shape: Any, kernel: Any, strides: Any = None, pads: Any = None) -> Any:
+    """MaxUnpool's default output spatial sizes: ``s * (h - 1) + k - pad_begin - pad_end``, the input
+    size of the MaxPool it inverts.
+
+    >>> unpool_shape((2, 2), (2, 2), (2, 2), (0, 0, 0, 0))
+    (4, 4)
+    """
+    return conv_transpose_shape(shape, kernel, strides, pads)
+
+
 def resolve_pads(h: int, k: int, s: int, d: int, pb: int, pe: int, auto_pad: str) -> tuple[int, int]:
     """Concrete (begin, end) pads of one axis of Conv or a pool, auto_pad applied (for the kernels):
     ``SAME_*`` splits ``max(0, (ceil(h/s) - 1) * s + ek - h)``, the odd one at the end (UPPER) or
@@ -212,4 +222,5 @@ def resolve_pads(h: int, k: int, s: int, d: int, pb: int, pe: int, auto_pad: str
 
 
 # the functions this module lends the notation (registered by spec/compile.py)
-NOTATION = (spatial, effective_kernel, conv_out, same_out, pool_shape, transpose_full, conv_transpose_shape,)
+NOTATION = (spatial, effective_kernel, conv_out, same_out, pool_shape, transpose_full, conv_transpose_shape,
+            unpool_shape,)
