@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spec.conv import conv_out, resolve_pads, same_out, spatial, transpose_full
+from ..spec.conv import pool_shape, resolve_pads, spatial, transpose_full
 from . import register
 
 
@@ -24,12 +24,12 @@ def _geometry(xshape: tuple, kernel: tuple, strides, pads, dilations, auto_pad: 
     """Per spatial axis: (h, k, s, d, pb, pe, out) with auto_pad resolved."""
     n = len(xshape)
     strides, dilations, pads = spatial(strides, n, 1), spatial(dilations, n, 1), spatial(pads, 2 * n, 0)
+    sizes = pool_shape(tuple(xshape), tuple(kernel), strides, pads, dilations, auto_pad or "NOTSET", ceil_mode)
     out = []
     for i, h in enumerate(xshape):
         k, s, d = int(kernel[i]), int(strides[i]), int(dilations[i])
         pb, pe = resolve_pads(h, k, s, d, int(pads[i]), int(pads[i + n]), auto_pad or "NOTSET")
-        o = same_out(h, s) if auto_pad in ("SAME_UPPER", "SAME_LOWER") else conv_out(h, k, s, d, pb, pe, ceil_mode)
-        out.append((h, k, s, d, pb, pe, max(int(o), 0)))
+        out.append((h, k, s, d, pb, pe, max(int(sizes[i]), 0)))
     return out
 
 

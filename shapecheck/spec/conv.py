@@ -118,6 +118,35 @@ def same_out(h: Any, s: Any) -> Any:
     return normalize_dim(sympy.ceiling(sympy.sympify(h) / int(s)))
 
 
+def _same_pool(h: Any, k: Any, s: int, d: int, ceil_mode: Any) -> Any:
+    """A SAME_* output size as onnxruntime computes it: the pads from the undilated kernel, the
+    windows dilated, so ``ceil(h / s) - floor_or_ceil((k - 1) * (d - 1) / s)`` (ceil in ceil_mode);
+    ``ceil(h / s)`` when d = 1 (the page's value, for Conv and every pool)."""
+    if int(d) == 1:
+        return same_out(h, s)
+    if not _is_int(k):
+        raise NeedInt(k)
+    lost = (int(k) - 1) * (int(d) - 1)
+    q = lost // int(s) if int(ceil_mode) else -(-lost // int(s))
+    out = same_out(h, s)
+    return out if isinstance(out, Unknown) or is_unknown(out) else normalize_dim(out - q)
+
+
+def same_pad(h: Any, k: Any, s: Any) -> Any:
+    """The total SAME_* padding before it is clamped at 0: ``(ceil(h / s) - 1) * s + k - h``, with the
+    undilated kernel (as onnxruntime computes it); negative when the last window ends before the input.
+
+    >>> same_pad(6, 1, 4), same_pad(5, 2, 3)
+    (-1, 0)
+    """
+    out = same_out(h, s)
+    if isinstance(out, Unknown) or isinstance(k, Unknown):
+        return out if isinstance(out, Unknown) else k
+    if is_unknown(out):
+        return unknown_dim("pad")
+    return normalize_dim((out - 1) * int(s) + k - h)
+
+
 def _attrs(shape: Any, kernel: Any, strides: Any, pads: Any, dilations: Any):
     n = len(shape)
     kernel = tuple(kernel)
@@ -145,7 +174,7 @@ def pool_shape(shape: Any, kernel: Any, strides: Any = None, pads: Any = None, d
     if auto_pad not in AUTO_PADS:
         raise EvalError(f"auto_pad {auto_pad!r} is not one of {', '.join(AUTO_PADS)}")
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        return tuple(same_out(h, s) for h, s in zip(shape, strides))
+        return tuple(_same_pool(shape[i], kernel[i], strides[i], dilations[i], ceil_mode) for i in range(n))
     if auto_pad == "VALID":
         pads = (0,) * (2 * n)
     return tuple(conv_out(shape[i], kernel[i], strides[i], dilations[i], pads[i], pads[i + n], ceil_mode)
@@ -175,7 +204,7 @@ def transpose_full(shape: Any, kernel: Any, strides: Any = None, dilations: Any 
 def conv_transpose_shape(shape: Any, kernel: Any, strides: Any = None, pads: Any = None, dilations: Any = None,
                          auto_pad: Any = "NOTSET", output_padding: Any = None, output_shape: Any = None) -> Any:
     """ConvTranspose's output spatial sizes: ``output_shape`` when given (its last spatial values),
-    ``h * s`` under ``SAME_*``, else the unpadded size less the pads (none under ``VALID``).
+    ``min(h * s, unpadded size)`` under ``SAME_*`` (onnxruntime clamps the total pad at 0), else the unpadded size less the pads (none under ``VALID``).
 
     >>> conv_transpose_shape((4,), (3,), (2,), None, None, "SAME_UPPER"), conv_transpose_shape((4,), (3,), (2,), (1, 1))
     ((8,), (7,))
@@ -187,11 +216,18 @@ def conv_transpose_shape(shape: Any, kernel: Any, strides: Any = None, pads: Any
         return tuple(int(v) for v in tuple(output_shape)[-n:]) if n else ()
     full = transpose_full(shape, kernel, strides, dilations, output_padding)
     _, _, strides, pads, _ = _attrs(shape, kernel, strides, pads, dilations)
-    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        return tuple(unknown_dim("conv") if _opaque(h) else normalize_dim(h * s) for h, s in zip(shape, strides))
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):      # D * s, but never past the unpadded size (onnxruntime)
+        return tuple(f if _opaque(f) or _opaque(h) else _clip_same(h * s, f) for h, s, f in zip(shape, strides, full))
     if auto_pad == "VALID":
         return full
     return tuple(f if _opaque(f) else normalize_dim(f - pads[i] - pads[i + n]) for i, f in enumerate(full))
+
+
+def _clip_same(target: Any, full: Any) -> Any:
+    diff = normalize_dim(sympy.sympify(full - target))
+    if _is_int(diff):
+        return normalize_dim(target + min(diff, 0))
+    return normalize_dim(sympy.Min(target, full))
 
 
 def unpool_shape(shape: Any, kernel: Any, strides: Any = None, pads: Any = None) -> Any:
@@ -206,8 +242,8 @@ def unpool_shape(shape: Any, kernel: Any, strides: Any = None, pads: Any = None)
 
 def resolve_pads(h: int, k: int, s: int, d: int, pb: int, pe: int, auto_pad: str) -> tuple[int, int]:
     """Concrete (begin, end) pads of one axis of Conv or a pool, auto_pad applied (for the kernels):
-    ``SAME_*`` splits ``max(0, (ceil(h/s) - 1) * s + ek - h)``, the odd one at the end (UPPER) or
-    the beginning (LOWER).
+    ``SAME_*`` splits ``max(0, (ceil(h/s) - 1) * s + k - h)`` (the undilated kernel, as onnxruntime
+    does), the odd one at the end (UPPER) or the beginning (LOWER).
 
     >>> resolve_pads(4, 3, 2, 1, 0, 0, "SAME_UPPER"), resolve_pads(4, 3, 2, 1, 0, 0, "SAME_LOWER")
     ((0, 1), (1, 0))
@@ -215,12 +251,12 @@ def resolve_pads(h: int, k: int, s: int, d: int, pb: int, pe: int, auto_pad: str
     if auto_pad == "VALID":
         return 0, 0
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        total = max(0, (same_out(h, s) - 1) * s + effective_kernel(k, d) - h)
+        total = max(0, same_pad(h, k, s))
         small, big = total // 2, total - total // 2
         return (small, big) if auto_pad == "SAME_UPPER" else (big, small)
     return pb, pe
 
 
 # the functions this module lends the notation (registered by spec/compile.py)
-NOTATION = (spatial, effective_kernel, conv_out, same_out, pool_shape, transpose_full, conv_transpose_shape,
+NOTATION = (spatial, effective_kernel, conv_out, same_out, same_pad, pool_shape, transpose_full, conv_transpose_shape,
             unpool_shape,)
