@@ -56,7 +56,7 @@ def _windows(X: np.ndarray, geo: list):
 
 
 def _letters(n: int, start: int) -> str:
-    return "".join(chr(ord("a") + start + i) for i in range(n))
+    return "".join(chr(ord("A") + start + i) for i in range(n))
 
 
 @register("conv")
@@ -146,14 +146,13 @@ def max_pool(X: np.ndarray, *, kernel_shape, strides=None, pads=None, dilations=
     geo = _geometry(X.shape[2:], kernel_shape, strides, pads, dilations, auto_pad, int(ceil_mode))
     vals, m_in, _, _ = _windows(X, geo)
     v = np.where(m_in, vals.astype(np.float64), -np.inf)
-    outs = tuple(g[6] for g in geo)
-    flat = v.reshape(X.shape[:2] + outs + (-1,))
-    arg = flat.argmax(axis=-1) if flat.shape[-1] else np.zeros(flat.shape[:-1], np.int64)
+    outs, ks = tuple(g[6] for g in geo), tuple(int(g[1]) for g in geo)
+    flat = v.reshape(X.shape[:2] + outs + (int(np.prod(ks, dtype=np.int64)),))
+    arg = flat.argmax(axis=-1) if flat.size else np.zeros(flat.shape[:-1], np.int64)
     y = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0].astype(X.dtype) if flat.size else \
         np.zeros(X.shape[:2] + outs, X.dtype)
     if int(n_out) < 2:
         return y
-    ks = tuple(int(g[1]) for g in geo)
     kk = np.unravel_index(arg, ks)
     grid = np.indices(outs, dtype=np.int64)
     hs = X.shape[2:]
