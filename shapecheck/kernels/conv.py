@@ -110,7 +110,7 @@ def conv_transpose(X: np.ndarray, W: np.ndarray, B: np.ndarray | None, *, out_sh
         shape[i], shape[n + i] = hs[i], ks[i]
         pos = np.arange(hs[i])[:, None] * strides[i] + np.arange(ks[i])[None, :] * dilations[i]
         idx.append(np.broadcast_to(pos.reshape(shape), hs + ks))
-    np.add.at(y, (slice(None), slice(None)) + tuple(idx), contrib)
+    np.add.at(y, (slice(None), slice(None), *idx), contrib)  # type: ignore[arg-type]
     out_sp = tuple(int(v) for v in tuple(out_shape)[2:])
     res = np.zeros((N, M) + out_sp, np.float64)
     src, dst = [slice(None)] * 2, [slice(None)] * 2
@@ -156,7 +156,7 @@ def max_pool(X: np.ndarray, *, kernel_shape, strides=None, pads=None, dilations=
     kk = np.unravel_index(arg, ks)
     grid = np.indices(outs, dtype=np.int64)
     hs = X.shape[2:]
-    index: np.ndarray | int = 0
+    index = np.zeros(arg.shape, np.int64)
     for i in (range(n - 1, -1, -1) if int(storage_order) else range(n)):   # spatial offset, in storage order
         h, k, s, d, pb, pe, o = geo[i]
         index = index * h + grid[i] * s + kk[i] * d - pb
