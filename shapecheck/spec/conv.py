@@ -181,6 +181,39 @@ def pool_shape(shape: Any, kernel: Any, strides: Any = None, pads: Any = None, d
                  for i in range(n))
 
 
+def min_input(kernel: Any, strides: Any = None, pads: Any = None, dilations: Any = None, auto_pad: Any = "NOTSET",
+              ceil_mode: Any = 0, at_least: Any = 1) -> Any:
+    """Per spatial axis, the least input size D for which ``pool_shape`` gives ``at_least`` outputs or
+    more: a condition on the input's own dim (``H >= 3``) instead of one on the floor expression.
+
+    Explicit pads: ``(m-1)*s + ek - pb - pe`` (floor); in ceil_mode also ``(m-1)*s + 1 - pb`` (the last
+    window starts inside the input or its left pad) and ``s - 1`` less; SAME_*: ``(m+q-1)*s + 1``.
+
+    >>> min_input((3, 3), (2, 2), (1, 1, 1, 1)), min_input((3,), (2,), None, None, "NOTSET", 1, 0)
+    ((1, 1), (0,))
+    """
+    if isinstance(kernel, Unknown):
+        return UnknownShape(None)
+    n = len(tuple(kernel))
+    _, kernel, strides, pads, dilations = _attrs((0,) * n, kernel, strides, pads, dilations)
+    m, out = int(at_least), []
+    for i in range(n):
+        k, s, d = kernel[i], int(strides[i]), int(dilations[i])
+        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            lost = 0 if d == 1 else (int(k) - 1) * (d - 1)
+            q = lost // s if int(ceil_mode) else -(-lost // s)
+            out.append((m + q - 1) * s + 1)
+            continue
+        pb, pe = (0, 0) if auto_pad == "VALID" else (int(pads[i]), int(pads[i + n]))
+        lo = normalize_dim((m - 1) * s + effective_kernel(k, d) - pb - pe)
+        if int(ceil_mode):
+            lo = normalize_dim(lo - s + 1)
+            start = (m - 1) * s + 1 - pb
+            lo = max(lo, start) if _is_int(lo) else normalize_dim(sympy.Max(lo, start))
+        out.append(lo)
+    return tuple(out)
+
+
 def transpose_full(shape: Any, kernel: Any, strides: Any = None, dilations: Any = None,
                    output_padding: Any = None) -> Any:
     """ConvTranspose's unpadded output sizes: ``s * (h - 1) + output_padding + (k - 1) * d + 1``.
@@ -198,6 +231,31 @@ def transpose_full(shape: Any, kernel: Any, strides: Any = None, dilations: Any 
     for h, k, s, d, o in zip(shape, kernel, strides, dilations, op):
         out.append(unknown_dim("conv") if _opaque(h) or _opaque(k) else
                    normalize_dim(s * (h - 1) + o + effective_kernel(k, d)))
+    return tuple(out)
+
+
+def transpose_min_input(kernel: Any, strides: Any = None, pads: Any = None, dilations: Any = None,
+                        auto_pad: Any = "NOTSET", output_padding: Any = None) -> Any:
+    """Per spatial axis, the least input size D for which ConvTranspose (without output_shape) gives
+    an output of 1 or more: ``ceil((1 + pb + pe - output_padding - ek) / s) + 1``; 1 under SAME_*.
+
+    >>> transpose_min_input((3,), (1,), (3, 3)), transpose_min_input((3,), (2,), None, None, "SAME_UPPER")
+    ((5,), (1,))
+    """
+    if isinstance(kernel, Unknown):
+        return UnknownShape(None)
+    n = len(tuple(kernel))
+    _, kernel, strides, pads, dilations = _attrs((0,) * n, kernel, strides, pads, dilations)
+    op = spatial(output_padding, n, 0)
+    out = []
+    for i in range(n):
+        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            out.append(1)
+            continue
+        pb, pe = (0, 0) if auto_pad == "VALID" else (int(pads[i]), int(pads[i + n]))
+        need = 1 + pb + pe - int(op[i]) - effective_kernel(kernel[i], dilations[i])
+        s = int(strides[i])
+        out.append(normalize_dim((-(-need // s) if _is_int(need) else sympy.ceiling(sympy.sympify(need) / s)) + 1))
     return tuple(out)
 
 
@@ -258,5 +316,5 @@ def resolve_pads(h: int, k: int, s: int, d: int, pb: int, pe: int, auto_pad: str
 
 
 # the functions this module lends the notation (registered by spec/compile.py)
-NOTATION = (spatial, effective_kernel, conv_out, same_out, same_pad, pool_shape, transpose_full, conv_transpose_shape,
+NOTATION = (spatial, effective_kernel, conv_out, same_out, same_pad, pool_shape, min_input, transpose_min_input, transpose_full, conv_transpose_shape,
             unpool_shape,)
