@@ -301,3 +301,25 @@ def test_onnxruntime_refusals_are_refuted(op, opset, shapes, attrs, cid):
     with pytest.raises(ConstraintError) as exc:
         shapecheck.execute(op, opset, dict(inputs), attrs)
     assert exc.value.constraint == cid, exc.value
+
+
+def test_size_conditions_match_the_size_formulas():
+    """The rules state output sizes >= m as conditions on the input dim (min_input): exhaustively on
+    small attributes, D >= the bound exactly when the formula gives m or more."""
+    import itertools
+
+    from shapecheck.spec.conv import conv_transpose_shape, min_input, pool_shape, transpose_min_input
+    for k, s, d, pb, pe, cm, m, ap in itertools.product(range(1, 4), range(1, 4), range(1, 3), range(3), range(3),
+                                                        (0, 1), (0, 1), ("NOTSET", "VALID", "SAME_UPPER")):
+        if cm and max(pb, pe) >= k:
+            continue                                # pads below the kernel (C5) in ceil_mode
+        lo = min_input((k,), (s,), (pb, pe), (d,), ap, cm, m)[0]
+        for h in range(16):
+            assert (pool_shape((h,), (k,), (s,), (pb, pe), (d,), ap, cm)[0] >= m) == (h >= lo), (k, s, d, pb, pe, cm, ap, h)
+    for k, s, d, pb, pe, op, ap in itertools.product(range(1, 4), range(1, 4), range(1, 3), range(4), range(4), range(3),
+                                                      ("NOTSET", "VALID", "SAME_LOWER")):
+        if op < s:
+            lo = transpose_min_input((k,), (s,), (pb, pe), (d,), ap, (op,))[0]
+            for h in range(12):
+                out = conv_transpose_shape((h,), (k,), (s,), (pb, pe), (d,), ap, (op,))[0]
+                assert (out >= 1) == (h >= lo), (k, s, d, pb, pe, op, ap, h)
