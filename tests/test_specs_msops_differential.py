@@ -1,0 +1,233 @@
+"""The attention and onnxruntime-contrib specs (ONNX Attention-23/24, RotaryEmbedding-23, the
+com.microsoft ops and ai.onnx SimplifiedLayerNormalization) against onnxruntime 1.32 on seeded random
+cases: output values (within a float tolerance: the kernels compute in float64), dtypes and shapes
+from shapecheck.execute, and the solver's inferred output types, on concrete dims and with the first
+input's dims as symbols. Ops without a kernel (GroupQueryAttention, MultiHeadAttention, MatMulNBits,
+EmbedLayerNormalization) are confirmed through onnxruntime: the inferred types must be the run's.
+"""
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+from onnx import helper
+
+import shapecheck
+from shapecheck.solver import solve
+from shapecheck.spec.load import default_registry
+from shapecheck.types import dtype_of_array, symbol
+
+from .layout_harness import check_inferred
+
+ort.set_default_logger_severity(3)
+REG = default_registry()
+MS = "com.microsoft"
+
+
+def _type(a: np.ndarray) -> str:
+    return f"{dtype_of_array(a)}[{','.join(map(str, a.shape))}]"
+
+
+def _code(dt) -> int:
+    return helper.np_dtype_to_tensor_dtype(np.dtype(dt))
+
+
+def run_ort(op: str, opset: int, inputs: list, attrs: dict, out_types: list, domain: str = "") -> list[np.ndarray]:
+    """One-node model in onnxruntime; ``inputs`` are (name, array or None); a None out type skips that output."""
+    names = [n if a is not None else "" for n, a in inputs]
+    while names and not names[-1]:
+        names.pop()
+    vis = [helper.make_tensor_value_info(n, _code(a.dtype), list(a.shape)) for n, a in inputs if a is not None]
+    outs = [f"out{i}" if t is not None else "" for i, t in enumerate(out_types)]
+    node = helper.make_node(op, names, outs, domain=domain, **attrs)
+    graph = helper.make_graph([node], "g", vis, [helper.make_tensor_value_info(o, t, None)
+                                                 for o, t in zip(outs, out_types) if o])
+    imports = [helper.make_opsetid("", opset)] + ([helper.make_opsetid(domain, 1)] if domain else [])
+    model = helper.make_model(graph, opset_imports=imports, ir_version=10)
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return sess.run(None, {n: a for n, a in inputs if a is not None})
+
+
+def compare(op: str, opset: int, inputs: list, attrs: dict, out_types: list, *, domain: str = "",
+            execute: bool = True, tol: float = 1e-4) -> None:
+    """onnxruntime against execute (values) and solve (types, concrete and symbolic)."""
+    want = run_ort(op, opset, inputs, attrs, out_types, domain)
+    feeds = {n: a for n, a in inputs if a is not None}
+    spec = REG.resolve(op, opset, domain or None)
+    if execute:
+        got = list(shapecheck.execute(op, opset, feeds, attrs, output_count=len(out_types), domain=domain or None).values())
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype and g.shape == w.shape, (op, g.dtype, g.shape, w.dtype, w.shape)
+            t = 2e-2 if w.dtype == np.float16 else tol
+            low = float(np.finfo(w.dtype).min)   # MS4: onnxruntime writes a masked score as the lowest finite value
+            np.testing.assert_allclose(np.maximum(g.astype(np.float64), low), np.maximum(w.astype(np.float64), low),
+                                       rtol=t, atol=t)
+    types = {n: _type(a) for n, a in feeds.items()}
+    res = solve(spec, types, attrs, output_count=len(out_types))
+    assert res.status == "valid", (res.violations, res.conditions)
+    wanted = [w for w in want]
+    outs = [t for t, o in zip(res.outputs.values(), out_types) if o is not None]
+    for t, w in zip(outs, wanted):
+        assert t.dtype == dtype_of_array(w) and t.shape == w.shape, (str(t), _type(w))
+    name, arr = inputs[0]                     # again with the first input's dims as symbols
+    types[name] = f"{dtype_of_array(arr)}[{','.join(f'D{i}' for i in range(arr.ndim))}]"
+    res = solve(spec, types, attrs, output_count=len(out_types))
+    assert res.status in ("valid", "conditional"), res.violations
+    outs = [t for t, o in zip(res.outputs.values(), out_types) if o is not None]
+    for t, w in zip(outs, wanted):
+        assert t.shape is not None, str(t)
+        check_inferred(t, w, {symbol(f"D{i}"): n for i, n in enumerate(arr.shape)}, False)
+
+
+def _rng(*key) -> np.random.Generator:
+    return np.random.default_rng(zlib.crc32("-".join(map(str, key)).encode()))
+
+
+def _f(rng, shape, dt=np.float32):
+    return rng.standard_normal(shape).astype(dt)
+
+
+# ---------------------------------------------------------------- ONNX Attention
+
+ATT_CASES = [(v, s) for v in (23, 24) for s in range(14)]
+
+
+@pytest.mark.parametrize("opset,seed", ATT_CASES, ids=[f"Attention-{v}-{s}" for v, s in ATT_CASES])
+def test_attention_matches_onnxruntime(opset, seed):
+    rng = _rng("att", opset, seed)
+    b, kvh = int(rng.integers(1, 3)), int(rng.choice([1, 2]))
+    qh = kvh * int(rng.choice([1, 2]))
+    s, kv, hs, vhs = int(rng.integers(1, 4)), int(rng.integers(1, 5)), int(rng.choice([4, 8])), int(rng.choice([4, 6]))
+    dt = np.float32 if rng.random() < 0.8 else np.float16
+    three_d = rng.random() < 0.4
+    past = int(rng.integers(1, 4)) if rng.random() < 0.4 else 0
+    nonpad = opset >= 24 and not past and rng.random() < 0.5
+    causal = rng.random() < 0.5
+    if causal and past:
+        s = max(s, 2)             # MS6: onnxruntime drops the causal mask of a one-token query
+    attrs = {"is_causal": 1} if causal else {}
+    if three_d:
+        q, k, v = _f(rng, (b, s, qh * hs), dt), _f(rng, (b, kv, kvh * hs), dt), _f(rng, (b, kv, kvh * vhs), dt)
+        attrs.update(q_num_heads=qh, kv_num_heads=kvh)
+    else:
+        q, k, v = _f(rng, (b, qh, s, hs), dt), _f(rng, (b, kvh, kv, hs), dt), _f(rng, (b, kvh, kv, vhs), dt)
+    total = past + kv
+    mask = None
+    if rng.random() < 0.5:
+        lead = [(b, qh, s), (1, qh, s), (b, 1, s), (s,), (1, s)][int(rng.integers(0, 5))]
+        shape = lead + (total,)
+        mask = rng.random(shape) < 0.8 if rng.random() < 0.5 else _f(rng, shape, dt)
+    if rng.random() < 0.3:
+        attrs["scale"] = 0.5
+    if rng.random() < 0.3:
+        attrs["softcap"] = 2.0
+    n_out = 4 if rng.random() < 0.5 else int(rng.integers(1, 4))
+    if past:
+        n_out = max(n_out, 3)     # MS5: onnxruntime refuses past_key without present_key
+    if n_out == 4:
+        attrs["qk_matmul_output_mode"] = int(rng.integers(0, 4))
+    inputs = [("Q", q), ("K", k), ("V", v), ("attn_mask", mask),
+              ("past_key", _f(rng, (b, kvh, past, hs), dt) if past else None),
+              ("past_value", _f(rng, (b, kvh, past, vhs), dt) if past else None)]
+    if nonpad:
+        inputs.append(("nonpad_kv_seqlen", rng.integers(1, kv + 1, size=b).astype(np.int64)))
+    compare("Attention", opset, inputs, attrs, [_code(dt)] * n_out, tol=1e-3)
+
+
+def test_attention_symbolic_outputs_and_refusals():
+    r = shapecheck.infer("Attention", 23, {"Q": "float[N,S,512]", "K": "float[N,L,128]", "V": "float[N,L,128]",
+                                           "past_key": "float[N,2,P,64]", "past_value": "float[N,2,P,64]"},
+                         {"q_num_heads": 8, "kv_num_heads": 2})
+    assert r.status == "valid"
+    assert [str(t) for t in r.outputs.values()] == ["float[N,S,512]", "float[N,2,L+P,64]", "float[N,2,L+P,64]",
+                                                    "float[N,8,S,L+P]"]
+    r = shapecheck.infer("Attention", 23, {"Q": "float[N,S,512]", "K": "float[N,L,512]", "V": "float[N,L,512]"})
+    assert r.status == "invalid" and r.violations[0].constraint == "C3"
+    r = shapecheck.infer("Attention", 24, {"Q": "float[2,8,3,64]", "K": "float[2,8,5,64]", "V": "float[2,8,5,64]",
+                                           "nonpad_kv_seqlen": "int64[3]"})
+    assert r.status == "invalid" and [v.constraint for v in r.violations] == ["C13"]
+
+
+def test_attention_short_mask_runs_in_the_reference_but_not_onnxruntime():
+    """MS1: the page (and onnx.reference) pad a short mask's last dim; onnxruntime refuses it."""
+    from onnx.reference import ReferenceEvaluator
+    rng = _rng("short-mask")
+    q, k, v, m = _f(rng, (1, 2, 3, 4)), _f(rng, (1, 2, 5, 4)), _f(rng, (1, 2, 5, 4)), _f(rng, (3, 4))
+    node = helper.make_node("Attention", ["Q", "K", "V", "attn_mask"], ["Y"])
+    vis = [helper.make_tensor_value_info(n, 1, list(a.shape)) for n, a in zip("QKV", (q, k, v))]
+    vis.append(helper.make_tensor_value_info("attn_mask", 1, [3, 4]))
+    model = helper.make_model(helper.make_graph([node], "g", vis, [helper.make_tensor_value_info("Y", 1, None)]),
+                              opset_imports=[helper.make_opsetid("", 23)])
+    ref = ReferenceEvaluator(model).run(None, {"Q": q, "K": k, "V": v, "attn_mask": m})[0]
+    ours = shapecheck.execute("Attention", 23, {"Q": q, "K": k, "V": v, "attn_mask": m})["Y"]
+    np.testing.assert_allclose(ours, ref, rtol=1e-4, atol=1e-5)
+    with pytest.raises(Exception, match="total_sequence_length"):
+        run_ort("Attention", 23, [("Q", q), ("K", k), ("V", v), ("attn_mask", m)], {}, [1])
+
+
+def test_attention_causal_one_token_query_with_past_differs_in_onnxruntime():
+    """MS6: with past_key, a causal query of one token sees every key in onnxruntime 1.32 (offset = total - 1);
+    the page's query i sees keys j <= i + past_seq only, so the last of two new keys is masked."""
+    rng = _rng("causal-decode")
+    q, k, v = _f(rng, (1, 1, 1, 4)), _f(rng, (1, 1, 2, 4)), _f(rng, (1, 1, 2, 4))
+    pk, pv = _f(rng, (1, 1, 2, 4)), _f(rng, (1, 1, 2, 4))
+    inputs = [("Q", q), ("K", k), ("V", v), ("attn_mask", None), ("past_key", pk), ("past_value", pv)]
+    theirs = run_ort("Attention", 23, inputs, {"is_causal": 1}, [1, 1, 1])[0]
+    feeds = {n: a for n, a in inputs if a is not None}
+    ours = shapecheck.execute("Attention", 23, feeds, {"is_causal": 1})["Y"]
+    unmasked = shapecheck.execute("Attention", 23, feeds, {})["Y"]
+    np.testing.assert_allclose(theirs, unmasked, rtol=1e-4, atol=1e-5)
+    assert not np.allclose(ours, unmasked, atol=1e-3)
+    masked = np.array([[[[0.0, 0.0, 0.0, -np.inf]]]], np.float32)      # the page's causal mask, as attn_mask
+    np.testing.assert_allclose(ours, shapecheck.execute("Attention", 23, {**feeds, "attn_mask": masked}, {})["Y"],
+                               rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------- RotaryEmbedding (ONNX and com.microsoft)
+
+ROT_CASES = list(range(12))
+
+
+@pytest.mark.parametrize("seed", ROT_CASES, ids=[f"RotaryEmbedding-23-{s}" for s in ROT_CASES])
+def test_rotary_embedding_matches_onnxruntime(seed):
+    rng = _rng("rot", seed)
+    b, s, n, hs = int(rng.integers(1, 3)), int(rng.integers(1, 4)), int(rng.integers(1, 3)), int(rng.choice([4, 8]))
+    dt = np.float32 if rng.random() < 0.8 else np.float16
+    attrs = {"interleaved": int(rng.random() < 0.5)}
+    dim = hs
+    if rng.random() < 0.3:
+        dim = attrs["rotary_embedding_dim"] = hs // 2
+    x = _f(rng, (b, n, s, hs), dt) if rng.random() < 0.5 else _f(rng, (b, s, n * hs), dt)
+    if x.ndim == 3:
+        attrs["num_heads"] = n
+    if rng.random() < 0.7:
+        cache = (8, dim // 2)
+        pos = rng.integers(0, 8, size=(b, s)).astype(np.int64)
+    else:
+        cache, pos = (b, s, dim // 2), None
+    inputs = [("X", x), ("cos_cache", _f(rng, cache, dt)), ("sin_cache", _f(rng, cache, dt)), ("position_ids", pos)]
+    compare("RotaryEmbedding", 23, inputs, attrs, [_code(dt)], tol=1e-4)
+
+
+MS_ROT_CASES = list(range(10))
+
+
+@pytest.mark.parametrize("seed", MS_ROT_CASES, ids=[f"com.microsoft-RotaryEmbedding-{s}" for s in MS_ROT_CASES])
+def test_ms_rotary_embedding_matches_onnxruntime(seed):
+    rng = _rng("msrot", seed)
+    b, s, n, hs = int(rng.integers(1, 3)), int(rng.integers(1, 4)), int(rng.integers(1, 3)), int(rng.choice([4, 8]))
+    dt = np.float32 if rng.random() < 0.8 else np.float16
+    attrs = {"interleaved": int(rng.random() < 0.5)}
+    dim = hs
+    x = _f(rng, (b, n, s, hs), dt) if rng.random() < 0.5 else _f(rng, (b, s, n * hs), dt)
+    if x.ndim == 3 and rng.random() < 0.5:
+        attrs["num_heads"] = n
+        if rng.random() < 0.5:
+            dim = attrs["rotary_embedding_dim"] = hs // 2
+    pos = rng.integers(0, 8, size=(b, s)).astype(np.int64) if rng.random() < 0.5 else \
+        np.array([rng.integers(0, 16 - s)], np.int64)
+    cache = (16, dim // 2)
+    inputs = [("input", x), ("position_ids", pos), ("cos_cache", _f(rng, cache, dt)), ("sin_cache", _f(rng, cache, dt))]
+    compare("RotaryEmbedding", 17, inputs, attrs, [_code(dt)], domain=MS)
