@@ -27,14 +27,16 @@ def _stats(x: np.ndarray, axes: tuple, epsilon: float, simplified: bool) -> tupl
 def skip_layer_norm(input: np.ndarray, skip: np.ndarray, gamma: np.ndarray, beta: np.ndarray | None,
                     bias: np.ndarray | None, *, epsilon: float, simplified: int) -> tuple:
     """(output, mean, inv_std_var, input_skip_bias_sum): s = input + skip (+ bias), normalized over
-    the last dim (RMS only with ``simplified``), times gamma (+ beta); mean and inv_std_var float."""
+    the last dim, times gamma (+ beta); mean and inv_std_var float. With ``simplified``
+    (SkipSimplifiedLayerNormalization, which has no beta input) the normalization is RMS (mean 0)
+    and ``beta`` is not read."""
     s = input.astype(np.float64) + skip.astype(np.float64)
     if bias is not None:
         s = s + bias.astype(np.float64)
     with np.errstate(all="ignore"):
         mean, inv = _stats(s, (-1,), epsilon, bool(int(simplified)))
     y = (s - mean) * inv * gamma.astype(np.float64)
-    if beta is not None:
+    if beta is not None and not int(simplified):
         y = y + beta.astype(np.float64)
     return y.astype(input.dtype), mean.astype(np.float32), inv.astype(np.float32), s.astype(input.dtype)
 
