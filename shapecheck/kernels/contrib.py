@@ -75,7 +75,7 @@ def fused_matmul(A: np.ndarray, B: np.ndarray, *, trans_a: int, trans_b: int, tr
 
 
 @register("contrib_gelu")
-def contrib_gelu(X: np.ndarray, bias: np.ndarray | None, *, fn: str, alpha: float = 1.702) -> np.ndarray:
+def contrib_gelu(X: np.ndarray, bias: np.ndarray | None = None, *, fn: str, alpha: float = 1.702) -> np.ndarray:
     """Gelu (erf), FastGelu (tanh approximation) or QuickGelu (x * sigmoid(alpha * x)) of X + bias."""
     x = X if bias is None else (X.astype(np.float64) + bias.astype(np.float64)).astype(X.dtype)
     if fn == "quick":
