@@ -58,6 +58,7 @@ def compare(op: str, opset: int, inputs: list, attrs: dict, out_types: list, *, 
     spec = REG.resolve(op, opset, domain or None)
     if execute:
         got = list(shapecheck.execute(op, opset, feeds, attrs, output_count=len(out_types), domain=domain or None).values())
+        got = [g for g, t in zip(got, out_types) if t is not None]
         for g, w in zip(got, want):
             assert g.dtype == w.dtype and g.shape == w.shape, (op, g.dtype, g.shape, w.dtype, w.shape)
             t = 2e-2 if w.dtype == np.float16 else tol
@@ -231,3 +232,168 @@ def test_ms_rotary_embedding_matches_onnxruntime(seed):
     cache = (16, dim // 2)
     inputs = [("input", x), ("position_ids", pos), ("cos_cache", _f(rng, cache, dt)), ("sin_cache", _f(rng, cache, dt))]
     compare("RotaryEmbedding", 17, inputs, attrs, [_code(dt)], domain=MS)
+
+
+# ---------------------------------------------------------------- normalizations, FusedMatMul, Gelus
+
+SLN_CASES = [(op, s) for op in ("SkipLayerNormalization", "SkipSimplifiedLayerNormalization") for s in range(8)]
+
+
+@pytest.mark.parametrize("op,seed", SLN_CASES, ids=[f"{o}-{s}" for o, s in SLN_CASES])
+def test_skip_layer_normalizations_match_onnxruntime(op, seed):
+    rng = _rng("sln", op, seed)
+    dt = np.float32 if rng.random() < 0.7 else np.float16
+    h = int(rng.integers(2, 9))
+    shape = (int(rng.integers(1, 4)), int(rng.integers(1, 4)), h) if rng.random() < 0.7 else (int(rng.integers(1, 5)), h)
+    skip = shape
+    if len(shape) == 3 and rng.random() < 0.5:
+        skip = shape[1:] if rng.random() < 0.5 else (1,) + shape[1:]
+    inputs = [("input", _f(rng, shape, dt)), ("skip", _f(rng, skip, dt)), ("gamma", _f(rng, (h,), dt))]
+    if op == "SkipLayerNormalization":
+        inputs.append(("beta", _f(rng, (h,), dt) if rng.random() < 0.5 else None))
+    inputs.append(("bias", _f(rng, (h,), dt) if rng.random() < 0.5 else None))
+    n_out = int(rng.integers(1, 5))
+    types = [_code(dt), 1, 1, _code(dt)][:n_out]
+    compare(op, 17, inputs, {"epsilon": 1e-5}, types, domain=MS, tol=1e-3)
+
+
+SIM_CASES = list(range(8))
+
+
+@pytest.mark.parametrize("seed", SIM_CASES, ids=[f"SimplifiedLayerNormalization-{s}" for s in SIM_CASES])
+def test_simplified_layer_normalization_matches_onnxruntime(seed):
+    rng = _rng("siln", seed)
+    rank = int(rng.integers(1, 4))
+    shape = tuple(int(s) for s in rng.integers(1, 5, size=rank))
+    axis = int(rng.integers(-rank, rank))
+    a = axis + rank if axis < 0 else axis
+    xt, st = (rng.choice([np.float32, np.float16, np.float64]) for _ in range(2))
+    if np.float64 in (xt, st):
+        xt = st = np.float64
+    inputs = [("X", _f(rng, shape, xt)), ("scale", _f(rng, shape[a:], st))]
+    compare("SimplifiedLayerNormalization", 17, inputs, {"axis": axis, "epsilon": 1e-3},
+            [_code(st), 1][:int(rng.integers(1, 3))], tol=1e-3)
+
+
+FMM_CASES = list(range(12))
+
+
+@pytest.mark.parametrize("seed", FMM_CASES, ids=[f"FusedMatMul-{s}" for s in FMM_CASES])
+def test_fused_matmul_matches_onnxruntime(seed):
+    rng = _rng("fmm", seed)
+    m, k, n = (int(x) for x in rng.integers(1, 5, size=3))
+    attrs = {"alpha": float(rng.choice([1.0, 0.5, 2.0]))}
+    if rng.random() < 0.4:                            # transBatch: one rank >= 3 on both sides
+        rank = int(rng.integers(3, 5))
+        batch = tuple(int(x) for x in rng.integers(1, 4, size=rank - 2))
+        a, b = batch + (m, k), batch + (k, n)
+        if rng.random() < 0.5:
+            attrs["transBatchA"] = 1
+            a = (m,) + batch[1:] + (batch[0], k) if False else a
+            a = a[-2:-1] + a[:-2] + a[-1:]            # the array whose transBatch is [*batch, m, k]
+        if rng.random() < 0.5:
+            attrs["transBatchB"] = 1
+            b = b[-2:-1] + b[:-2] + b[-1:]
+    else:
+        a = tuple(int(x) for x in rng.integers(1, 3, size=int(rng.integers(0, 3)))) + (m, k)
+        b = (k, n) if rng.random() < 0.5 else a[:-2] + (k, n)
+    if rng.random() < 0.5:
+        attrs["transA"] = 1
+        a = a[:-2] + (a[-1], a[-2])
+    if rng.random() < 0.5:
+        attrs["transB"] = 1
+        b = b[:-2] + (b[-1], b[-2])
+    dt = rng.choice([np.float32, np.float64])
+    compare("FusedMatMul", 17, [("A", _f(rng, a, dt)), ("B", _f(rng, b, dt))], attrs, [_code(dt)], domain=MS)
+
+
+GELU_CASES = [(op, s) for op in ("Gelu", "QuickGelu", "FastGelu", "BiasGelu") for s in range(4)]
+
+
+@pytest.mark.parametrize("op,seed", GELU_CASES, ids=[f"{o}-{s}" for o, s in GELU_CASES])
+def test_gelus_match_onnxruntime(op, seed):
+    rng = _rng("gelu", op, seed)
+    shape = tuple(int(s) for s in rng.integers(1, 5, size=int(rng.integers(1, 4))))
+    dt = np.float32 if rng.random() < 0.7 else np.float16
+    x = _f(rng, shape, dt)
+    bias = _f(rng, shape[-1:], dt)
+    attrs = {}
+    if op == "BiasGelu":
+        inputs = [("A", x), ("B", bias)]
+    elif op == "FastGelu":
+        inputs = [("X", x), ("bias", bias if rng.random() < 0.5 else None)]
+    else:
+        inputs = [("X", x)]
+        if op == "QuickGelu" and rng.random() < 0.5:
+            attrs["alpha"] = 1.5
+    compare(op, 17, inputs, attrs, [_code(dt)], domain=MS, tol=1e-3)
+
+
+# ---------------------------------------------------------------- confirmed through onnxruntime (no kernel)
+
+NBITS_CASES = list(range(10))
+
+
+@pytest.mark.parametrize("seed", NBITS_CASES, ids=[f"MatMulNBits-{s}" for s in NBITS_CASES])
+def test_matmul_nbits_types_match_onnxruntime(seed):
+    rng = _rng("nbits", seed)
+    bits, bs = int(rng.choice([2, 4, 8])), int(rng.choice([16, 32]))
+    k, n = int(rng.integers(1, 5)) * 8 + int(rng.choice([0, bs])), int(rng.integers(1, 6))
+    kb = -(-k // bs)
+    dt = np.float32 if rng.random() < 0.7 else np.float16
+    a = _f(rng, tuple(int(s) for s in rng.integers(1, 4, size=int(rng.integers(0, 3)))) + (k,), dt)
+    b = rng.integers(0, 256, size=(n, kb, bs * bits // 8)).astype(np.uint8)
+    scales = _f(rng, (n * kb,) if rng.random() < 0.5 else (n, kb), dt)
+    zp = None
+    if rng.random() < 0.5:
+        zb = -(-kb * bits // 8)
+        zp = rng.integers(0, 256, size=(n, zb)).astype(np.uint8) if rng.random() < 0.5 else _f(rng, (n, kb), dt)
+    inputs = [("A", a), ("B", b), ("scales", scales), ("zero_points", zp), ("g_idx", None),
+              ("bias", _f(rng, (n,), dt) if rng.random() < 0.5 else None)]
+    compare("MatMulNBits", 17, inputs, {"K": k, "N": n, "block_size": bs, "bits": bits}, [_code(dt)],
+            domain=MS, execute=False)
+
+
+GQA_CASES = list(range(10))
+
+
+@pytest.mark.parametrize("seed", GQA_CASES, ids=[f"GroupQueryAttention-{s}" for s in GQA_CASES])
+def test_group_query_attention_types_match_onnxruntime(seed):
+    rng = _rng("gqa", seed)
+    kvh = int(rng.choice([1, 2]))
+    nh, h = kvh * int(rng.choice([1, 2])), int(rng.choice([8, 16]))      # onnxruntime: head_size % 8 == 0 (C3)
+    mode = ["prompt", "decode", "buffer"][seed % 3]
+    b = int(rng.integers(1, 3))
+    s = int(rng.integers(1, 4)) if mode == "prompt" else 1
+    past = 0 if mode == "prompt" else int(rng.integers(1, 5))
+    total = s + past
+    buf = past + int(rng.integers(1, 3)) if mode == "buffer" else past
+    packed = rng.random() < 0.4
+    q = _f(rng, (b, s, (nh + 2 * kvh) * h if packed else nh * h))
+    inputs = [("query", q), ("key", None if packed else _f(rng, (b, s, kvh * h))),
+              ("value", None if packed else _f(rng, (b, s, kvh * h))),
+              ("past_key", _f(rng, (b, kvh, buf, h)) if mode != "prompt" else None),
+              ("past_value", _f(rng, (b, kvh, buf, h)) if mode != "prompt" else None),
+              ("seqlens_k", np.full(b, total - 1, np.int32)), ("total_sequence_length", np.array(total, np.int32))]
+    attrs = {"num_heads": nh, "kv_num_heads": kvh}
+    n_out = 3
+    if rng.random() < 0.4:
+        attrs["qk_output"], n_out = int(rng.integers(1, 3)), 4
+    want = run_ort("GroupQueryAttention", 17, inputs, attrs, [1] * n_out, MS)
+    spec = REG.resolve("GroupQueryAttention", 1, MS)
+    types = {n: _type(a) for n, a in inputs if a is not None}
+    types["total_sequence_length"] = f"int32[] = {total}"     # its value sets the present length
+    res = solve(spec, types, attrs, output_count=n_out)
+    assert res.status == "valid", res.violations
+    for t, w in zip(res.outputs.values(), want):
+        assert t.dtype == dtype_of_array(w) and t.shape == w.shape, (str(t), _type(w))
+
+
+def test_group_query_attention_symbolic():
+    r = shapecheck.infer("GroupQueryAttention", 1, {
+        "query": "float16[N,S,4096]", "key": "float16[N,S,1024]", "value": "float16[N,S,1024]",
+        "past_key": "float16[N,8,P,128]", "past_value": "float16[N,8,P,128]", "seqlens_k": "int32[N]",
+        "total_sequence_length": "int32[] = T"}, {"num_heads": 32, "kv_num_heads": 8}, domain=MS)
+    assert r.status == "valid"
+    assert [str(t) for t in r.outputs.values()] == ["float16[N,S,4096]", "float16[N,8,Max(P,T),128]",
+                                                    "float16[N,8,Max(P,T),128]", "float16[N,32,S,T]"]
