@@ -397,3 +397,27 @@ def test_group_query_attention_symbolic():
     assert r.status == "valid"
     assert [str(t) for t in r.outputs.values()] == ["float16[N,S,4096]", "float16[N,8,Max(P,T),128]",
                                                     "float16[N,8,Max(P,T),128]", "float16[N,32,S,T]"]
+
+
+MHA_CASES = list(range(10))
+
+
+@pytest.mark.parametrize("seed", MHA_CASES, ids=[f"MultiHeadAttention-{s}" for s in MHA_CASES])
+def test_multi_head_attention_types_match_onnxruntime(seed):
+    rng = _rng("mha", seed)
+    b, s, kv, n = int(rng.integers(1, 3)), int(rng.integers(1, 4)), int(rng.integers(1, 5)), int(rng.choice([1, 2]))
+    h = int(rng.choice([4, 8]))
+    past = int(rng.integers(1, 4)) if seed % 3 == 0 else 0
+    four_d = not past and rng.random() < 0.3
+    hv = h if past or four_d else int(rng.choice([4, 6]))   # onnxruntime: v_head_size == head_size there (C5, C7)
+    key = _f(rng, (b, n, kv, h)) if four_d else _f(rng, (b, kv, n * h))
+    value = _f(rng, (b, n, kv, hv)) if four_d else _f(rng, (b, kv, n * hv))
+    total = past + kv
+    inputs = [("query", _f(rng, (b, s, n * h))), ("key", key), ("value", value),
+              ("bias", _f(rng, (2 * n * h + n * hv,)) if not four_d and rng.random() < 0.4 else None),
+              ("key_padding_mask", None),
+              ("attention_bias", _f(rng, (1, n, s, total)) if rng.random() < 0.4 else None),
+              ("past_key", _f(rng, (b, n, past, h)) if past else None),
+              ("past_value", _f(rng, (b, n, past, hv)) if past else None)]
+    n_out = int(rng.integers(1, 5)) if not past else int(rng.choice([3, 4]))
+    compare("MultiHeadAttention", 17, inputs, {"num_heads": n}, [1] * n_out, domain=MS, execute=False)
