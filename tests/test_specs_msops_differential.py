@@ -421,3 +421,33 @@ def test_multi_head_attention_types_match_onnxruntime(seed):
               ("past_value", _f(rng, (b, n, past, hv)) if past else None)]
     n_out = int(rng.integers(1, 5)) if not past else int(rng.choice([3, 4]))
     compare("MultiHeadAttention", 17, inputs, {"num_heads": n}, [1] * n_out, domain=MS, execute=False)
+
+
+ELN_CASES = list(range(8))
+
+
+@pytest.mark.parametrize("seed", ELN_CASES, ids=[f"EmbedLayerNormalization-{s}" for s in ELN_CASES])
+def test_embed_layer_normalization_types_match_onnxruntime(seed):
+    rng = _rng("eln", seed)
+    b, s, h = int(rng.integers(1, 3)), int(rng.integers(1, 5)), int(rng.choice([4, 8]))
+    dt = np.float32 if rng.random() < 0.7 else np.float16
+    seg = rng.random() < 0.6
+    ids = lambda hi, shape: rng.integers(0, hi, size=shape).astype(np.int32)   # noqa: E731
+    inputs = [("input_ids", ids(10, (b, s))), ("segment_ids", ids(2, (b, s)) if seg else None),
+              ("word_embedding", _f(rng, (10, h), dt)), ("position_embedding", _f(rng, (s + 2, h), dt)),
+              ("segment_embedding", _f(rng, (2, h), dt) if seg else None), ("gamma", _f(rng, (h,), dt)),
+              ("beta", _f(rng, (h,), dt)), ("mask", np.ones((b, s), np.int32) if rng.random() < 0.5 else None)]
+    n_out = int(rng.integers(2, 4))                # MS8: onnxruntime refuses a node without mask_index
+    compare("EmbedLayerNormalization", 17, inputs, {}, [_code(dt), 6, _code(dt)][:n_out], domain=MS, execute=False)
+
+
+def test_embed_layer_normalization_needs_mask_index_in_onnxruntime():
+    """MS8: the schema makes mask_index optional; onnxruntime 1.32 refuses the node without it."""
+    rng = _rng("eln-one-output")
+    inputs = [("input_ids", np.zeros((1, 2), np.int32)), ("segment_ids", None), ("word_embedding", _f(rng, (4, 4))),
+              ("position_embedding", _f(rng, (4, 4))), ("segment_embedding", None), ("gamma", _f(rng, (4,))),
+              ("beta", _f(rng, (4,)))]
+    with pytest.raises(Exception, match="output index 1 is out of range"):
+        run_ort("EmbedLayerNormalization", 17, inputs, {}, [1], MS)
+    r = shapecheck.infer("EmbedLayerNormalization", 1, {n: _type(a) for n, a in inputs if a is not None}, domain=MS)
+    assert r.status == "valid" and str(r.outputs["output"]) == "float[1,2,4]"
