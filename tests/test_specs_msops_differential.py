@@ -451,3 +451,35 @@ def test_embed_layer_normalization_needs_mask_index_in_onnxruntime():
         run_ort("EmbedLayerNormalization", 17, inputs, {}, [1], MS)
     r = shapecheck.infer("EmbedLayerNormalization", 1, {n: _type(a) for n, a in inputs if a is not None}, domain=MS)
     assert r.status == "valid" and str(r.outputs["output"]) == "float[1,2,4]"
+
+
+# ---------------------------------------------------------------- whole models: the domain resolves
+
+def _ms_model(k: int = 64):
+    nodes = [
+        helper.make_node("SkipLayerNormalization", ["x", "skip", "g", "b"], ["h", "", "", "sum"], domain=MS, name="sln"),
+        helper.make_node("MatMulNBits", ["h", "w", "sc"], ["q"], domain=MS, name="proj", K=k, N=64, block_size=32, bits=4),
+        helper.make_node("FusedMatMul", ["q", "kt"], ["s"], domain=MS, name="fmm", transB=1, alpha=0.125),
+        helper.make_node("SimplifiedLayerNormalization", ["s", "g2"], ["y"], name="rms"),
+    ]
+    vi = helper.make_tensor_value_info
+    inputs = [vi("x", 1, ["batch", "seq", 64]), vi("skip", 1, ["batch", "seq", 64]), vi("g", 1, [64]), vi("b", 1, [64]),
+              vi("w", 2, [64, 2, 16]), vi("sc", 1, [128]), vi("kt", 1, ["batch", "kv", 64]), vi("g2", 1, ["kv"])]
+    graph = helper.make_graph(nodes, "g", inputs, [vi("y", 1, None), vi("sum", 1, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(MS, 1)])
+
+
+def test_model_with_com_microsoft_nodes_is_checked_by_their_specs():
+    report = shapecheck.check_model(_ms_model())
+    assert [(n.spec, n.status) for n in report.nodes] == [
+        ("com.microsoft:SkipLayerNormalization-1", "valid"), ("com.microsoft:MatMulNBits-1", "valid"),
+        ("com.microsoft:FusedMatMul-1", "valid"), ("SimplifiedLayerNormalization-1", "valid")]
+    types = shapecheck.infer(_ms_model())
+    assert str(types["q"]) == "float[batch,seq,64]" and str(types["y"]) == "float[batch,seq,kv]"
+
+
+def test_model_with_a_wrong_matmul_nbits_is_invalid_at_that_node():
+    report = shapecheck.check_model(_ms_model(k=96))     # B [64, 2, 16] packs K = 64, not 96
+    bad = [n for n in report.nodes if n.status == "invalid"]
+    assert [n.name for n in bad] == ["proj"]
+    assert {v.constraint for v in bad[0].violations} >= {"C2", "C4"}
