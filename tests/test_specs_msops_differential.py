@@ -483,3 +483,29 @@ def test_model_with_a_wrong_matmul_nbits_is_invalid_at_that_node():
     bad = [n for n in report.nodes if n.status == "invalid"]
     assert [n.name for n in bad] == ["proj"]
     assert {v.constraint for v in bad[0].violations} >= {"C2", "C4"}
+
+
+MS_ATT_CASES = list(range(8))
+
+
+@pytest.mark.parametrize("seed", MS_ATT_CASES, ids=[f"com.microsoft-Attention-{s}" for s in MS_ATT_CASES])
+def test_ms_attention_types_match_onnxruntime(seed):
+    rng = _rng("msatt", seed)
+    b, s, din, n, h = int(rng.integers(1, 3)), int(rng.integers(1, 4)), int(rng.integers(4, 12)), int(rng.choice([1, 2])), 4
+    d = n * h
+    attrs = {"num_heads": n}
+    w = 3 * d
+    dv = d
+    if rng.random() < 0.3:
+        dv = n * 6
+        w = 2 * d + dv
+        attrs["qkv_hidden_sizes"] = [d, d, dv]
+    past = int(rng.integers(1, 4)) if dv == d and rng.random() < 0.5 else 0
+    total = past + s
+    mask = [None, np.ones((b, total), np.int32), np.full((b,), total, np.int32), np.ones((b, s, total), np.int32)][seed % 4]
+    inputs = [("input", _f(rng, (b, s, din))), ("weights", _f(rng, (din, w))),
+              ("bias", _f(rng, (w,)) if rng.random() < 0.7 else None), ("mask_index", mask),
+              ("past", _f(rng, (2, b, n, past, h)) if past else None),
+              ("attention_bias", _f(rng, (1, n, s, total)) if not past and rng.random() < 0.3 else None)]   # C8
+    n_out = 2 if past or rng.random() < 0.5 else 1
+    compare("Attention", 17, inputs, attrs, [1] * n_out, domain=MS, execute=False)
