@@ -5,6 +5,7 @@ types, on concrete and on symbolic dims.  Batch-major recurrent nodes (layout = 
 onnxruntime refuses, are compared with onnx.reference."""
 from __future__ import annotations
 
+import json
 import zlib
 
 import numpy as np
@@ -24,8 +25,9 @@ from .ort_kit import one_node, run_ort
 REG = default_registry()
 
 
-def _type(a: np.ndarray) -> str:
-    return f"{dtype_of_array(a)}[{','.join(map(str, a.shape))}]"
+def _type(a: np.ndarray, valued: bool = False) -> str:
+    text = f"{dtype_of_array(a)}[{','.join(map(str, a.shape))}]"
+    return f"{text} = {json.dumps(a.tolist())}" if valued else text
 
 
 def _rng(*key) -> np.random.Generator:
@@ -37,8 +39,9 @@ def _code(dt) -> int:
 
 
 def compare(op: str, opset: int, inputs: list, attrs: dict, out_types: list[int], *, reference: bool = False,
-            tol: float = 1e-4, symbolic: bool = True) -> list[np.ndarray]:
-    """Run ``op`` in onnxruntime (or onnx.reference) and through execute and solve; outputs must agree."""
+            tol: float = 1e-4, symbolic: bool = True, valued: tuple = ()) -> list[np.ndarray]:
+    """Run ``op`` in onnxruntime (or onnx.reference) and through execute and solve; outputs must agree
+    (``valued``: the inputs whose values the solver sees, as a constant axes input)."""
     feeds = {n: a for n, a in inputs if a is not None}
     if reference:
         want = ReferenceEvaluator(one_node(op, opset, inputs, attrs, out_types)).run(None, feeds)
@@ -50,7 +53,7 @@ def compare(op: str, opset: int, inputs: list, attrs: dict, out_types: list[int]
         t = max(tol, 2e-2) if w.dtype == np.float16 else tol
         np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=t, atol=t)
     spec = REG.resolve(op, opset)
-    types = {n: _type(a) for n, a in feeds.items()}
+    types = {n: _type(a, n in valued) for n, a in feeds.items()}
     res = solve(spec, types, attrs, output_count=len(out_types))
     assert res.status == "valid", (res.violations, res.conditions)
     for t, w in zip(res.outputs.values(), want):
@@ -170,3 +173,81 @@ def test_recurrent_weights_of_the_wrong_gate_count_are_refuted(op):
     assert exc.value.constraint == "C4"
     with pytest.raises(Exception, match="must have shape"):
         run_ort(op, 14, list(feeds.items()), {"hidden_size": 4}, [_code(np.float32)])
+
+
+# ---------------------------------------------------------------- ReduceL1 and family, Hardmax
+
+REDUCE_OPS = ("ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare")
+RED_CASES = [(op, v, s) for op in REDUCE_OPS for v in (1, 11, 13, 18) for s in range(4)]
+
+
+@pytest.mark.parametrize("op,opset,seed", RED_CASES, ids=[f"{o}-{v}-{s}" for o, v, s in RED_CASES])
+def test_reduction_matches_onnxruntime(op, opset, seed):
+    rng = _rng(op, opset, seed)
+    rank = int(rng.integers(1, 4))
+    shape = tuple(int(d) for d in rng.integers(1, 4, size=rank))
+    dt = [np.float32, np.float64, np.float16, np.int32, np.int64][seed % 5 if op != "ReduceLogSum" else seed % 3]
+    if opset == 1 and dt == np.float16:
+        dt = np.float32                      # onnxruntime's float16 fallback inserts a Cast it cannot load at opset 1
+    x = rng.uniform(0.5, 3, shape) if op == "ReduceLogSum" else rng.uniform(-3, 3, shape)   # log of a positive sum
+    x = (np.round(x) if np.dtype(dt).kind == "i" else x).astype(dt)
+    if np.dtype(dt).kind == "i" and op == "ReduceLogSum":
+        x = np.abs(x) + 1
+    axes = sorted({int(a) for a in rng.integers(-rank, rank, size=int(rng.integers(0, rank + 1)))})
+    attrs: dict = {"keepdims": int(rng.integers(0, 2))}
+    inputs = [("data", x)]
+    if opset < 18:
+        if axes:
+            attrs["axes"] = axes
+    else:
+        inputs.append(("axes", np.array(axes, np.int64) if axes or rng.random() < 0.5 else None))
+        if not axes and rng.random() < 0.5:
+            attrs["noop_with_empty_axes"] = 1
+    compare(op, opset, inputs, attrs, [_code(dt)], tol=1e-3, valued=("axes",))
+
+
+def test_reduction_of_nothing_is_elementwise_as_the_runtimes_compute():
+    """noop_with_empty_axes: the page says Identity; onnxruntime takes |x|, x^2, log x per element (MO4)."""
+    x = np.array([[-3.0, 2.0]], np.float32)
+    for op, want in (("ReduceL1", [[3, 2]]), ("ReduceSumSquare", [[9, 4]]), ("ReduceLogSumExp", [[-3, 2]])):
+        got = shapecheck.execute(op, 18, {"data": x, "axes": np.array([], np.int64)}, {"noop_with_empty_axes": 1})
+        np.testing.assert_allclose(got["reduced"], want, rtol=1e-6)
+        np.testing.assert_allclose(run_ort(op, 18, [("data", x), ("axes", np.array([], np.int64))],
+                                           {"noop_with_empty_axes": 1}, [_code(np.float32)])[0], want, rtol=1e-6)
+
+
+def test_reduction_symbolic_and_refuted():
+    r = shapecheck.infer("ReduceL2", 18, {"data": "float[N,S,D]", "axes": "int64[1] = [-1]"}, {"keepdims": 0})
+    assert r.status == "valid" and str(r.outputs["reduced"]) == "float[N,S]"
+    r = shapecheck.infer("ReduceSumSquare", 13, {"data": "float[N,S,D]"}, {"axes": [1]})
+    assert r.status == "valid" and str(r.outputs["reduced"]) == "float[N,1,D]"
+    with pytest.raises(ConstraintError) as exc:
+        shapecheck.execute("ReduceLogSumExp", 11, {"data": np.zeros((2, 3), np.float32)}, {"axes": [2]})
+    assert exc.value.constraint == "C2"
+
+
+HM_CASES = [(v, s) for v in (1, 11, 13) for s in range(6)]
+
+
+@pytest.mark.parametrize("opset,seed", HM_CASES, ids=[f"Hardmax-{v}-{s}" for v, s in HM_CASES])
+def test_hardmax_matches_onnxruntime(opset, seed):
+    rng = _rng("hardmax", opset, seed)
+    rank = int(rng.integers(1, 4))
+    shape = tuple(int(d) for d in rng.integers(1, 4, size=rank))
+    # onnxruntime's Hardmax is float only; onnx.reference ignores the 2-D coercion of versions 1 and 11 (MO5),
+    # so other types are compared with onnx.reference at version 13 only
+    dt = [np.float32, np.float64, np.float16][seed % 3] if opset >= 13 else np.float32
+    x = rng.integers(-2, 3, size=shape).astype(dt)          # small integers: ties, the first maximum wins
+    attrs = {"axis": int(rng.integers(-rank, rank))} if rng.random() < 0.7 or (rank == 1 and opset < 13) else {}
+    compare("Hardmax", opset, [("input", x)], attrs, [_code(dt)], reference=dt != np.float32)
+
+
+def test_hardmax_default_axis_of_a_vector_is_refuted_before_13():
+    """The default axis is 1 before version 13: a rank-1 input fails in onnxruntime and in shapecheck (C2)."""
+    x = np.array([1.0, 3.0], np.float32)
+    with pytest.raises(Exception, match="axis"):
+        run_ort("Hardmax", 11, [("input", x)], {}, [_code(np.float32)])
+    with pytest.raises(ConstraintError) as exc:
+        shapecheck.execute("Hardmax", 11, {"input": x})
+    assert exc.value.constraint == "C2"
+    assert shapecheck.execute("Hardmax", 13, {"input": x})["output"].tolist() == [0.0, 1.0]

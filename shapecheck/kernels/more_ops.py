@@ -26,11 +26,13 @@ _POST = {"l1": None, "sumsquare": None, "l2": np.sqrt, "logsum": np.log, "logsum
 def reduce_more(data: np.ndarray, *, axes, keepdims: int, noop: int, how: str) -> np.ndarray:
     """Reduce* with a map before the sum and after it (``how``: l1, l2, sumsquare, logsum, logsumexp)."""
     ax = [] if axes is None else list(np.asarray(axes).reshape(-1))
-    if not ax and noop:
-        return data.copy()
     kind = data.dtype.kind
     with np.errstate(all="ignore"):
         x = data.astype(np.float64) if kind == "f" or how == "logsumexp" else data
+        if not ax and noop:   # no axis reduced: every element is its own group (|x|, x*x, log x), as the runtimes do
+            post = _POST[how]
+            y = _PRE[how](x)
+            return np.asarray(y if post is None else post(np.asarray(y, dtype=np.float64))).astype(data.dtype)
         if how == "logsumexp" and kind == "f" and x.size:
             # log(sum(exp(x))) = m + log(sum(exp(x - m))), m the max over the reduced axes: no overflow
             m = reduce(x, axes=axes, keepdims=1, noop=noop, how="max")
@@ -47,7 +49,7 @@ def reduce_more(data: np.ndarray, *, axes, keepdims: int, noop: int, how: str) -
 
 
 @register("hardmax")
-def hardmax(input: np.ndarray, *, axis: int, coerce: int) -> np.ndarray:
+def hardmax(input: np.ndarray, *, axis: int, coerce: int, fn: str = "hardmax") -> np.ndarray:
     """1 at the first maximum along ``axis``, 0 elsewhere; with ``coerce`` (versions 1 and 11) the
     input is read as a 2-D matrix [prod(shape[:axis]), prod(shape[axis:])] and each row is one group."""
     x = input
