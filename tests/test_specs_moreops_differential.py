@@ -234,7 +234,7 @@ def test_hardmax_matches_onnxruntime(opset, seed):
     rng = _rng("hardmax", opset, seed)
     rank = int(rng.integers(1, 4))
     shape = tuple(int(d) for d in rng.integers(1, 4, size=rank))
-    # onnxruntime's Hardmax is float only; onnx.reference ignores the 2-D coercion of versions 1 and 11 (MO5),
+    # onnxruntime has no float64 Hardmax; onnx.reference ignores the 2-D coercion of versions 1 and 11 (MO5),
     # so other types are compared with onnx.reference at version 13 only
     dt = [np.float32, np.float64, np.float16][seed % 3] if opset >= 13 else np.float32
     x = rng.integers(-2, 3, size=shape).astype(dt)          # small integers: ties, the first maximum wins
