@@ -39,9 +39,10 @@ def _code(dt) -> int:
 
 
 def compare(op: str, opset: int, inputs: list, attrs: dict, out_types: list[int], *, reference: bool = False,
-            tol: float = 1e-4, symbolic: bool = True, valued: tuple = ()) -> list[np.ndarray]:
+            tol: float = 1e-4, symbolic: bool = True, valued: tuple = (), fresh: bool = False) -> list[np.ndarray]:
     """Run ``op`` in onnxruntime (or onnx.reference) and through execute and solve; outputs must agree
-    (``valued``: the inputs whose values the solver sees, as a constant axes input)."""
+    (``valued``: the inputs whose values the solver sees, as a constant axes input; ``fresh``: output
+    dims that depend on values, as Unique's count, may be fresh symbols)."""
     feeds = {n: a for n, a in inputs if a is not None}
     if reference:
         want = ReferenceEvaluator(one_node(op, opset, inputs, attrs, out_types)).run(None, feeds)
@@ -57,8 +58,11 @@ def compare(op: str, opset: int, inputs: list, attrs: dict, out_types: list[int]
     res = solve(spec, types, attrs, output_count=len(out_types))
     assert res.status == "valid", (res.violations, res.conditions)
     for t, w in zip(res.outputs.values(), want):
-        assert t.dtype == dtype_of_array(w) and t.shape == w.shape, (str(t), _type(w))
-    if symbolic:
+        if fresh:
+            check_inferred(t, w, {}, False)               # every dim it states is the run's; fresh ones are free
+        else:
+            assert t.dtype == dtype_of_array(w) and t.shape == w.shape, (str(t), _type(w))
+    if symbolic and inputs[0][1].ndim:
         name, arr = inputs[0]                            # again with the first input's dims as symbols
         types[name] = f"{dtype_of_array(arr)}[{','.join(f'D{i}' for i in range(arr.ndim))}]"
         res = solve(spec, types, attrs, output_count=len(out_types))
@@ -251,3 +255,75 @@ def test_hardmax_default_axis_of_a_vector_is_refuted_before_13():
         shapecheck.execute("Hardmax", 11, {"input": x})
     assert exc.value.constraint == "C2"
     assert shapecheck.execute("Hardmax", 13, {"input": x})["output"].tolist() == [0.0, 1.0]
+
+
+# ---------------------------------------------------------------- Unique, Compress, EyeLike
+
+UNIQUE_CASES = list(range(12))
+
+
+@pytest.mark.parametrize("seed", UNIQUE_CASES, ids=[f"Unique-11-{s}" for s in UNIQUE_CASES])
+def test_unique_matches_onnxruntime(seed):
+    rng = _rng("unique", seed)
+    rank = int(rng.integers(0, 4))
+    shape = tuple(int(d) for d in rng.integers(0 if seed % 4 == 0 else 1, 4, size=rank))
+    dt = [np.float32, np.int64, np.int8, np.float64][seed % 4]       # onnxruntime has no int32 Unique
+    x = rng.integers(0, 3, size=shape).astype(dt)
+    attrs: dict = {"sorted": int(rng.integers(0, 2))}
+    if rank and rng.random() < 0.5:
+        attrs["axis"] = int(rng.integers(-rank, rank))
+    I64 = _code(np.int64)
+    want = compare("Unique", 11, [("X", x)], attrs, [_code(dt), I64, I64, I64], fresh=True)
+    # with X a constant the solver counts u exactly
+    r = shapecheck.infer("Unique", 11, {"X": _type(x, valued=x.ndim <= 1 and x.size <= 64)}, attrs)
+    if x.ndim == 1:
+        assert r.outputs["Y"].shape == want[0].shape and r.outputs["counts"].shape == want[3].shape
+
+
+def test_unique_shares_one_fresh_count():
+    r = shapecheck.infer("Unique", 11, {"X": "float[N,4]"}, {"axis": -1})
+    u = r.outputs["Y"].shape[1]
+    assert r.status == "valid" and str(r.outputs["Y"]) == "float[N,?]" and str(r.outputs["inverse_indices"]) == "int64[4]"
+    assert r.outputs["indices"].shape == (u,) and r.outputs["counts"].shape == (u,)
+    assert str(shapecheck.infer("Unique", 11, {"X": "int64[5] = [3, 1, 3, 3, 2]"}).outputs["Y"]) == "int64[3]"
+
+
+COMPRESS_CASES = [(v, s) for v in (9, 11) for s in range(8)]
+
+
+@pytest.mark.parametrize("opset,seed", COMPRESS_CASES, ids=[f"Compress-{v}-{s}" for v, s in COMPRESS_CASES])
+def test_compress_matches_onnxruntime(opset, seed):
+    rng = _rng("compress", opset, seed)
+    rank = int(rng.integers(1, 4))
+    shape = tuple(int(d) for d in rng.integers(1, 4, size=rank))
+    x = rng.standard_normal(shape).astype([np.float32, np.int64][seed % 2])
+    attrs = {"axis": int(rng.integers(-rank, rank))} if rng.random() < 0.7 else {}
+    n = int(np.prod(shape)) if not attrs else shape[attrs["axis"]]
+    cond = rng.random(int(rng.integers(0, n + 1))) < 0.6
+    want = compare("Compress", opset, [("input", x), ("condition", cond)], attrs, [_code(x.dtype)], fresh=True)
+    r = shapecheck.infer("Compress", opset, {"input": _type(x), "condition": _type(cond, valued=True)}, attrs)
+    assert r.status == "valid" and r.outputs["output"].shape == want[0].shape      # a constant condition is counted
+
+
+def test_compress_longer_condition_is_refuted():
+    x, cond = np.zeros((3, 2), np.float32), np.array([True, False, True, True])
+    with pytest.raises(ConstraintError) as exc:
+        shapecheck.execute("Compress", 11, {"input": x, "condition": cond}, {"axis": 0})
+    assert exc.value.constraint == "C4"
+    assert run_ort("Compress", 11, [("input", x), ("condition", cond)], {"axis": 0}, [_code(np.float32)])[0].shape == (2, 2)
+
+
+EYE_CASES = [(v, s) for v in (9, 22) for s in range(6)]
+
+
+@pytest.mark.parametrize("opset,seed", EYE_CASES, ids=[f"EyeLike-{v}-{s}" for v, s in EYE_CASES])
+def test_eyelike_matches_onnxruntime(opset, seed):
+    rng = _rng("eyelike", opset, seed)
+    shape = tuple(int(d) for d in rng.integers(1, 5, size=2))
+    x = np.zeros(shape, [np.float32, np.int32, np.float64][seed % 3])
+    attrs: dict = {"k": int(rng.integers(-3, 4))}
+    out = x.dtype
+    if rng.random() < 0.5:
+        out = np.dtype([np.int64, np.float32, np.uint64][seed % 3])     # onnxruntime: float, double, int32, int64, uint64
+        attrs["dtype"] = _code(out)
+    compare("EyeLike", opset, [("input", x)], attrs, [_code(out)])

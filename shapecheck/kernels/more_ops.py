@@ -1,5 +1,5 @@
 """Kernels of the further reductions (ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp,
-ReduceSumSquare) and of Hardmax.
+ReduceSumSquare), Hardmax, Unique, Compress and EyeLike.
 
 A reduction maps each element (``|x|``, ``x*x``, ``exp(x)``), sums with the Reduce* axes rules
 (kernels/reduce.py) and maps the sum (``sqrt``, ``log``); float types are computed in float64
@@ -17,6 +17,8 @@ import numpy as np
 
 from . import register
 from .reduce import reduce
+
+builtins_sorted = sorted   # unique's argument `sorted` (the ONNX attribute) shadows the builtin
 
 _PRE = {"l1": np.abs, "l2": np.square, "sumsquare": np.square, "logsum": lambda x: x, "logsumexp": np.exp}
 _POST = {"l1": None, "sumsquare": None, "l2": np.sqrt, "logsum": np.log, "logsumexp": np.log}
@@ -63,3 +65,45 @@ def hardmax(input: np.ndarray, *, axis: int, coerce: int, fn: str = "hardmax") -
         idx = np.expand_dims(np.argmax(x, axis=a), a)
         np.put_along_axis(out, idx, 1, axis=a)
     return out.reshape(input.shape)
+
+
+@register("unique")
+def unique(X: np.ndarray, *, axis, sorted: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Y, indices (first occurrences), inverse_indices, counts: of the flattened X (axis None) or of its
+    slices along axis; ``sorted`` 0 keeps the order of first occurrence."""
+    flat = axis is None
+    a = 0 if flat else (int(axis) + X.ndim if int(axis) < 0 else int(axis))
+    x = X.reshape(-1) if flat else X
+    n = x.shape[a]
+    rows = [x[i] if flat else np.take(x, i, axis=a) for i in range(n)]
+    keys = [r if flat else tuple(np.asarray(r).reshape(-1).tolist()) for r in rows]
+    first: dict = {}
+    for i, key in enumerate(keys):
+        first.setdefault(key, i)
+    order = list(first)                                   # first-occurrence order
+    if int(sorted):
+        order = builtins_sorted(order)
+    pos = {key: j for j, key in enumerate(order)}
+    idx = np.array([first[key] for key in order], dtype=np.int64)
+    inverse = np.array([pos[key] for key in keys], dtype=np.int64)
+    counts = np.bincount(inverse, minlength=len(order)).astype(np.int64) if n else np.zeros(0, np.int64)
+    Y = np.take(x, idx, axis=a)
+    return Y, idx, inverse, counts
+
+
+
+@register("compress")
+def compress(input: np.ndarray, condition: np.ndarray, *, axis) -> np.ndarray:
+    """The slices of input along axis (or the elements of the flattened input) whose condition entry is
+    true; entries past the axis are not read, missing ones count as false (onnxruntime)."""
+    x = input.reshape(-1) if axis is None else input
+    a = 0 if axis is None else (int(axis) + input.ndim if int(axis) < 0 else int(axis))
+    cond = np.asarray(condition, dtype=bool).reshape(-1)[:x.shape[a]]
+    return np.compress(cond, x, axis=a)
+
+
+@register("eye_like")
+def eye_like(input: np.ndarray, *, k: int, dtype: str) -> np.ndarray:
+    """Ones on the k-th diagonal of a matrix of input's shape, zeros elsewhere, in ``dtype``."""
+    from ..types import numpy_dtype
+    return np.eye(input.shape[0], input.shape[1], int(k), dtype=numpy_dtype(dtype))
