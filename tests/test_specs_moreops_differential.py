@@ -327,3 +327,86 @@ def test_eyelike_matches_onnxruntime(opset, seed):
         out = np.dtype([np.int64, np.float32, np.uint64][seed % 3])     # onnxruntime: float, double, int32, int64, uint64
         attrs["dtype"] = _code(out)
     compare("EyeLike", opset, [("input", x)], attrs, [_code(out)])
+
+
+# ---------------------------------------------------------------- ReverseSequence, MVN, LRN, Det, random ops
+
+RS_CASES = list(range(8))
+
+
+@pytest.mark.parametrize("seed", RS_CASES, ids=[f"ReverseSequence-10-{s}" for s in RS_CASES])
+def test_reverse_sequence_matches_onnxruntime(seed):
+    rng = _rng("reverse_sequence", seed)
+    shape = tuple(int(d) for d in rng.integers(1, 5, size=int(rng.integers(2, 4))))
+    batch_axis = int(rng.integers(0, 2))
+    x = rng.standard_normal(shape).astype([np.float32, np.int64][seed % 2])
+    lens = rng.integers(0, shape[1 - batch_axis] + 1, size=shape[batch_axis]).astype(np.int64)
+    compare("ReverseSequence", 10, [("input", x), ("sequence_lens", lens)],
+            {"batch_axis": batch_axis, "time_axis": 1 - batch_axis}, [_code(x.dtype)])
+
+
+MVN_CASES = [(v, s) for v in (9, 13) for s in range(5)]
+
+
+@pytest.mark.parametrize("opset,seed", MVN_CASES, ids=[f"MeanVarianceNormalization-{v}-{s}" for v, s in MVN_CASES])
+def test_mvn_matches_onnxruntime(opset, seed):
+    rng = _rng("mvn", opset, seed)
+    shape = tuple(int(d) for d in rng.integers(2, 4, size=4))
+    x = (rng.standard_normal(shape) * 3 + 1).astype(np.float32)
+    attrs = {} if seed % 2 else {"axes": sorted({int(a) for a in rng.integers(0, 4, size=2)})}
+    compare("MeanVarianceNormalization", opset, [("X", x)], attrs, [_code(np.float32)], tol=1e-3)
+
+
+LRN_CASES = [(v, s) for v in (1, 13) for s in range(5)]
+
+
+@pytest.mark.parametrize("opset,seed", LRN_CASES, ids=[f"LRN-{v}-{s}" for v, s in LRN_CASES])
+def test_lrn_matches_onnxruntime(opset, seed):
+    rng = _rng("lrn", opset, seed)
+    shape = tuple(int(d) for d in rng.integers(1, 5, size=4))
+    x = rng.standard_normal(shape).astype(np.float32)
+    attrs = {"size": int(rng.choice([1, 3, 5])), "alpha": 0.5, "beta": 0.6, "bias": 1.5}
+    compare("LRN", opset, [("X", x)], attrs, [_code(np.float32)], tol=1e-4)
+
+
+DET_CASES = [(v, s) for v in (11, 22) for s in range(5)]
+
+
+@pytest.mark.parametrize("opset,seed", DET_CASES, ids=[f"Det-{v}-{s}" for v, s in DET_CASES])
+def test_det_matches_onnxruntime(opset, seed):
+    rng = _rng("det", opset, seed)
+    m = int(rng.integers(1, 4))
+    batch = tuple(int(d) for d in rng.integers(1, 3, size=int(rng.integers(0, 3))))
+    x = rng.standard_normal(batch + (m, m)).astype(np.float32)
+    compare("Det", opset, [("X", x)], {}, [_code(np.float32)], tol=1e-3)
+
+
+RANDOM_CASES = [(op, v, s) for op, versions in (("RandomNormalLike", (1, 22)), ("RandomUniformLike", (1, 22)),
+                                                 ("Bernoulli", (15, 22))) for v in versions for s in range(3)]
+
+
+@pytest.mark.parametrize("op,version,seed", RANDOM_CASES, ids=[f"{o}-{v}-{s}" for o, v, s in RANDOM_CASES])
+def test_random_ops_shapes_and_types(op, version, seed):
+    """Random values: only shapes and element types are compared, with onnxruntime at the version it
+    implements (run at opset 21) and with onnx.reference at version 22, which onnxruntime lacks."""
+    rng = _rng(op, version, seed)
+    # onnx.reference's RandomNormalLike fails on a scalar input (randn() returns a float, MO12)
+    shape = tuple(int(d) for d in rng.integers(1, 4, size=int(rng.integers(0 if version < 22 else 1, 4))))
+    x = rng.uniform(0, 1, shape).astype([np.float32, np.float64][seed % 2])
+    attrs: dict = {"seed": 2.0}
+    out = x.dtype
+    if seed == 2:
+        out = np.dtype(np.int64 if op == "Bernoulli" else np.float64)
+        attrs["dtype"] = _code(out)
+    opset = 21 if version < 22 else 22
+    inputs = [("input", x)]
+    if version < 22:
+        want = run_ort(op, opset, inputs, attrs, [_code(out)])
+    else:
+        want = ReferenceEvaluator(one_node(op, opset, inputs, attrs, [_code(out)])).run(None, {"input": x})
+    got = shapecheck.execute(op, opset, {"input": x}, attrs)["output"]
+    assert got.dtype == want[0].dtype and got.shape == want[0].shape
+    r = shapecheck.infer(op, opset, {"input": _type(x)}, attrs)
+    assert r.status == "valid" and r.outputs["output"].shape == want[0].shape
+    if op == "Bernoulli":
+        assert set(np.unique(got).tolist()) <= {0, 1}

@@ -21,13 +21,13 @@ from tests.layout_harness import check_inferred
 from tests.node_cases import as_array, opset_of, single_op_cases, type_text
 
 OPS = ("RNN", "GRU", "LSTM", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "Hardmax",
-       "Unique", "Compress", "EyeLike")
+       "Unique", "Compress", "EyeLike", "ReverseSequence", "MeanVarianceNormalization", "LRN", "Det")
 REG = default_registry()
 VALUED = {"axes", "condition"}   # inputs the solver sees with their values (a node test's constant axes)
 
-# Unique-28 and Compress-28 add bfloat16; the specs stop at opset 24 (their newest version below it serves
-# opset 28), so these two cases are refused by C1 (test_bfloat16_of_version_28_is_refused).
-BF16_AT_28 = {"test_compress_bfloat16", "test_unique_bfloat16_sorted_without_axis"}
+# Unique-28, Compress-28 and ReverseSequence-28 add bfloat16; the specs stop at opset 24 (their newest version
+# below it serves opset 28), so these cases are refused by C1 (test_bfloat16_of_version_28_is_refused).
+BF16_AT_28 = {"test_compress_bfloat16", "test_unique_bfloat16_sorted_without_axis", "test_reversesequence_bfloat16"}
 ALL_CASES = single_op_cases(OPS)
 CASES = [c for c in ALL_CASES if c.name not in BF16_AT_28]
 
@@ -39,7 +39,7 @@ def test_node_cases_are_collected():
 
 def test_bfloat16_of_version_28_is_refused():
     cases = [c for c in ALL_CASES if c.name in BF16_AT_28]
-    assert len(cases) == 2
+    assert len(cases) == 3
     for case in cases:
         node = case.model.graph.node[0]
         spec = REG.resolve(node.op_type, opset_of(case.model))
