@@ -45,7 +45,8 @@ def test_bfloat16_of_version_28_is_refused():
         spec = REG.resolve(node.op_type, opset_of(case.model))
         inputs = [as_array(a) for a in case.data_sets[0][0]]
         types = {i.name: type_text(a) for i, a in zip(spec.inputs, inputs)}
-        result = solve(spec, types, {})
+        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        result = solve(spec, types, attrs)
         assert result.status == "invalid" and [v.constraint for v in result.violations] == ["C1"]
 
 
