@@ -410,3 +410,53 @@ def test_random_ops_shapes_and_types(op, version, seed):
     assert r.status == "valid" and r.outputs["output"].shape == want[0].shape
     if op == "Bernoulli":
         assert set(np.unique(got).tolist()) <= {0, 1}
+
+
+# ---------------------------------------------------------------- MatMulInteger, DynamicQuantizeLinear
+
+MMI_CASES = list(range(10))
+
+
+@pytest.mark.parametrize("seed", MMI_CASES, ids=[f"MatMulInteger-10-{s}" for s in MMI_CASES])
+def test_matmul_integer_matches_onnxruntime(seed):
+    rng = _rng("matmulinteger", seed)
+    m, k, n = (int(d) for d in rng.integers(1, 5, size=3))
+    batch = tuple(int(d) for d in rng.integers(1, 3, size=int(rng.integers(0, 2))))
+    ta, tb = [(np.uint8, np.int8), (np.uint8, np.uint8), (np.int8, np.int8), (np.int8, np.uint8)][seed % 4]
+
+    def draw(dt, shape):
+        info = np.iinfo(dt)
+        return rng.integers(info.min, info.max + 1, size=shape).astype(dt)
+    inputs = [("A", draw(ta, batch + (m, k))), ("B", draw(tb, (k, n)))]
+    if seed % 3:
+        inputs += [("a_zero_point", draw(ta, ())), ("b_zero_point", draw(tb, (n,) if seed % 2 else ()))]
+    # onnxruntime's uint8 x int8 kernel saturates pairs of products at int16 (-43143 comes out as -32768, MO14):
+    # that pair is compared with onnx.reference, which computes the page's exact int32 product
+    compare("MatMulInteger", 10, inputs, {}, [_code(np.int32)], reference=(ta, tb) == (np.uint8, np.int8))
+
+
+def test_matmul_integer_uint8_int8_saturates_in_onnxruntime():
+    A, B = np.array([[255, 255]], np.uint8), np.array([[-128], [-128]], np.int8)
+    exact = shapecheck.execute("MatMulInteger", 10, {"A": A, "B": B})["Y"]
+    assert exact.tolist() == [[-65280]]
+    assert run_ort("MatMulInteger", 10, [("A", A), ("B", B)], {}, [_code(np.int32)])[0].tolist() == [[-32768]]
+
+
+def test_matmul_integer_per_row_a_zero_point_is_refuted():
+    feeds = {"A": np.zeros((3, 2), np.uint8), "B": np.zeros((2, 4), np.int8), "a_zero_point": np.zeros(3, np.uint8)}
+    with pytest.raises(ConstraintError) as exc:
+        shapecheck.execute("MatMulInteger", 10, feeds)
+    assert exc.value.constraint == "C5"
+    with pytest.raises(Exception, match="zero point must be a scalar"):
+        run_ort("MatMulInteger", 10, list(feeds.items()), {}, [_code(np.int32)])
+
+
+DQL_CASES = list(range(8))
+
+
+@pytest.mark.parametrize("seed", DQL_CASES, ids=[f"DynamicQuantizeLinear-11-{s}" for s in DQL_CASES])
+def test_dynamic_quantize_linear_matches_onnxruntime(seed):
+    rng = _rng("dql", seed)
+    shape = tuple(int(d) for d in rng.integers(0 if seed == 0 else 1, 5, size=int(rng.integers(1, 4))))
+    x = (rng.standard_normal(shape) * [0, 1, 10, 0.01][seed % 4] + [0, 0.5, -2, 3][seed % 4]).astype(np.float32)
+    compare("DynamicQuantizeLinear", 11, [("x", x)], {}, [_code(np.uint8), _code(np.float32), _code(np.uint8)], tol=1e-6)

@@ -78,3 +78,28 @@ def random_like(input: np.ndarray, *, how: str, dtype: str, a: float, b: float, 
     else:
         v = rng.random(input.shape) < input.astype(np.float64)
     return np.asarray(v).astype(numpy_dtype(dtype))
+
+
+@register("matmul_integer")
+def matmul_integer(A: np.ndarray, B: np.ndarray, a_zero_point, b_zero_point) -> np.ndarray:
+    """(A - a_zero_point) @ (B - b_zero_point) in int32; b_zero_point per column when it has N entries."""
+    a = A.astype(np.int32) - (0 if a_zero_point is None else np.asarray(a_zero_point).astype(np.int32).reshape(-1)[0])
+    b = B.astype(np.int32)
+    if b_zero_point is not None:
+        zp = np.asarray(b_zero_point).astype(np.int32).reshape(-1)
+        b = b - (zp[0] if zp.size == 1 else zp)
+    return np.matmul(a, b).astype(np.int32)
+
+
+@register("dynamic_quantize_linear")
+def dynamic_quantize_linear(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """uint8 y, float scale and uint8 zero point from the range [min(0, x), max(0, x)] (the page's
+    formula in float32, rounding half to even); an empty or all-zero x gives scale 1 and zero point 0 (onnxruntime)."""
+    v = x.astype(np.float64)
+    lo = min(0.0, float(v.min())) if v.size else 0.0
+    hi = max(0.0, float(v.max())) if v.size else 0.0
+    scale = np.float32((hi - lo) / 255) if hi > lo else np.float32(1.0)
+    # in float32, as the runtimes compute it: 0.5 / (5 / 255) is 25.5 in float32 (rounds to 26), 25.4999 in float64
+    zp = np.clip(np.rint(np.float32(0) - np.float32(lo) / scale), 0, 255)
+    y = np.clip(np.rint(x.astype(np.float32) / scale) + zp, 0, 255)
+    return y.astype(np.uint8), np.asarray(scale, np.float32), np.asarray(zp, np.uint8)
