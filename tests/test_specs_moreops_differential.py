@@ -507,3 +507,31 @@ def test_blocked_scale_of_the_wrong_shape_is_refuted():
     assert r.status == "invalid" and [v.constraint for v in r.violations] == ["C3"]
     r = shapecheck.infer("DequantizeLinear", 23, {"x": "int8[N,K]", "x_scale": "float16[N,2]"}, {"block_size": 32})
     assert r.status == "conditional" and str(r.outputs["y"]) == "float16[N,K]"
+
+
+# ---------------------------------------------------------------- NonMaxSuppression
+
+NMS_CASES = [(v, s) for v in (10, 11) for s in range(8)]
+
+
+@pytest.mark.parametrize("opset,seed", NMS_CASES, ids=[f"NonMaxSuppression-{v}-{s}" for v, s in NMS_CASES])
+def test_nms_matches_onnxruntime(opset, seed):
+    rng = _rng("nms", opset, seed)
+    b, c, n = int(rng.integers(1, 3)), int(rng.integers(1, 3)), int(rng.integers(1, 7))
+    corner = rng.uniform(0, 4, (b, n, 2))
+    boxes = np.concatenate([corner, corner + rng.uniform(0.5, 3, (b, n, 2))], axis=2).astype(np.float32)
+    center = int(seed % 3 == 0)
+    scores = rng.permutation(np.linspace(0.05, 0.95, b * c * n)).reshape(b, c, n).astype(np.float32)  # no ties
+    inputs = [("boxes", boxes), ("scores", scores)]
+    if seed % 4:
+        inputs += [("max_output_boxes_per_class", np.array([int(rng.integers(0, 5))], np.int64)),
+                   ("iou_threshold", np.array([rng.uniform(0.1, 0.7)], np.float32))]
+        if seed % 2:
+            inputs.append(("score_threshold", np.array([0.3], np.float32)))
+    attrs = {"center_point_box": center} if center else {}
+    want = compare("NonMaxSuppression", opset, inputs, attrs, [_code(np.int64)], fresh=True, symbolic=False)
+    valued = {n: _type(a, valued=True) for n, a in inputs}           # constants: the count is exact
+    r = shapecheck.infer("NonMaxSuppression", opset, valued, attrs)
+    assert r.status == "valid" and r.outputs["selected_indices"].shape == want[0].shape
+    r = shapecheck.infer("NonMaxSuppression", opset, {"boxes": "float[B,N,4]", "scores": "float[B,C,N]"}, attrs)
+    assert r.status == "valid" and str(r.outputs["selected_indices"]) == "int64[?,3]"

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..types import is_unknown
-from .logic import NO_VALUE, Unknown
+from .logic import NO_VALUE, TensorVal, Unknown
 
 
 def _known(v: Any) -> np.ndarray | None:
@@ -69,5 +69,37 @@ def compress_len(cond: Any, n: Any) -> Any:
     return int(np.count_nonzero(flat))
 
 
+def _tensor_value(t: Any) -> np.ndarray | None:
+    """A constant tensor's contents (an integer vector may be held as its elements), else None."""
+    if not isinstance(t, TensorVal):
+        return None if t is None or isinstance(t, Unknown) else np.asarray(t)
+    if t.value is not None:
+        return t.value
+    return _known(t.sym[0] if t.sym is not None and t.shape == () else t.sym)
+
+
+def nms_count(boxes: Any, scores: Any, limit: Any, iou: Any, score: Any, center: Any) -> Any:
+    """NonMaxSuppression's number of selected boxes where boxes, scores and the given limits (tensors,
+    or arrays; None for an absent one) are constants: the executor's kernel counts them. Unknown otherwise.
+
+    >>> import numpy as np
+    >>> nms_count(np.array([[[0, 0, 1, 1], [0, 0.1, 1, 1.1]]], np.float32), np.array([[[0.9, 0.8]]], np.float32),
+    ...           np.array([3]), np.array([0.5], np.float32), None, 0)
+    1
+    """
+    from ..kernels.more_ops2 import nms
+    arrays = [_tensor_value(t) for t in (boxes, scores, limit, iou, score)]
+    if arrays[0] is None or arrays[1] is None or any(t is not None and a is None
+                                                     for t, a in zip((limit, iou, score), arrays[2:])):
+        return NO_VALUE
+    b, s = np.asarray(arrays[0]), np.asarray(arrays[1])
+    if b.ndim != 3 or s.ndim != 3 or b.shape[-1:] != (4,) or s.shape[0] != b.shape[0] or s.shape[2] != b.shape[1]:
+        return NO_VALUE
+    opt = [None if v is None else np.asarray(v) for v in arrays[2:]]
+    if any(v is not None and v.size != 1 for v in opt):
+        return NO_VALUE
+    return int(nms(b, s, *opt, center_point_box=int(center)).shape[0])
+
+
 # the functions this module lends the notation (registered by spec/compile.py)
-NOTATION = (unique_count, compress_len,)
+NOTATION = (unique_count, compress_len, nms_count,)
