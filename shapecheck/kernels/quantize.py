@@ -38,10 +38,10 @@ def quantize(x: np.ndarray, y_scale, y_zero_point, *, axis, block_size, out: str
     pt = pt if pt.kind == "f" else np.dtype(np.float32)
     scale = expand_param(y_scale, x.shape, axis, block_size).astype(pt)
     zp = 0 if y_zero_point is None else expand_param(y_zero_point, x.shape, axis, block_size).astype(np.float32)
-    with np.errstate(all="ignore"):
-        y = np.rint(x.astype(pt) / scale).astype(np.float32) + zp
     info = np.iinfo(dt)
-    return np.clip(y, info.min, info.max).astype(dt)
+    with np.errstate(all="ignore"):      # a 0 scale gives inf or NaN (0 / 0), which the cast maps silently
+        y = np.rint(x.astype(pt) / scale).astype(np.float32) + zp
+        return np.clip(y, info.min, info.max).astype(dt)
 
 
 @register("dequantize")
