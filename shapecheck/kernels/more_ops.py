@@ -13,6 +13,8 @@ and cast back, integer types as onnxruntime does (the sum in the type, sqrt/log 
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from . import register
@@ -20,8 +22,8 @@ from .reduce import reduce
 
 builtins_sorted = sorted   # unique's argument `sorted` (the ONNX attribute) shadows the builtin
 
-_PRE = {"l1": np.abs, "l2": np.square, "sumsquare": np.square, "logsum": lambda x: x, "logsumexp": np.exp}
-_POST = {"l1": None, "sumsquare": None, "l2": np.sqrt, "logsum": np.log, "logsumexp": np.log}
+_PRE: dict[str, Callable] = {"l1": np.abs, "l2": np.square, "sumsquare": np.square, "logsum": lambda x: x, "logsumexp": np.exp}
+_POST: dict[str, Callable | None] = {"l1": None, "sumsquare": None, "l2": np.sqrt, "logsum": np.log, "logsumexp": np.log}
 
 
 @register("reduce_more")

@@ -22,7 +22,7 @@ def reverse_sequence(input: np.ndarray, sequence_lens: np.ndarray, *, batch_axis
     """For each batch entry b, its first sequence_lens[b] steps along time_axis in reverse order."""
     out = input.copy()
     for b, n in enumerate(np.asarray(sequence_lens).reshape(-1).tolist()):
-        idx = [slice(None)] * input.ndim
+        idx: list = [slice(None)] * input.ndim
         idx[int(batch_axis)] = b
         idx[int(time_axis)] = slice(0, int(n))
         src = input[tuple(idx)]
@@ -71,12 +71,13 @@ def random_like(input: np.ndarray, *, how: str, dtype: str, a: float, b: float, 
     """A tensor of input's shape drawn from normal(mean a, scale b), uniform[a, b) or, for
     ``bernoulli``, 1 with input's probability; in ``dtype``."""
     rng = _rng(seed)
+    v: np.ndarray
     if how == "normal":
         v = rng.normal(float(a), float(b), size=input.shape)
     elif how == "uniform":
         v = rng.uniform(float(a), float(b), size=input.shape)
     else:
-        v = rng.random(input.shape) < input.astype(np.float64)
+        v = np.asarray(rng.random(input.shape) < input.astype(np.float64))
     return np.asarray(v).astype(numpy_dtype(dtype))
 
 

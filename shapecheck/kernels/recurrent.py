@@ -14,6 +14,7 @@ after its last step, as onnxruntime computes it.
 """
 from __future__ import annotations
 
+import functools
 from typing import Callable
 
 import numpy as np
@@ -38,6 +39,10 @@ _ACTS: dict[str, tuple[int, tuple[float, float], Callable[..., np.ndarray]]] = {
 }
 
 
+def _apply(f: Callable[..., np.ndarray], a: float, b: float, x: np.ndarray) -> np.ndarray:
+    return f(x, a, b)
+
+
 def _activation_fns(names, alpha, beta, defaults: tuple[str, ...], dirs: int) -> list[list[Act]]:
     """Per direction, the activation functions: ``names`` (``defaults`` repeated per direction when
     empty), alpha and beta consumed in order by the functions that take them."""
@@ -50,7 +55,7 @@ def _activation_fns(names, alpha, beta, defaults: tuple[str, ...], dirs: int) ->
         takes, (da, db), f = _ACTS[n.lower()]
         a = al.pop(0) if takes >= 1 and al else da
         b = be.pop(0) if takes >= 2 and be else db
-        fns.append(lambda x, f=f, a=a, b=b: f(x, a, b))
+        fns.append(functools.partial(_apply, f, a, b))
     per = len(defaults)
     if len(fns) < per * dirs:          # one set given for a bidirectional node: both directions use it
         fns = (fns * dirs)[:per * dirs]
