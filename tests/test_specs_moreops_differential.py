@@ -535,3 +535,12 @@ def test_nms_matches_onnxruntime(opset, seed):
     assert r.status == "valid" and r.outputs["selected_indices"].shape == want[0].shape
     r = shapecheck.infer("NonMaxSuppression", opset, {"boxes": "float[B,N,4]", "scores": "float[B,C,N]"}, attrs)
     assert r.status == "valid" and str(r.outputs["selected_indices"]) == "int64[?,3]"
+
+
+@pytest.mark.parametrize("name", ["shapecheck.spec.more_ops", "shapecheck.kernels.recurrent", "shapecheck.kernels.more_ops",
+                                  "shapecheck.kernels.more_ops2", "shapecheck.kernels.quantize"])
+def test_doctests_of_the_moreops_modules(name):
+    import doctest
+    import importlib
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
