@@ -537,8 +537,28 @@ def test_nms_matches_onnxruntime(opset, seed):
     assert r.status == "valid" and str(r.outputs["selected_indices"]) == "int64[?,3]"
 
 
+
+# ---------------------------------------------------------------- GridSample
+
+GS_CASES = [(v, s) for v in (16, 20, 22) for s in range(9)]
+
+
+@pytest.mark.parametrize("opset,seed", GS_CASES, ids=[f"GridSample-{v}-{s}" for v, s in GS_CASES])
+def test_grid_sample_matches_onnxruntime(opset, seed):
+    rng = _rng("gridsample", opset, seed)
+    r = 2 if opset == 16 or seed % 3 else 3                  # onnxruntime: cubic on 4-D X only
+    modes = ("bilinear", "nearest", "bicubic") if opset == 16 else ("linear", "nearest", "cubic" if r == 2 else "linear")
+    n, c = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+    x = rng.standard_normal((n, c) + tuple(int(d) for d in rng.integers(1, 5, size=r))).astype(np.float32)
+    grid = rng.uniform(-1.2, 1.2, (n,) + tuple(int(d) for d in rng.integers(1, 4, size=r)) + (r,)).astype(np.float32)
+    attrs = {"mode": modes[seed % 3], "padding_mode": ("zeros", "border", "reflection")[(seed // 3) % 3],
+             "align_corners": int(rng.integers(0, 2))}
+    compare("GridSample", opset, [("X", x), ("grid", grid)], attrs, [_code(np.float32)], tol=1e-5)
+
+
 @pytest.mark.parametrize("name", ["shapecheck.spec.more_ops", "shapecheck.kernels.recurrent", "shapecheck.kernels.more_ops",
-                                  "shapecheck.kernels.more_ops2", "shapecheck.kernels.quantize"])
+                                  "shapecheck.kernels.more_ops2", "shapecheck.kernels.quantize",
+                                  "shapecheck.kernels.grid_sample"])
 def test_doctests_of_the_moreops_modules(name):
     import doctest
     import importlib
