@@ -46,7 +46,7 @@ def _fetch(X: np.ndarray, n: int, idx: list[np.ndarray], padding: str, sizes: li
     for i, s in zip(idx, sizes):
         inside &= (i >= 0) & (i < s)
         safe.append(np.clip(i, 0, s - 1))
-    v = X[n][(slice(None), *safe)]
+    v = X[n][tuple([slice(None)] + safe)]
     return np.where(inside, v, 0) if padding == "zeros" else v
 
 
