@@ -556,6 +556,28 @@ def test_grid_sample_matches_onnxruntime(opset, seed):
     compare("GridSample", opset, [("X", x), ("grid", grid)], attrs, [_code(np.float32)], tol=1e-5)
 
 
+
+RA_CASES = [(v, s) for v in (10, 16, 22) for s in range(6)]
+
+
+@pytest.mark.parametrize("opset,seed", RA_CASES, ids=[f"RoiAlign-{v}-{s}" for v, s in RA_CASES])
+def test_roi_align_matches_onnxruntime(opset, seed):
+    rng = _rng("roialign", opset, seed)
+    n, c, h, w, k = (int(d) for d in rng.integers(1, 4, size=5))
+    x = rng.standard_normal((n, c, h + 2, w + 2)).astype(np.float32)
+    xy = rng.uniform(-0.5, w + 1, (k, 2))
+    rois = np.concatenate([xy, xy + rng.uniform(0.2, 3, (k, 2))], axis=1).astype(np.float32)
+    inputs = [("X", x), ("rois", rois), ("batch_indices", rng.integers(0, n, size=k).astype(np.int64))]
+    attrs = {"mode": ("avg", "max")[seed % 2], "output_height": int(rng.integers(1, 4)), "output_width": int(rng.integers(1, 4)),
+             "sampling_ratio": int(rng.integers(0, 3)), "spatial_scale": float(rng.choice([0.5, 1.0]))}
+    if opset >= 16 and seed % 3 == 0:
+        attrs["coordinate_transformation_mode"] = "output_half_pixel"
+    # onnxruntime has no RoiAlign-22 kernel: version 22 is compared with onnx.reference
+    compare("RoiAlign", opset, inputs, attrs, [_code(np.float32)], tol=1e-5, symbolic=False, reference=opset >= 22)
+    r = shapecheck.infer("RoiAlign", opset, {"X": "float[N,C,H,W]", "rois": "float[R,4]", "batch_indices": "int64[R]"}, attrs)
+    assert r.status == "valid" and str(r.outputs["Y"]) == f"float[R,C,{attrs['output_height']},{attrs['output_width']}]"
+
+
 @pytest.mark.parametrize("name", ["shapecheck.spec.more_ops", "shapecheck.kernels.recurrent", "shapecheck.kernels.more_ops",
                                   "shapecheck.kernels.more_ops2", "shapecheck.kernels.quantize",
                                   "shapecheck.kernels.grid_sample"])

@@ -23,7 +23,7 @@ from tests.node_cases import as_array, opset_of, single_op_cases, type_text
 OPS = ("RNN", "GRU", "LSTM", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "Hardmax",
        "Unique", "Compress", "EyeLike", "ReverseSequence", "MeanVarianceNormalization", "LRN", "Det",
        "MatMulInteger", "DynamicQuantizeLinear", "QuantizeLinear", "DequantizeLinear",
-       "NonMaxSuppression", "GridSample")
+       "NonMaxSuppression", "GridSample", "RoiAlign")
 REG = default_registry()
 VALUED = {"axes", "condition"}   # inputs the solver sees with their values (a node test's constant axes)
 

@@ -1,4 +1,4 @@
-"""Kernel of GridSample: X [N, C, D1..Dr] sampled at the normalized grid [N, O1..Or, r] (x first:
+"""Kernels of GridSample and RoiAlign (the bilinear samplers).  GridSample: X [N, C, D1..Dr] sampled at the normalized grid [N, O1..Or, r] (x first:
 the grid's last axis lists coordinates from the innermost dim out), with linear, nearest or
 (2-D) cubic interpolation and zeros, border or reflection padding, as the ONNX page defines them.
 
@@ -90,4 +90,66 @@ def grid_sample(X: np.ndarray, grid: np.ndarray, *, mode: str, padding_mode: str
                            for i, s in zip(idx, sizes)]
                 wgt = np.prod([w[t] for w, t in zip(ws, taps)], axis=0)
                 out[n] += wgt * _fetch(x, n, idx, padding_mode, sizes)
+    return out.astype(X.dtype)
+
+
+def _bilinear_terms(img: np.ndarray, y: float, x: float) -> list[tuple[float, np.ndarray]] | None:
+    """RoiAlign's bilinear sample of img [C, H, W] at (y, x): the four (weight, values) terms, or None
+    outside [-1, H] x [-1, W]."""
+    H, W = img.shape[1:]
+    if y < -1.0 or y > H or x < -1.0 or x > W:
+        return None
+    y, x = max(y, 0.0), max(x, 0.0)
+    y0, x0 = int(y), int(x)
+    if y0 >= H - 1:
+        y0 = y1 = H - 1
+        y = float(y0)
+    else:
+        y1 = y0 + 1
+    if x0 >= W - 1:
+        x0 = x1 = W - 1
+        x = float(x0)
+    else:
+        x1 = x0 + 1
+    ly, lx = y - y0, x - x0
+    hy, hx = 1 - ly, 1 - lx
+    return [(hy * hx, img[:, y0, x0]), (hy * lx, img[:, y0, x1]), (ly * hx, img[:, y1, x0]), (ly * lx, img[:, y1, x1])]
+
+
+@register("roi_align")
+def roi_align(X: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, *, mode: str, output_height: int,
+              output_width: int, sampling_ratio: int, spatial_scale: float, half_pixel: int) -> np.ndarray:
+    """[num_rois, C, output_height, output_width]: each bin the average (or, as onnxruntime computes
+    max, the largest weighted corner term) of its sampling_ratio^2 bilinear samples (adaptive count
+    ceil(roi size / bins) when 0)."""
+    x = X.astype(np.float64)
+    oh, ow = int(output_height), int(output_width)
+    out = np.zeros((rois.shape[0], X.shape[1], oh, ow))
+    off = 0.5 if int(half_pixel) else 0.0
+    for r in range(rois.shape[0]):
+        img = x[int(batch_indices[r])]
+        x1, y1, x2, y2 = (float(v) * float(spatial_scale) for v in rois[r])
+        sw, sh = x1 - off, y1 - off
+        rw, rh = x2 - x1, y2 - y1
+        if not int(half_pixel):
+            rw, rh = max(rw, 1.0), max(rh, 1.0)
+        bh, bw = rh / oh, rw / ow
+        gh = int(sampling_ratio) if int(sampling_ratio) > 0 else int(np.ceil(rh / oh))
+        gw = int(sampling_ratio) if int(sampling_ratio) > 0 else int(np.ceil(rw / ow))
+        count = max(gh * gw, 1)
+        for ph in range(oh):
+            for pw in range(ow):
+                acc = np.zeros(X.shape[1])
+                best = np.full(X.shape[1], -np.inf)
+                for iy in range(gh):
+                    yy = sh + ph * bh + (iy + 0.5) * bh / gh
+                    for ix in range(gw):
+                        xx = sw + pw * bw + (ix + 0.5) * bw / gw
+                        terms = _bilinear_terms(img, yy, xx)
+                        if terms is None:
+                            best = np.maximum(best, 0.0)
+                            continue
+                        acc += sum(w * v for w, v in terms)
+                        best = np.maximum(best, np.max([w * v for w, v in terms], axis=0))
+                out[r, :, ph, pw] = acc / count if mode == "avg" else np.where(np.isfinite(best), best, 0.0)
     return out.astype(X.dtype)
