@@ -28,7 +28,7 @@ import sympy
 from ..types import Dim, expr_str, normalize_dim, unknown_dim
 from .logic import (NO_VALUE, UNKNOWN, Cond, Env, EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownDType,
                     UnknownRank, UnknownShape, and_, as_cond, lazy, lookup, not_, or_)
-from . import attention, conv, layouts, shapes, tensor_ops, values
+from . import attention, conv, layouts, more_ops, shapes, tensor_ops, values
 from .notation import Node
 
 Fn = Callable[[Env], Any]
@@ -473,7 +473,7 @@ FUNCTIONS: dict[str, Callable] = {
     "unique_rows": _unique_rows,
     "unique_along": _unique_along,
     # the notation's libraries: each module lists its functions in NOTATION
-    **{f.__name__: f for lib in (values, shapes, layouts, tensor_ops, conv, attention) for f in lib.NOTATION},
+    **{f.__name__: f for lib in (values, shapes, layouts, tensor_ops, conv, attention, more_ops) for f in lib.NOTATION},
 }
 
 # Functions handled by the compiler itself (they take a comprehension or short-circuit).
