@@ -114,8 +114,6 @@ def _corpus_coverage() -> tuple[int, int, dict[str, int]]:
     return spec, nodes, missing
 
 
-@pytest.mark.xfail(strict=True, reason="specs for Conv/pools/Resize/ConvTranspose/Pad/Einsum/LSTM/GRU "
-                                       "land from other branches")
 def test_zoo_spec_coverage_target():
     spec, nodes, missing = _corpus_coverage()
     assert spec >= TARGET * nodes, (f"{spec}/{nodes} = {100 * spec / nodes:.1f}% of the zoo's nodes checked by "
