@@ -17,6 +17,7 @@ import numpy as np
 import sympy
 
 from ..types import is_unknown, normalize_dim, unknown_dim
+from .compare import compare_dims, make_rel
 from .logic import NO_VALUE, UNKNOWN, Cond, EvalError, NeedInt, Unknown, UnknownShape, and_, or_
 from .values import INT64_MAX
 
@@ -107,7 +108,6 @@ def broadcast(*args) -> Any:
 
 def broadcastable(*args) -> Any:
     """True when the shapes broadcast: each aligned pair equal or one of them 1 (a condition on symbols)."""
-    from .compile import compare_dims
     shapes = _shapes(args)
     if shapes is None:
         return UNKNOWN
@@ -122,7 +122,6 @@ def broadcastable(*args) -> Any:
 
 def unidirectional(target: Any, shape: Any) -> Any:
     """True when ``shape`` broadcasts to ``target`` (Expand's input to its result, Gemm's C)."""
-    from .compile import compare_dims
     if isinstance(target, Unknown) or isinstance(shape, Unknown):
         return UNKNOWN
     _need_shape(target)
@@ -432,7 +431,6 @@ def divisible(a: Any, b: Any) -> Any:
         return bool(q.is_integer)
     if any(is_unknown(s) for s in q.free_symbols):
         return UNKNOWN
-    from .compile import make_rel
     return Cond((make_rel("==", sympy.Mod(a, b), 0),))
 
 

@@ -23,6 +23,7 @@ import sympy
 from ..types import is_unknown, normalize_dim, unknown_dim
 from .logic import NO_VALUE, EvalError, Unknown
 
+from .operators import value_of
 INT64_MAX = (1 << 63) - 1
 
 
@@ -218,7 +219,6 @@ def fold(op: str, tensors: Any) -> Any:
     >>> fold("max", (TensorVal("a", valued("int64", (2,), (N, 3))), TensorVal("b", valued("int64", (), (5,)))))
     (Max(5, N), 5)
     """
-    from .compile import value_of
     if isinstance(tensors, Unknown):
         return NO_VALUE
     vals = [value_of(t) for t in tensors]
