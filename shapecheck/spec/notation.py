@@ -14,6 +14,7 @@ passed to Python's ``eval``; an unknown token is a parse error with its column.
 from __future__ import annotations
 
 import re
+from typing import Iterator
 from dataclasses import dataclass, field
 
 __all__ = ["Node", "NotationError", "parse", "names_in", "substitute", "unparse"]
@@ -330,6 +331,14 @@ def tree_depth(tree: Node) -> tuple[int, Node]:
             best, deepest = d, n
         stack.extend((c, d + 1) for c in n.children if isinstance(c, Node))
     return best, deepest
+
+
+def walk(tree: Node | None) -> Iterator[Node]:
+    """Every node of a tree, parents before their children."""
+    if isinstance(tree, Node):
+        yield tree
+        for c in tree.children:
+            yield from walk(c)
 
 
 def names_in(node: Node | None, bound: frozenset = frozenset()) -> set[str]:
