@@ -33,7 +33,7 @@ from .executor import run_spec
 from .findings import DEPRECATED
 from .kernels import EXTENTS, INDEX_ARG
 from .result import Result
-from .solver import _value_inputs, prepare_attrs, prepare_inputs, solve, spec_env
+from .solver import prepare_attrs, prepare_inputs, solve, spec_env
 from .spec.compile import EvalError, NeedInt, Unknown
 from .spec.load import Registry, Spec, default_registry
 from .types import ELEMENT_TYPES, TensorType, numpy_dtype, unknown_dim
@@ -157,7 +157,7 @@ class _Drawer:
     def __init__(self, spec: Spec, base: dict[str, TensorType], attrs: dict, rng: np.random.Generator,
                  registry: Registry):
         self.spec, self.base, self.attrs, self.rng, self.registry = spec, base, attrs, rng, registry
-        self.value_inputs = set().union(*(_value_inputs(spec, r) for r in spec.constraints)) if spec.constraints else set()
+        self.value_inputs = set().union(*(r.value_inputs for r in spec.constraints)) if spec.constraints else set()
         self.cache: dict[tuple, tuple[dict[str, TensorType], Result]] = {}
 
     # -- structure: ranks and element types left unknown by the query
@@ -362,7 +362,7 @@ class _Drawer:
             return {"?"}
 
     def _broken_by(self, types, shapes, arrays, name: str) -> bool:
-        reading = {r.id for r in self.spec.constraints if name in _value_inputs(self.spec, r)}
+        reading = {r.id for r in self.spec.constraints if name in r.value_inputs}
         return bool(self._violations(types, shapes, arrays) & reading)
 
     # -- the verdicts

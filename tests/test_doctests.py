@@ -6,6 +6,9 @@ import pytest
 
 MODULES = ["shapecheck.types", "shapecheck.spec.notation", "shapecheck.spec.compile", "shapecheck.spec.logic",
            "shapecheck.spec.values", "shapecheck.spec.shapes", "shapecheck.spec.analysis", "shapecheck.spec.load",
+           "shapecheck.spec.compare", "shapecheck.spec.operators", "shapecheck.spec.core", "shapecheck.spec.indexing",
+           "shapecheck.spec.schema", "shapecheck.spec.source", "shapecheck.spec.merge", "shapecheck.spec.registry",
+           "shapecheck.solver.query", "shapecheck.solver.contradiction", "shapecheck.solver.explain",
            "shapecheck.solver", "shapecheck.api", "shapecheck.kernels", "shapecheck.executor", "shapecheck.check", "shapecheck.solve_cache",
            "shapecheck.result", "shapecheck.batch", "shapecheck.findings", "shapecheck.report.github",
            "shapecheck.specdiff.changes"]
