@@ -31,7 +31,8 @@ from .errors import SpecError, UsageError
 from .result import Finding
 from .spec.compile import EvalError, NeedInt, compile_expr
 from .spec.load import Spec, specs_dir
-from .spec.notation import Node, NotationError, names_in, parse
+from .spec.parser import parse
+from .spec.syntax import Node, NotationError, names_in
 
 
 @dataclass(frozen=True)

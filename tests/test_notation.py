@@ -10,7 +10,8 @@ import pytest
 from shapecheck.errors import SpecError
 from shapecheck.spec.compile import Cond, compile_expr
 from shapecheck.spec.load import default_registry, load_files, spec_files, specs_dir
-from shapecheck.spec.notation import Node, NotationError, names_in, parse, unparse
+from shapecheck.spec.parser import parse
+from shapecheck.spec.syntax import Node, NotationError, names_in, unparse
 from shapecheck.types import symbol
 
 

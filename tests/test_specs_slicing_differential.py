@@ -11,7 +11,7 @@ import sympy
 
 import shapecheck
 from shapecheck.errors import ConstraintError
-from shapecheck.spec.shapes import INT64_MAX, slice_dim, slice_values
+from shapecheck.spec.slicing import INT64_MAX, slice_dim, slice_values
 from shapecheck.types import symbol
 
 from .ort_kit import check_against_ort

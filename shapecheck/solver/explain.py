@@ -10,7 +10,7 @@ import sympy
 
 from ..spec.compile import EvalError, NeedInt, TensorVal, Unknown, UnknownShape, compile_expr
 from ..spec.load import Registry, Rule, Spec
-from ..spec.notation import names_in, unparse, walk
+from ..spec.syntax import names_in, unparse, walk
 from ..types import expr_str, is_unknown, value_str
 from .query import versions
 

@@ -16,7 +16,7 @@ from ..types import canonical_dtype
 from . import analysis
 from .checks import check_lets, check_names, parse_located, parse_text
 from .compile import Fn, compile_expr
-from .notation import NotationError, substitute, unparse
+from .syntax import NotationError, substitute, unparse
 from .schema import (CASE_STATUSES, AttrDecl, Case, Example, InputDecl, OutputDecl, Rule, Spec,
                      normalize_domain)
 from .source import FileCtx

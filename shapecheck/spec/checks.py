@@ -9,7 +9,8 @@ from functools import lru_cache
 
 from .compile import FIELDS
 from .library import FUNCTIONS, SPECIAL_FORMS
-from .notation import Node, NotationError, names_in, parse, walk
+from .parser import parse
+from .syntax import Node, NotationError, names_in, walk
 from .source import FileCtx
 
 MAX_LET_CHAIN = 32         # lets defined through lets defined through lets ...

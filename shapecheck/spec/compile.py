@@ -14,7 +14,7 @@ type; value: a tensor's contents, checkable only at run time).
 The compiler is a table from a node's kind to the function that compiles it (``_COMPILERS``);
 the operators' meaning is in ``compare.py`` and ``operators.py``, the functions in ``library.py``.
 
->>> from shapecheck.spec.notation import parse
+>>> from shapecheck.spec.parser import parse
 >>> f = compile_expr(parse("a + 1 <= b"))
 >>> f({"a": 2, "b": 3})
 True
@@ -31,7 +31,7 @@ from .core import _dtype, _rank
 from .library import FUNCTIONS, SPECIAL_FORMS
 from .logic import (NO_VALUE, UNKNOWN, Cond, Env, EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownDType,
                     UnknownRank, UnknownShape, and_, as_cond, lazy, lookup, not_, or_)
-from .notation import Node
+from .syntax import Node
 from .operators import arith, show, subscript, value_of
 
 Fn = Callable[[Env], Any]

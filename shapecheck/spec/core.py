@@ -1,4 +1,5 @@
-"""The notation's core functions: ``rank``, ``dtype``, ``item``, ``len``, ``range``, ``min``, ``max``, ``prod``.
+"""The notation's core functions: ``rank``, ``dtype``, ``item``, ``len``, ``range``, ``min``, ``max``, ``prod``,
+and the ones that make or test unknowns: ``fresh``, ``fresh_dims``, ``unknown``, ``otherwise``, ``is_int``, ``present``, ``total``.
 
 A function's notation name is its Python name without the leading underscore (``_len`` is
 ``len()``), so these never shadow Python's builtins here.
@@ -8,12 +9,14 @@ A function's notation name is its Python name without the leading underscore (``
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import sympy
 
-from ..types import normalize_dim
-from .logic import NO_VALUE, UNKNOWN, EvalError, TensorVal, Unknown, UnknownDType, UnknownRank
-from .operators import arith, need_int, show
+from ..types import normalize_dim, unknown_dim
+from .logic import NO_VALUE, UNKNOWN, EvalError, TensorVal, Unknown, UnknownDType, UnknownRank, UnknownShape
+from .operators import arith, int_like, need_int, show
 
 def _rank(t):
     if isinstance(t, TensorVal):
@@ -91,4 +94,50 @@ def _prod(shape):
 
 
 
-NOTATION = (_rank, _dtype, _item, _len, _range, _min, _max, _prod)
+
+def fresh_dims(n: Any, label: str = "dim") -> Any:
+    """``n`` fresh unknown dims: a shape whose rank is known but whose dims are not."""
+    if isinstance(n, Unknown) or not int_like(n):
+        return UnknownShape(None)
+    return tuple(unknown_dim(str(label)) for _ in range(int(n)))
+
+
+def is_int(x: Any) -> bool:
+    """True for a concrete integer dim or value, False for a symbolic one."""
+    return int_like(x) and not isinstance(x, bool)
+
+
+def otherwise(x: Any, fallback: Any) -> Any:
+    """``x``, or ``fallback`` where ``x`` is not known statically (a value known only at run time)."""
+    return fallback if isinstance(x, Unknown) else x
+
+
+def total(xs: Any) -> Any:
+    """The sum of dims: ``total(x.shape[a] for x in inputs)``."""
+    if isinstance(xs, Unknown):
+        return xs
+    out: Any = 0
+    for x in xs:
+        if isinstance(x, Unknown):
+            return UNKNOWN
+        out = out + x if int_like(out) and int_like(x) else normalize_dim(sympy.sympify(out) + x)
+    return out
+
+
+def unknown() -> Any:
+    """A value known only at run time (an output value rule with nothing to say)."""
+    return NO_VALUE
+
+
+def fresh(label: str) -> Any:
+    """A fresh unknown dim: a size known only at run time (NonZero's count, Unique's length)."""
+    return unknown_dim(str(label))
+
+
+def present(x: Any) -> bool:
+    """True when an optional input is given (an absent one is ``None`` in the rules' environment)."""
+    return x is not None
+
+
+NOTATION = (_rank, _dtype, _item, _len, _range, _min, _max, _prod, fresh_dims, is_int, otherwise, total, unknown, fresh,
+            present)

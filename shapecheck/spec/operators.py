@@ -136,3 +136,8 @@ def show(x) -> str:
     if isinstance(x, tuple):
         return "[" + ", ".join(expr_str(d) for d in x) + "]"
     return repr(x)
+
+
+def int_like(x) -> bool:
+    """A concrete integer: a Python int (not a bool) or a numpy integer."""
+    return type(x) is int or isinstance(x, np.integer)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .compile import Fn
-from .notation import Node
+from .syntax import Node
 
 ONNX_DOMAIN = "ai.onnx"
 DOMAIN_ALIASES = {"": ONNX_DOMAIN, "ai.onnx": ONNX_DOMAIN, "onnx": ONNX_DOMAIN, "openvino": "openvino"}

@@ -7,7 +7,8 @@ from typing import Any, Callable, Iterable
 
 from ..findings import ATTRIBUTE_TYPE, UNKNOWN_ATTRIBUTE
 from ..spec.load import Spec
-from ..spec.notation import Node, names_in, parse, substitute, unparse
+from ..spec.parser import parse
+from ..spec.syntax import Node, names_in, substitute, unparse
 
 CATEGORIES = ("operator", "inputs", "types", "attributes", "constraints", "deprecation")
 # findings the solver reports for attributes a spec does not declare / of the wrong type;
