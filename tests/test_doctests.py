@@ -4,7 +4,7 @@ import importlib
 
 import pytest
 
-MODULES = ["shapecheck.types", "shapecheck.spec.parser", "shapecheck.spec.syntax", "shapecheck.spec.compile", "shapecheck.spec.logic",
+MODULES = ["shapecheck.types", "shapecheck.dims", "shapecheck.spec.parser", "shapecheck.spec.syntax", "shapecheck.spec.compile", "shapecheck.spec.logic",
            "shapecheck.spec.values", "shapecheck.spec.shapes", "shapecheck.spec.slicing", "shapecheck.spec.reduction", "shapecheck.spec.analysis", "shapecheck.spec.load",
            "shapecheck.spec.compare", "shapecheck.spec.operators", "shapecheck.spec.core", "shapecheck.spec.indexing",
            "shapecheck.spec.schema", "shapecheck.spec.source", "shapecheck.spec.merge", "shapecheck.spec.registry",
