@@ -7,7 +7,7 @@
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
 from ..errors import UsageError
 from .schema import ONNX_DOMAIN, SPEC_NAME, Spec, normalize_domain, spec_name, split_op
@@ -24,6 +24,9 @@ class Registry:
         # spec name -> the merged file data it was built from: what a spec in another directory
         # that extends it merges onto (a Registry passed as ``specs`` gives its own)
         self.raw: dict[str, dict] = dict(getattr(specs, "raw", {}))
+        # results computed from specs (spec diffs), keyed by the specs' identities: specs are never
+        # mutated, and a registry built from this one shares its specs, so it shares this too
+        self.memo: dict[tuple, Any] = getattr(specs, "memo", {})
         for s in specs:
             self.add(s)
 
