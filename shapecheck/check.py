@@ -34,8 +34,8 @@ from .frontends.graph import Declaration, ModelGraph, ModelNode, NodeInferenceEr
 from .result import Finding, Indexable
 from .solve_cache import SolveCache, signature_of
 from .solver import contradiction_of, equalities, output_slots
-from .spec.compile import Cond, compare_dims
-from .spec.load import Registry, default_registry
+from .notation.compile import Cond, compare_dims
+from .notation.load import Registry, default_registry
 from .types import TensorType, dim_str, is_unknown, tensor_type_of
 
 
@@ -155,7 +155,7 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
     faster on large models, but it changes process-wide state, so library callers opt in).
     """
     if registry is None:
-        from .spec.load import registry_with
+        from .notation.load import registry_with
         registry = registry_with(specs) if specs else default_registry()
     with no_gc_pauses() if pause_gc else nullcontext():
         graph = load_graph(model, registry, load_external_data)

@@ -4,10 +4,10 @@ import importlib
 
 import pytest
 
-MODULES = ["shapecheck.types", "shapecheck.dims", "shapecheck.spec.parser", "shapecheck.spec.syntax", "shapecheck.spec.compile", "shapecheck.spec.logic",
-           "shapecheck.spec.values", "shapecheck.spec.shapes", "shapecheck.spec.slicing", "shapecheck.spec.reduction", "shapecheck.spec.analysis", "shapecheck.spec.load",
-           "shapecheck.spec.compare", "shapecheck.spec.operators", "shapecheck.spec.core", "shapecheck.spec.indexing",
-           "shapecheck.spec.schema", "shapecheck.spec.source", "shapecheck.spec.merge", "shapecheck.spec.registry",
+MODULES = ["shapecheck.types", "shapecheck.dims", "shapecheck.notation.parser", "shapecheck.notation.syntax", "shapecheck.notation.compile", "shapecheck.notation.logic",
+           "shapecheck.notation.values", "shapecheck.notation.shapes", "shapecheck.notation.slicing", "shapecheck.notation.reduction", "shapecheck.notation.analysis", "shapecheck.notation.load",
+           "shapecheck.notation.compare", "shapecheck.notation.operators", "shapecheck.notation.core", "shapecheck.notation.indexing",
+           "shapecheck.notation.schema", "shapecheck.notation.source", "shapecheck.notation.merge", "shapecheck.notation.registry",
            "shapecheck.solver.query", "shapecheck.solver.contradiction", "shapecheck.solver.explain",
            "shapecheck.solver", "shapecheck.api", "shapecheck.kernels", "shapecheck.executor", "shapecheck.check", "shapecheck.solve_cache",
            "shapecheck.result", "shapecheck.batch", "shapecheck.findings", "shapecheck.report.github",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from shapecheck.solver import solve
-from shapecheck.spec.load import default_registry
+from shapecheck.notation.load import default_registry
 
 REG = default_registry()
 CASES = [(spec, rule, i, case) for spec in REG for rule in spec.constraints for i, case in enumerate(rule.cases)]

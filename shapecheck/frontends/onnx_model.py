@@ -17,7 +17,7 @@ import numpy as np
 from ..atomic import refuse_inputs, write_atomic
 from ..errors import UsageError
 from ..result import Finding
-from ..spec.load import normalize_domain
+from ..notation.load import normalize_domain
 from ..types import ONNX_CODES, TensorType, parse_dim, symbol, unknown_dim
 from .graph import Declaration, ModelGraph, ModelNode, model_file
 from .wellformed import check_wellformed

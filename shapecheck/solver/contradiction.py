@@ -1,7 +1,7 @@
 """Conditions that cannot all hold (``N == 4`` and ``N == 5``): a contradiction makes a query invalid.
 
 >>> import sympy
->>> from shapecheck.spec.compile import Rel
+>>> from shapecheck.notation.compile import Rel
 >>> N = sympy.Symbol("N")
 >>> contradiction_of([("N == 4", Rel("==", N, 4)), ("N == 5", Rel("==", N, 5))], lambda t: ["C1"]).message
 'these conditions cannot all hold'
@@ -13,7 +13,7 @@ from typing import Any, Iterable
 import sympy
 
 from ..result import Finding, Result
-from ..spec.compile import Rel
+from ..notation.compile import Rel
 
 __all__ = ["contradiction", "contradiction_of", "equalities"]
 

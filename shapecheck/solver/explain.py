@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from ..spec.compile import EvalError, NeedInt, TensorVal, Unknown, UnknownShape, compile_expr
-from ..spec.load import Registry, Rule, Spec
-from ..spec.syntax import names_in, unparse, walk
+from ..notation.compile import EvalError, NeedInt, TensorVal, Unknown, UnknownShape, compile_expr
+from ..notation.load import Registry, Rule, Spec
+from ..notation.syntax import names_in, unparse, walk
 from ..types import expr_str, is_unknown, value_str
 from .query import versions
 

@@ -5,8 +5,8 @@ from typing import Any
 
 import numpy as np
 
-from ..spec.compile import EvalError, NeedInt, Unknown
-from ..spec.load import Spec
+from ..notation.compile import EvalError, NeedInt, Unknown
+from ..notation.load import Spec
 from ..types import TensorType, normalize_dim, numpy_dtype, unknown_dim, valued
 
 __all__ = ["output_slots", "output_type"]
@@ -15,7 +15,7 @@ __all__ = ["output_slots", "output_type"]
 def output_slots(spec: Spec, output_count: int | None = None) -> list[tuple[str, Any, int | None]]:
     """(result key, output declaration, position among a variadic output's tensors) in node order.
 
-    >>> from shapecheck.spec.load import default_registry
+    >>> from shapecheck.notation.load import default_registry
     >>> [k for k, _, _ in output_slots(default_registry().resolve("ScatterND", 18))]
     ['output']
     """

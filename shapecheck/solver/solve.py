@@ -12,8 +12,8 @@ import numpy as np
 
 from ..errors import UsageError
 from ..result import ConstraintResult, Finding, Result
-from ..spec.compile import EvalError, NeedInt, as_cond
-from ..spec.load import Registry, Rule, Spec
+from ..notation.compile import EvalError, NeedInt, as_cond
+from ..notation.load import Registry, Rule, Spec
 from ..types import TensorType, is_unknown
 from .contradiction import contradiction
 from .explain import deprecation_fix, fix, values_involved

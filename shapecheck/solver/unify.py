@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import sympy
 
-from ..spec.compile import (EvalError, NeedInt, Rel, Unknown, UnknownDType, UnknownRank, UnknownShape,
+from ..notation.compile import (EvalError, NeedInt, Rel, Unknown, UnknownDType, UnknownRank, UnknownShape,
                             fresh_shape)
-from ..spec.load import Rule, Spec
+from ..notation.load import Rule, Spec
 from ..types import TensorType, expr_str, is_unknown, normalize_dim
 from .query import spec_env
 

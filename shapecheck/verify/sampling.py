@@ -15,8 +15,8 @@ from ..errors import ShapeCheckError, UsageError
 from ..kernels import EXTENTS, INDEX_ARG
 from ..result import Result
 from ..solver import prepare_attrs, solve, spec_env
-from ..spec.compile import EvalError, NeedInt, Unknown
-from ..spec.load import Registry, Spec
+from ..notation.compile import EvalError, NeedInt, Unknown
+from ..notation.load import Registry, Spec
 from ..types import ELEMENT_TYPES, TensorType, numpy_dtype, unknown_dim
 from .dims import at, draw_dims, expected_type
 from .oracle import ids_of, judge

@@ -5,7 +5,7 @@
   them the rule is left unchecked rather than decided;
 * ``leaves``: the sub-expressions a diagnostic shows the values of.
 
->>> from shapecheck.spec.parser import parse
+>>> from shapecheck.notation.parser import parse
 >>> sorted(reads_values(parse("indices <= data.shape[0] - 1"), {"data", "indices"}, {}))
 ['indices']
 >>> [t for t, _n, _f in leaves(parse("updates.shape == indices.shape[:-1] ++ data.shape[k:]"))]

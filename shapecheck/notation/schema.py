@@ -34,7 +34,7 @@ class Rule:
     fix: str = ""
     expanded: str = ""   # the rule with let names replaced by their definitions
     cases: tuple["Case", ...] = ()   # queries that prove, refute or leave it conditional
-    # found once at load time (spec/analysis.py), read by the solver
+    # found once at load time (notation/analysis.py), read by the solver
     equalities: tuple = field(default=(), repr=False, compare=False)
     value_inputs: frozenset = field(default=frozenset(), repr=False, compare=False)
     leaves: tuple = field(default=(), repr=False, compare=False)

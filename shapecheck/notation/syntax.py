@@ -1,6 +1,6 @@
 """The notation's expression trees: ``Node``, and walking, substituting and printing them.
 
->>> from shapecheck.spec.parser import parse
+>>> from shapecheck.notation.parser import parse
 >>> sorted(names_in(parse("all(d < r for d in range(r))")))
 ['r']
 >>> unparse(substitute(parse("a + 1"), {"a": parse("b * 2")}))
@@ -88,7 +88,7 @@ def substitute(node: Node | None, mapping: dict[str, Node], bound: frozenset = f
     is a ``NotationError``, and so is a result larger than ``MAX_EXPANDED`` nodes or deeper
     than ``MAX_DEPTH`` levels (lets that double: ``a1 = a0 + a0``, ``a2 = a1 + a1``, ...).
 
-    >>> from shapecheck.spec.parser import parse
+    >>> from shapecheck.notation.parser import parse
     >>> str(substitute(parse("k <= r"), {"k": parse("indices.shape[-1]"), "r": parse("rank(data)")}))
     'indices.shape[-1] <= rank(data)'
     """

@@ -213,7 +213,7 @@ def elementwise(op: str, a: Any, b: Any) -> Any:
 def fold(op: str, tensors: Any) -> Any:
     """``elementwise(op, ...)`` over the values of several tensors (Min, Max of shape tensors).
 
-    >>> from shapecheck.spec.logic import TensorVal
+    >>> from shapecheck.notation.logic import TensorVal
     >>> from shapecheck.types import symbol, valued
     >>> N = symbol("N")
     >>> fold("max", (TensorVal("a", valued("int64", (2,), (N, 3))), TensorVal("b", valued("int64", (), (5,)))))
@@ -349,5 +349,5 @@ def scatter_value(data: Any, indices: Any, updates: Any, reduction: Any = "none"
     return tuple(out)
 
 
-# the functions this module lends the notation (registered by spec/compile.py)
+# the functions this module lends the notation (registered by notation/compile.py)
 NOTATION = (cumulative, count_nonzero, vector, take, concat, elementwise, fold, unary, where, scatter_value,)

@@ -14,7 +14,7 @@ type; value: a tensor's contents, checkable only at run time).
 The compiler is a table from a node's kind to the function that compiles it (``_COMPILERS``);
 the operators' meaning is in ``compare.py`` and ``operators.py``, the functions in ``library.py``.
 
->>> from shapecheck.spec.parser import parse
+>>> from shapecheck.notation.parser import parse
 >>> f = compile_expr(parse("a + 1 <= b"))
 >>> f({"a": 2, "b": 3})
 True

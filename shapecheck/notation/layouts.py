@@ -339,5 +339,5 @@ def constant_tensor(value: Any, sparse_value: Any = None, value_float: Any = Non
     raise EvalError("Constant needs one value attribute")
 
 
-# the functions this module lends the notation (registered by spec/compile.py)
+# the functions this module lends the notation (registered by notation/compile.py)
 NOTATION = (absent, valid_axes, unsqueeze_shape, squeeze_shape, squeezable, flatten_shape, is_permutation, transpose_shape, tile_shape, relayout, transpose_value, onnx_dtype, cast_value, full_value, tile_value, given, constant_tensor,)
