@@ -19,6 +19,7 @@ from .logic import NO_VALUE, UNKNOWN, EvalError, TensorVal, Unknown, UnknownDTyp
 from .operators import arith, int_like, need_int, show
 
 def _rank(t):
+    """The rank of a tensor (``rank(data)``, also ``data.rank``) or the length of a shape; unknown for a tensor of unknown rank."""
     if isinstance(t, TensorVal):
         return UnknownRank(t.name) if t.shape is None else len(t.shape)
     if isinstance(t, tuple):
@@ -29,6 +30,7 @@ def _rank(t):
 
 
 def _dtype(t):
+    """The element type of a tensor (``dtype(x) in T``, also ``x.dtype``); unknown when the query leaves it open."""
     if isinstance(t, TensorVal):
         return UnknownDType(t.name) if t.dtype is None else t.dtype
     raise EvalError(f"dtype() takes a tensor, got {show(t)}")
@@ -48,6 +50,7 @@ def _item(t):
 
 
 def _len(x):
+    """The length of a shape, a value, a list of tensors (a variadic input) or a string."""
     if isinstance(x, Unknown):
         return UNKNOWN
     if not isinstance(x, (tuple, list, frozenset, range, np.ndarray, str)):
@@ -56,6 +59,7 @@ def _len(x):
 
 
 def _range(*args):
+    """``range(stop)``, ``range(start, stop[, step])`` over integers, as Python's: ``d in range(rank(data))``."""
     for a in args:
         if isinstance(a, Unknown):
             return a
@@ -85,6 +89,7 @@ _max = _minmax(np.max, "_max")
 
 
 def _prod(shape):
+    """The product of the dims of a shape: ``prod(data.shape)`` is its number of elements."""
     if isinstance(shape, Unknown):
         return shape
     out = 1
