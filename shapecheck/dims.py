@@ -19,7 +19,7 @@ import sympy
 
 from .errors import UsageError
 
-__all__ = ["Dim", "symbol", "unknown_dim", "is_unknown", "has_unknown", "dim_str", "expr_str", "parse_dim",
+__all__ = ["Dim", "symbol", "unknown_dim", "RuntimeDim", "is_unknown", "has_unknown", "dim_str", "expr_str", "parse_dim",
            "normalize_dim", "MAX_DIM_NESTING", "MAX_DIM_TOKENS", "INT64_MAX"]
 
 Dim = Union[int, sympy.Expr]
@@ -34,6 +34,28 @@ def symbol(name: str) -> sympy.Symbol:
 def unknown_dim(label: str) -> sympy.Dummy:
     """A fresh unknown dim; ``label`` says where it stands (``updates.shape[0]``)."""
     return sympy.Dummy(label, integer=True, nonnegative=True)
+
+
+class RuntimeDim(sympy.Dummy):
+    """A size known only at run time (NonZero's count, a Loop's trip count).
+
+    Unknown like any other unknown dim -- it is never equal to another dim -- but named, so
+    that the report defines it with the upper bound its spec knows (``0 <= nnz_1 <= N*M``).
+
+    >>> n = RuntimeDim("nnz_1", 2 * symbol("N"))
+    >>> dim_str(n + 1), is_unknown(n), n == RuntimeDim("nnz_1")
+    ('nnz_1+1', True, False)
+    """
+
+    upper: Any
+
+    def __new__(cls, name: str, upper: Any = None, dummy_index: Any = None):
+        obj = super().__new__(cls, name, dummy_index, integer=True, nonnegative=True)
+        obj.upper = upper
+        return obj
+
+    def __getnewargs_ex__(self):
+        return (self.name, self.upper, self.dummy_index), {}
 
 
 def is_unknown(d: Any) -> bool:
@@ -55,10 +77,12 @@ def dim_str(d: Dim, unknown_as: str = "?") -> str:
     if isinstance(d, np.integer):
         return str(int(d))
     if isinstance(d, sympy.Dummy):
-        return unknown_as
+        return d.name if isinstance(d, RuntimeDim) else unknown_as
     if d.is_Symbol:
         return d.name
     if has_unknown(d):
+        if all(isinstance(s, RuntimeDim) for s in d.free_symbols if isinstance(s, sympy.Dummy)):
+            return expr_str(d).replace(" ", "")
         return unknown_as
     return _sym_text(d)
 

@@ -26,7 +26,7 @@ import sympy
 from .result import ConstraintResult, Finding, Result
 from .solver import solve
 from .notation.load import Spec
-from .types import TensorType, is_unknown, normalize_dim
+from .types import RuntimeDim, TensorType, is_unknown, normalize_dim
 
 _TOKEN = re.compile(r"_[cu]\d+_")
 
@@ -114,6 +114,19 @@ def signature_of(t) -> tuple:
     return tuple(x.signature() for x in t) if isinstance(t, tuple) else t.signature()
 
 
+def _with_runtime_dims(outputs, back: dict) -> dict:
+    """``back`` plus a renamed copy of each run-time size whose upper bound names canonical symbols."""
+    extra = {}
+    for t in outputs:
+        for d in (t.shape or ()) + (t.sym or ()):
+            if isinstance(d, sympy.Basic):
+                for s in d.free_symbols:
+                    upper = getattr(s, "upper", None)
+                    if isinstance(s, RuntimeDim) and isinstance(upper, sympy.Basic) and s not in extra:
+                        extra[s] = RuntimeDim(s.name, normalize_dim(upper.xreplace(back)))
+    return {**back, **extra} if extra else back
+
+
 def _rename(r: Result, back: dict) -> Result:
     names = {c.name: (s.name if not is_unknown(s) else s.name) for c, s in back.items()}
 
@@ -123,6 +136,8 @@ def _rename(r: Result, back: dict) -> Result:
     def finding(f: Finding) -> Finding:
         return replace(f, rule=text(f.rule), message=text(f.message), fix=text(f.fix), detail=text(f.detail),
                        values={k: text(v) for k, v in f.values.items()})
+
+    back = _with_runtime_dims(r.outputs.values(), back)
 
     def dims(ds):
         return None if ds is None else tuple(d if type(d) in (int, bool) else normalize_dim(d.xreplace(back))

@@ -327,5 +327,6 @@ def test_loop_body_is_checked():
                        vi("idx", INT64, ["M", 1]), vi("upd", FLOAT, ["M", 5])], [vi("y", FLOAT, ["N", 4])])
     rep = shapecheck.check_model(m)
     (n,) = [x for x in rep.nodes if x.op_type == "ScatterND"]
-    assert n.name == "loop/body/body_scatter" and n.inputs["data"]["source"] == "declared"
+    # the body input is bound from the Loop's own input, not taken from the body's declaration
+    assert n.name == "loop/body/body_scatter" and n.inputs["data"]["source"] == "owner input"
     assert [v.constraint for v in n.violations] == ["C7"] and n.violations[0].fix == "give updates the shape [M,4]"

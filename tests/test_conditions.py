@@ -63,3 +63,15 @@ def test_unknown_data_rank_is_derived_from_indices_and_updates():
     # with k = 2 and updates [M], data has rank 2 as well
     r = solve(REG.resolve("ScatterND", 18), {"data": "float", "indices": "int64[M,2]", "updates": "float[M]"})
     assert r.outputs["output"].rank == 2 and "rank(data) == 2" in r.conditions
+
+
+def test_disjunctions_over_one_dim_are_simplified_never_weakened():
+    """``batch != 0 or batch == 4*batch`` always holds; ``seq != 0 or seq == 4`` is ``seq != 0``; a real
+    disjunction stays."""
+    from shapecheck.notation.logic import Cond, Rel, or_
+    from shapecheck.types import symbol
+    b, s, n = symbol("batch"), symbol("seq"), symbol("N")
+    assert or_([Cond((Rel("!=", b, 0),)), Cond((Rel("==", b, 4 * b),))]) is True
+    assert or_([Cond((Rel("!=", s, 0),)), Cond((Rel("==", s, 4),))]).texts() == ["seq != 0"]
+    assert or_([Cond((Rel("==", n, 1),)), Cond((Rel("==", n, 4),))]).texts() == ["N == 1 or N == 4"]
+    assert or_([Cond((Rel("==", n, 1),)), Cond((Rel("==", s, 4),))]).texts() == ["N == 1 or seq == 4"]

@@ -120,14 +120,17 @@ def test_declaration_fills_only_what_inference_left_unknown():
     rep = shapecheck.check_model(unknown_dim_model(True))
     d = decl(rep, "pairs")
     assert (d.status, d.severity) == ("refines", "info")
-    assert d.inferred == "int64[?,2]" and d.declared == "int64[5,2]"
+    # NonZero's count is a run-time size: named per node and defined, with its bound, in the report
+    assert d.inferred == "int64[nnz_1,2]" and d.declared == "int64[5,2]"
+    assert rep.symbols == [{"name": "nnz_1", "node": "nonzero", "op_type": "NonZero", "where": "nz.shape[1]",
+                            "bounds": "0 <= nnz_1 <= 16"}]
     assert {"condition": "pairs dim 0 = 5, taken from value_info", "kind": "refinement",
             "nodes": ["pairs (value_info)"]} in rep.assumptions
     (n,) = [x for x in rep.nodes if x.op_type == "ScatterND"]
     assert n.status == "valid" and n.inputs["indices"]["type"] == "int64[5,2]"
     # without the declaration the same node needs the unknown dim to match updates
     (bare,) = [x for x in shapecheck.check_model(unknown_dim_model(False)).nodes if x.op_type == "ScatterND"]
-    assert bare.status == "conditional" and bare.conditions == ["nz.shape[1] == 5"]  # the unknown comes from NonZero
+    assert bare.status == "conditional" and bare.conditions == ["nnz_1 == 5"]  # the size NonZero finds at run time
     # a refinement is an assumption, not a condition: strict does not fail on it
     assert shapecheck.check_model(unknown_dim_model(True), strict=True).exit_code == 0
 

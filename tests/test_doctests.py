@@ -11,7 +11,8 @@ MODULES = ["shapecheck.types", "shapecheck.dims", "shapecheck.notation.parser", 
            "shapecheck.solver.query", "shapecheck.solver.contradiction", "shapecheck.solver.explain",
            "shapecheck.solver", "shapecheck.api", "shapecheck.kernels", "shapecheck.executor", "shapecheck.check", "shapecheck.solve_cache",
            "shapecheck.result", "shapecheck.batch", "shapecheck.findings", "shapecheck.report.github",
-           "shapecheck.specdiff.changes"]
+           "shapecheck.specdiff.changes", "shapecheck.model.control_flow", "shapecheck.report.text",
+           "shapecheck.frontends.onnx_types", "shapecheck.notation.lazy", "shapecheck.frontends.onnx_functions"]
 
 
 @pytest.mark.parametrize("name", MODULES)

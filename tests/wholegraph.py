@@ -34,10 +34,10 @@ import onnx
 import sympy
 
 from shapecheck.types import (
+    RuntimeDim,
     TensorType,
     dim_str,
     has_unknown,
-    is_unknown,
     parse_dim,
     unknown_dim,
 )
@@ -84,8 +84,11 @@ def _eval_dim(d: Any, env: dict[str, int]) -> int | str:
         return d
     if isinstance(d, sympy.Integer):
         return int(d)
-    if not isinstance(d, sympy.Basic) or is_unknown(d) or has_unknown(d):
+    if not isinstance(d, sympy.Basic):
         return "unknown"
+    if has_unknown(d):   # a run-time size the report names and bounds (nnz_1) is fresh; any other unknown is not
+        named = all(isinstance(s, RuntimeDim) for s in d.free_symbols if isinstance(s, sympy.Dummy))
+        return "fresh" if named else "unknown"
     subs = {}
     for s in d.free_symbols:
         if s.name not in env:

@@ -5,8 +5,8 @@ Frontends (ONNX, OpenVINO IR) turn a model file into a ``ModelGraph``; the check
 places, kept apart because they are not equally trustworthy:
 
 * ``sources``: graph inputs, initializers and constants -- the facts inference starts from;
-* ``fallback``: what another inferencer (onnx's, with data propagation) says about the outputs
-  of nodes shapecheck has no spec for;
+* ``fallback``: what the model itself claims about the outputs of nodes shapecheck has no spec
+  for, where that is all there is (an OpenVINO IR's output ports);
 * ``declared``: ``value_info`` entries and declared graph outputs -- claims to be checked.
 """
 from __future__ import annotations
@@ -33,6 +33,7 @@ class ModelNode:
     scope: str = ""           # "" for the main graph, "If_0/then_branch" inside a subgraph
     location: str = ""        # where a user finds it: "node 'n3' (#3)" or "layer id=5"
     branches: dict[str, list[str]] = field(default_factory=dict)   # subgraph attribute -> its output names
+    branch_inputs: dict[str, list[str]] = field(default_factory=dict)   # subgraph attribute -> its input names
     proto: Any = None         # the frontend's own node object, for its per-node inference
     version: str = ""         # the version text the model gives (an IR layer's "opset12"), when it has one
     findings: list = field(default_factory=list)   # what the frontend found wrong with the node itself
@@ -61,6 +62,8 @@ class ModelGraph:
     # control flow: the scope of an If branch -> (its condition tensor, the value that runs it).
     # A branch whose condition is a known constant of the other value never runs: its nodes are dead.
     conditional_regions: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    # the scope of every subgraph -> (the node that owns it, the attribute that holds it)
+    regions: dict[str, tuple[ModelNode, str]] = field(default_factory=dict)
     # the frontend's forward inference for a node without a spec: (node, types so far) ->
     # {output: (type, origin)}, or None to use ``fallback``
     infer_node: Callable[[ModelNode, dict], dict | None] | None = None
@@ -68,19 +71,6 @@ class ModelGraph:
 
 class NodeInferenceError(Exception):
     """A frontend's inference for a node without a spec found a real contradiction (onnx's message)."""
-
-
-def is_dead(graph: ModelGraph, scope: str, env: dict) -> bool:
-    """True when ``scope`` lies in an If branch that the known condition value rules out."""
-    while scope:
-        region = graph.conditional_regions.get(scope)
-        if region is not None:
-            cond = env.get(region[0])
-            value = getattr(cond, "value", None)
-            if value is not None and value.size == 1 and bool(value.reshape(-1)[0]) != region[1]:
-                return True
-        scope = scope.rpartition("/")[0]
-    return False
 
 
 def model_file(source: Any) -> Path:

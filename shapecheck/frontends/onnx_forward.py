@@ -1,12 +1,11 @@
 """Forward inference for ONNX nodes shapecheck has no spec for, from the types inferred so far.
 
-Three steps, most precise first:
+Two steps, most precise first (control flow is ``shapecheck.model.control_flow``'s):
 
-1. an ``If`` whose condition is a known constant takes the chosen branch's outputs;
-2. a node whose inputs are all small constants is evaluated (``onnx.reference``); Shape and
+1. a node whose inputs are all small constants is evaluated (``onnx.reference``); Shape and
    Size are not here: their specs give their values, so conditions that depend only on shapes
    (torch's ``Equal(Size(Shape(x)), 0)``) are decided through the specs;
-3. otherwise onnx's own per-node inference runs on the inferred input types, with the
+2. otherwise onnx's own per-node inference runs on the inferred input types, with the
    values of constant inputs (data propagation), never on declarations.
 
 Unknown dims travel through onnx's inference as tagged ``dim_param``s so that a tensor
@@ -21,6 +20,7 @@ import sympy
 from ..notation.load import ONNX_DOMAIN
 from ..types import ONNX_CODE_OF, TensorType, dim_str, is_unknown, tensor_type_of
 from .graph import ModelNode, NodeInferenceError
+from .onnx_types import tensor_type_from_proto
 
 _MAX_FOLD = 4096   # elements: larger constants are left to inference
 
@@ -36,28 +36,14 @@ class NodeInference:
     def __call__(self, node: ModelNode, env: dict[str, TensorType]) -> dict[str, tuple[TensorType, str]] | None:
         if node.domain != ONNX_DOMAIN:
             return None
-        if node.op_type == "If":
-            return self._if(node, env)
         if node.branches:
-            return None  # Loop/Scan: whole-graph inference
+            return None  # control flow: shapecheck.model.control_flow
         folded = self._fold(node, env)
         if folded is not None:
             return folded
         return self._infer(node, env)
 
-    # -- 1. If with a constant condition
-    def _if(self, node: ModelNode, env) -> dict | None:
-        cond = env.get(node.inputs[0]) if node.inputs else None
-        if cond is None or cond.value is None or cond.value.size != 1:
-            return None
-        branch = "then_branch" if bool(np.asarray(cond.value).reshape(-1)[0]) else "else_branch"
-        outs = node.branches.get(branch, [])
-        if len(outs) != len(node.outputs):
-            return None
-        return {o: (env.get(b) or TensorType(None, None), f"If {branch} (condition is constant)")
-                for o, b in zip(node.outputs, outs) if o}
-
-    # -- 2. constants
+    # -- 1. constants
     def _fold(self, node: ModelNode, env) -> dict | None:
         # Shape and Size have specs whose value rules give their values (symbolic too): no folding by op name here
         ins = [env.get(i) if i else None for i in node.inputs]
@@ -85,7 +71,7 @@ class NodeInference:
         m.ir_version = self.ir_version
         return ReferenceEvaluator(m).run(None, feeds)
 
-    # -- 3. onnx's per-node inference on inferred types
+    # -- 2. onnx's per-node inference on inferred types
     def _infer(self, node: ModelNode, env) -> dict | None:
         import onnx
         from onnx import numpy_helper
@@ -136,7 +122,6 @@ class NodeInference:
         return helper.make_tensor_type_proto(ONNX_CODE_OF[t.dtype], shape)
 
     def _from_proto(self, tp, name: str) -> TensorType:
-        from .onnx_model import tensor_type_from_proto
         t = tensor_type_from_proto(tp, name)
         if t.shape is None or not self.unknowns:
             return t

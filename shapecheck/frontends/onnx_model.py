@@ -1,29 +1,25 @@
 """ONNX model -> ``ModelGraph``: nodes with their opsets, types from inputs and constants.
 
 External data is not loaded unless asked (its initializers then have no values, only
-types).  onnx's own inference runs on a copy stripped of every declaration, so what it
-says about nodes shapecheck has no spec for is inference, not an echo of ``value_info``.
-The model passed in is never modified.
+types).  Nodes shapecheck has no spec for go to onnx's per-node inference
+(``onnx_forward``), on the types inferred so far, never on declarations.  The model passed
+in is never modified.
 """
 from __future__ import annotations
 
 import os
-import re
-from functools import lru_cache
 from typing import Any
 
-import numpy as np
 
 from ..atomic import refuse_inputs, write_atomic
 from ..errors import UsageError
 from ..result import Finding
 from ..notation.load import normalize_domain
-from ..types import ONNX_CODES, TensorType, parse_dim, symbol, unknown_dim
+from ..types import TensorType
 from .graph import Declaration, ModelGraph, ModelNode, model_file
+from .onnx_functions import Functions, check_depth, inline
+from .onnx_types import attr_value, const_type, constant_node_value, tensor_type_from_proto
 from .wellformed import check_wellformed
-
-_MAX_CONST = 1 << 20   # constants larger than this are kept as types only
-
 
 def load_model(source: Any, load_external_data: bool = False):
     """(model, path, model as stored) from a path or a ModelProto; nothing is ever written to them.
@@ -56,77 +52,6 @@ def load_model(source: Any, load_external_data: bool = False):
     return model, str(path), stored
 
 
-@lru_cache(maxsize=1 << 14)
-def dim_from_param(param: str):
-    """A dim_param is a name (``batch``) or, as shapecheck writes them, an expression (``2*N``)."""
-    if not re.fullmatch(r"[A-Za-z0-9_ ]*[+*][A-Za-z0-9_ +*()-]*", param):
-        return symbol(param)  # a plain name, or one with characters that are not arithmetic ("batch-size")
-    try:
-        return parse_dim(param)
-    except UsageError:
-        return symbol(param)
-
-
-def tensor_type_from_proto(tp, tensor: str) -> TensorType:
-    """An ONNX TypeProto -> TensorType; ``dim_param`` names become the user's symbols."""
-    if not tp.HasField("tensor_type"):
-        return TensorType(None, None)
-    tt = tp.tensor_type
-    dtype = ONNX_CODES.get(tt.elem_type) if tt.elem_type else None
-    if not tt.HasField("shape"):
-        return TensorType(dtype, None)
-    dims = []
-    for i, d in enumerate(tt.shape.dim):
-        if d.HasField("dim_value") and d.dim_value >= 0:
-            dims.append(int(d.dim_value))
-        elif d.HasField("dim_param") and d.dim_param and not d.dim_param.startswith("unk__"):
-            dims.append(dim_from_param(d.dim_param))
-        else:
-            dims.append(unknown_dim(f"{tensor}.shape[{i}]"))
-    return TensorType(dtype, tuple(dims))
-
-
-def _attr_value(attr) -> Any:
-    import onnx
-    from onnx import helper
-    v = helper.get_attribute_value(attr)
-    if isinstance(v, bytes):
-        return v.decode("utf-8", "replace")
-    if isinstance(v, list):
-        return tuple(x.decode("utf-8", "replace") if isinstance(x, bytes) else x for x in v)
-    if isinstance(v, onnx.TensorProto):
-        return v
-    return v
-
-
-def _const_type(tensor_proto, name: str) -> TensorType:
-    from onnx import numpy_helper
-    dtype = ONNX_CODES.get(tensor_proto.data_type)
-    shape = tuple(int(d) for d in tensor_proto.dims)
-    external = tensor_proto.data_location == 1  # TensorProto.EXTERNAL
-    if external or int(np.prod(shape, dtype=np.int64)) > _MAX_CONST:
-        return TensorType(dtype, shape)
-    try:
-        value = numpy_helper.to_array(tensor_proto)
-    except Exception:  # unreadable raw data: keep the type
-        return TensorType(dtype, shape)
-    return TensorType(dtype, shape, value)
-
-
-def _constant_node_value(node, name: str) -> TensorType | None:
-    """The type (and value) a Constant node produces."""
-    import onnx
-    for a in node.attribute:
-        if a.name == "value":
-            return _const_type(a.t, name)
-        if a.name in ("value_int", "value_float", "value_ints", "value_floats"):
-            v = onnx.helper.get_attribute_value(a)
-            arr = np.array(v, dtype=np.int64 if "int" in a.name else np.float32)
-            from ..types import tensor_type_of
-            return tensor_type_of(arr)
-    return None
-
-
 def _subgraphs(nodes):
     """(node, attribute name, index or None, subgraph) for every subgraph of ``nodes``."""
     import onnx
@@ -139,48 +64,26 @@ def _subgraphs(nodes):
                     yield n, a.name, k, sg
 
 
-def _stripped_copy(model):
-    """A copy without value_info and with graph outputs' shapes cleared: onnx infers from scratch."""
+def _model_node(n, full: str, scope: str, idx: int, domain: str, opsets: dict[str, int]) -> ModelNode:
+    """One NodeProto as a ``ModelNode``; a domain the model does not declare is a finding on it."""
     import onnx
-    m = onnx.ModelProto()
-    m.CopyFrom(model)
-
-    def strip(g, top: bool):
-        del g.value_info[:]
-        if top:
-            for o in g.output:
-                if o.type.HasField("tensor_type"):
-                    o.type.tensor_type.ClearField("shape")
-        for _n, _a, _k, sg in _subgraphs(g.node):
-            strip(sg, False)
-    strip(m.graph, True)
-    return m
-
-
-def _onnx_inference(model, needed: bool) -> tuple[dict[str, TensorType], list[str]]:
-    """Types onnx's inference (with data propagation) gives, from a stripped copy."""
-    import onnx
-    if not needed:
-        return {}, []
-    try:
-        inferred = onnx.shape_inference.infer_shapes(_stripped_copy(model), data_prop=True)
-    except Exception as exc:  # onnx's inference can fail on models it cannot handle; fall back to unknowns
-        return {}, [f"onnx shape inference failed ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}); "
-                    "outputs of nodes without a spec are unknown"]
-    out: dict[str, TensorType] = {}
-
-    def collect(g):
-        for vi in list(g.value_info) + list(g.output):
-            out[vi.name] = tensor_type_from_proto(vi.type, vi.name)
-        for _n, _a, _k, sg in _subgraphs(g.node):
-            collect(sg)
-    collect(inferred.graph)
-    return out, []
+    findings = []
+    if domain not in opsets:
+        findings.append(Finding(
+            "domain", "a node's domain is declared in opset_import",
+            f"{n.op_type} is in domain {n.domain or 'ai.onnx'!r}, which the model's opset_import does not "
+            f"declare (it declares {', '.join(repr(d) for d in opsets) or 'nothing'})",
+            {"domain": n.domain or "ai.onnx"}, f"add an opset_import entry for {n.domain or 'ai.onnx'!r}"))
+    attrs = {a.name: attr_value(a) for a in n.attribute
+             if a.type not in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)}
+    subs = [(aname if k is None else f"{aname}[{k}]", sg) for _n, aname, k, sg in _subgraphs([n])]
+    return ModelNode(full, n.op_type, domain, opsets.get(domain), list(n.input), list(n.output), attrs, scope,
+                     f"node {full!r} (#{idx})", {a: [o.name for o in sg.output] for a, sg in subs},
+                     branch_inputs={a: [i.name for i in sg.input] for a, sg in subs}, proto=n, findings=findings)
 
 
 def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelGraph:
     """Read an ONNX model into a ``ModelGraph`` (nothing is written to the model)."""
-    import onnx
     model, path, stored = load_model(source, load_external_data)
     opsets: dict[str, int] = {}
     for imp in model.opset_import:
@@ -188,6 +91,7 @@ def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelG
     graph = ModelGraph(path=path, format="onnx", opsets=opsets, proto=stored)
     needs_onnx = [False]
     counter = [0]
+    functions = Functions(model)
 
     def walk(g, scope: str, top: bool):
         for i in list(g.input):
@@ -195,7 +99,7 @@ def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelG
                 graph.sources[i.name] = tensor_type_from_proto(i.type, i.name)
                 graph.source_kind[i.name] = "graph input" if top else "subgraph input"
         for init in g.initializer:
-            graph.sources[init.name] = _const_type(init, init.name)
+            graph.sources[init.name] = const_type(init, init.name)
             graph.source_kind[init.name] = "initializer"
         for vi in g.value_info:
             graph.declared[vi.name] = Declaration(vi.name, tensor_type_from_proto(vi.type, vi.name), "value_info")
@@ -204,45 +108,42 @@ def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelG
                 graph.declared.setdefault(o.name, Declaration(o.name, tensor_type_from_proto(o.type, o.name),
                                                               "graph output" if top else "subgraph output"))
         for n in g.node:
-            idx = counter[0]
-            counter[0] += 1
-            name = n.name or f"{n.op_type}_{idx}"
-            full = f"{scope}/{name}" if scope else name
-            for _n, aname, k, sg in _subgraphs([n]):
-                sub = f"{full}/{aname}" + (f"[{k}]" if k is not None else "")
-                if n.op_type == "If" and n.input and aname in ("then_branch", "else_branch"):
-                    graph.conditional_regions[sub] = (n.input[0], aname == "then_branch")
-                walk(sg, sub, False)
-            domain = normalize_domain(n.domain)
-            if n.op_type == "Constant" and domain == "ai.onnx" and n.output:
-                t = _constant_node_value(n, n.output[0])
-                if t is not None:
-                    graph.sources[n.output[0]] = t
-                    graph.source_kind[n.output[0]] = "constant"
-                    continue
-            findings = []
-            if domain not in opsets:
-                findings.append(Finding(
-                    "domain", "a node's domain is declared in opset_import",
-                    f"{n.op_type} is in domain {n.domain or 'ai.onnx'!r}, which the model's opset_import does not "
-                    f"declare (it declares {', '.join(repr(d) for d in opsets) or 'nothing'})",
-                    {"domain": n.domain or "ai.onnx"}, f"add an opset_import entry for {n.domain or 'ai.onnx'!r}"))
-            if not registry.has_op(n.op_type, domain):
-                needs_onnx[0] = True
-            attrs = {a.name: _attr_value(a) for a in n.attribute
-                     if a.type not in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)}
-            branches = {aname if k is None else f"{aname}[{k}]": [o.name for o in sg.output]
-                        for _n, aname, k, sg in _subgraphs([n])}
-            graph.nodes.append(ModelNode(full, n.op_type, domain, opsets.get(domain), list(n.input),
-                                         list(n.output), attrs, scope, f"node {full!r} (#{idx})", branches, n,
-                                         findings=findings))
+            visit(n, scope, opsets, [])
+
+    def visit(n, scope: str, ops: dict[str, int], calls: list):
+        idx = counter[0]
+        counter[0] += 1
+        name = n.name or f"{n.op_type}_{idx}"
+        full = f"{scope}/{name}" if scope else name
+        domain = normalize_domain(n.domain)
+        fn = functions.called(n)
+        if fn is not None:   # a model-local function: its body, at the call site
+            check_depth(calls, fn)
+            inner = functions.opsets(fn, ops)
+            for body in inline(n, fn):
+                visit(body, scope, inner, [*calls, (fn.domain, fn.name)])
+            return
+        if n.op_type == "Constant" and domain == "ai.onnx" and n.output:
+            t = constant_node_value(n, n.output[0])
+            if t is not None:
+                graph.sources[n.output[0]] = t
+                graph.source_kind[n.output[0]] = "constant"
+                return
+        node = _model_node(n, full, scope, idx, domain, ops)
+        for _n, aname, k, sg in _subgraphs([n]):
+            sub = f"{full}/{aname}" + (f"[{k}]" if k is not None else "")
+            if n.op_type == "If" and n.input and aname in ("then_branch", "else_branch"):
+                graph.conditional_regions[sub] = (n.input[0], aname == "then_branch")
+            graph.regions[sub] = (node, aname if k is None else f"{aname}[{k}]")
+            walk(sg, sub, False)
+        if not registry.has_op(n.op_type, domain):
+            needs_onnx[0] = True
+        graph.nodes.append(node)
 
     wf = check_wellformed(model)
     graph.violations.extend(wf.violations)
     graph.notes.extend(wf.notes)
     walk(model.graph, "", True)
-    graph.fallback, notes = _onnx_inference(model, needs_onnx[0])
-    graph.notes.extend(notes)
     if needs_onnx[0]:
         from .onnx_forward import NodeInference
         graph.infer_node = NodeInference(model)

@@ -19,7 +19,7 @@ from .compile import Fn, compile_expr
 from .syntax import NotationError, substitute, unparse
 from .schema import (CASE_STATUSES, AttrDecl, Case, Example, InputDecl, OutputDecl, Rule, Spec,
                      normalize_domain)
-from .source import FileCtx
+from .source import WHERE, FileCtx
 from .tensor_attrs import ATTR_TYPES, convert_attr
 
 
@@ -189,10 +189,12 @@ def _case(ctx: FileCtx, raw: Any, rid: str, line: int) -> Case:
     if not isinstance(raw, dict) or raw.get("expect") not in CASE_STATUSES or not isinstance(raw.get("inputs"), dict):
         raise ctx.err(f"constraint {rid}: every case needs expect (one of {', '.join(CASE_STATUSES)}) "
                       "and inputs (a table of input name -> type)", line)
-    extra = set(raw) - {"expect", "inputs", "attrs", "condition"}
+    extra = set(raw) - {"expect", "inputs", "attrs", "condition", WHERE}
     if extra:
         raise ctx.err(f"constraint {rid}: a case has unknown key(s) {', '.join(sorted(extra))}", line)
-    return Case(raw["expect"], dict(raw["inputs"]), dict(raw.get("attrs", {})), str(raw.get("condition", "")), line)
+    path, at = raw.get(WHERE, (ctx.path, 0))
+    return Case(raw["expect"], dict(raw["inputs"]), dict(raw.get("attrs", {})), str(raw.get("condition", "")),
+                at or line, path)
 
 
 def _semantics(sem: dict, ctx: FileCtx, known: set[str], inputs: list[InputDecl]

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from ..types import normalize_dim, unknown_dim
+from ..types import RuntimeDim, normalize_dim, unknown_dim
 from .logic import NO_VALUE, UNKNOWN, EvalError, TensorVal, Unknown, UnknownDType, UnknownRank, UnknownShape
 from .operators import arith, int_like, need_int, show
 
@@ -134,9 +134,19 @@ def unknown() -> Any:
     return NO_VALUE
 
 
-def fresh(label: str) -> Any:
-    """A fresh unknown dim: a size known only at run time (NonZero's count, Unique's length)."""
-    return unknown_dim(str(label))
+def fresh(label: str, upper: Any = None) -> Any:
+    """A size known only at run time (NonZero's count, Unique's length), at most ``upper``.
+
+    Each node's output gets its own symbol, named after ``label`` (``nnz_1``); the model
+    report lists it with its bounds.  It is never equal to any other dim.
+
+    >>> n = fresh("nnz", 12)
+    >>> n.name, n.upper, n == fresh("nnz", 12)
+    ('nnz', 12, False)
+    """
+    if isinstance(upper, Unknown):
+        upper = None
+    return RuntimeDim(str(label), upper)
 
 
 def present(x: Any) -> bool:

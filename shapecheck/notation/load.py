@@ -37,13 +37,13 @@ def load_files(paths: Iterable[Path], base: Registry | None = None) -> list[Spec
 
     A ``[family]`` file gives one spec per member; a spec name defined twice is an error.
     """
-    return [spec for spec, _data in _load(paths, base)]
+    return [spec for spec, _data in load_specs(paths, base)]
 
 
 def load_registry(paths: Iterable[Path], base: Registry | None = None) -> Registry:
     """``base``'s specs (if any) plus those of ``paths``, with the data each was built from."""
     reg = Registry(base or ())
-    for spec, data in _load(paths, base):
+    for spec, data in load_specs(paths, base):
         reg.add(spec, data)
     return reg
 
@@ -64,7 +64,7 @@ def _read_all(paths: Iterable[Path]) -> tuple[dict[str, tuple[dict, FileCtx]], d
     return raws, families
 
 
-def _load(paths: Iterable[Path], base: Registry | None) -> list[tuple[Spec, dict]]:
+def load_specs(paths: Iterable[Path], base: Registry | None = None) -> list[tuple[Spec, dict]]:
     """Each spec with the merged data it was built from, parents before their children."""
     pending, families = _read_all(paths)
     # a child's name is known only once its parent is merged, so resolve in rounds
@@ -124,8 +124,9 @@ def spec_files(root: Path) -> list[Path]:
 
 @lru_cache(maxsize=1)
 def default_registry() -> Registry:
-    """The shipped specs, loaded and compiled once per process."""
-    reg = load_registry(spec_files(specs_dir()))
+    """The shipped specs, each operator's compiled once per process, when first needed."""
+    from .lazy import LazyRegistry
+    reg = LazyRegistry(spec_files(specs_dir()))
     reg.domains = load_domains(specs_dir())
     return reg
 
@@ -154,5 +155,5 @@ def registry_with(extra_dirs: Iterable[str | Path]) -> Registry:
     return load_registry(files, base=default_registry())
 
 
-__all__ = ["Spec", "Rule", "Registry", "default_registry", "registry_with", "load_files", "load_registry",
+__all__ = ["Spec", "Rule", "Registry", "default_registry", "registry_with", "load_files", "load_registry", "load_specs",
            "spec_name", "split_op", "normalize_domain", "specs_dir", "spec_files", "ELEMENT_TYPES", "ONNX_DOMAIN"]

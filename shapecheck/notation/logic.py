@@ -11,6 +11,7 @@ unknown rank or type; value: a tensor's contents, known only at run time).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Callable
 
 import numpy as np
@@ -232,7 +233,72 @@ def or_(vals) -> Any:
     cs = [as_cond(c) for c in conds]
     if any(c.opaque or c.needs_value or c.alts for c in cs):
         return Cond((), (), any(c.opaque or c.alts for c in cs), any(c.needs_value for c in cs))
+    if all(len(c.rels) == 1 for c in cs):
+        rels = tuple(c.rels[0] for c in cs)
+        if _always(rels):
+            return True
+        rels = _absorbed(rels)
+        if len(rels) == 1:
+            return Cond(rels)
+        cs = [Cond((r,)) for r in rels]
     return Cond((), (tuple(c.rels for c in cs),))
+
+
+def _solutions(rel: Rel, s: Any) -> Any:
+    """The dims (a finite set) that satisfy an equality over the one dim ``s``, else None."""
+    if rel.op != "==":
+        return None
+    try:
+        sols = sympy.solveset(sympy.Eq(rel.lhs, rel.rhs), s, sympy.S.Naturals0)
+    except Exception:  # noqa: BLE001 - sympy cannot solve it
+        return None
+    return sols if isinstance(sols, sympy.FiniteSet) else None
+
+
+@lru_cache(maxsize=4096)
+def _absorbed(rels: tuple) -> tuple:
+    """The disjunction without the equalities over one dim that another disjunct already covers
+    (``seq != 0 or seq == 4`` is ``seq != 0``).
+
+    >>> from shapecheck.types import symbol
+    >>> s = symbol("seq")
+    >>> [str(r) for r in _absorbed((Rel("!=", s, 0), Rel("==", s, 4)))]
+    ['seq != 0']
+    """
+    syms = set().union(*(r.free_symbols for r in rels))
+    if len(syms) != 1 or len(rels) < 2:
+        return rels
+    (s,) = syms
+    keep = list(rels)
+    for r in rels:
+        sols = _solutions(r, s)
+        others = [o for o in keep if o is not r]
+        if sols is not None and others and all(
+                any(bool(o.sympy().subs(s, v)) is True for o in others) for v in sols):
+            keep = others
+    return tuple(keep)
+
+
+@lru_cache(maxsize=4096)
+def _always(rels: tuple) -> bool:
+    """True when a disjunction of relations over one dim holds for every dim: its negation, a
+    conjunction, has no solution (``batch != 0 or batch == 4*batch``).  False when unsure.
+
+    >>> from shapecheck.types import symbol
+    >>> b = symbol("batch")
+    >>> _always((Rel("!=", b, 0), Rel("==", b, 4 * b))), _always((Rel("!=", b, 0), Rel("==", b, 4)))
+    (True, False)
+    """
+    syms = set().union(*(r.free_symbols for r in rels))
+    if len(syms) != 1:
+        return False
+    (s,) = syms
+    negs = [r.negate() for r in rels]
+    eq = next((n for n in negs if n.op == "=="), None)
+    sols = None if eq is None else _solutions(eq, s)
+    if sols is None:
+        return False
+    return not any(all(bool(n.sympy().subs(s, v)) is True for n in negs) for v in sols)
 
 
 def not_(v) -> Any:

@@ -55,6 +55,7 @@ class Case:
     attrs: dict
     condition: str = ""
     line: int = 0
+    file: str = ""               # the spec file it is written in (a parent's, when inherited)
 
 
 CASE_STATUSES = ("proved", "refuted", "conditional", "unchecked")

@@ -102,7 +102,21 @@ def read(path: Path) -> tuple[dict, FileCtx]:
     if unknown:
         raise ctx.err(f"unknown key(s) {', '.join(sorted(unknown))}; a spec has "
                       f"{', '.join(sorted(_TOP_KEYS))}", ctx.find(sorted(unknown)[0]))
+    _locate_cases(data, ctx)
     return data, ctx
+
+
+WHERE = "\0where"   # a key no spec writes: (file, line) of a case, kept through ``extends``
+
+
+def _locate_cases(data: dict, ctx: FileCtx) -> None:
+    """Tag each ``[[constraints.cases]]`` with the file and line it is written at, so that a case
+    inherited through ``extends`` still points there (the n-th header is the n-th case)."""
+    cases = [case for c in data.get("constraints", []) if isinstance(c, dict) and isinstance(c.get("cases"), list)
+             for case in c["cases"] if isinstance(case, dict)]
+    heads = [ctx.line_at(m.start()) for m in re.finditer(r"(?m)^[ \t]*\[\[constraints\.cases\]\]", ctx.text)]
+    for case, line in zip(cases, heads if len(heads) == len(cases) else [0] * len(cases)):
+        case[WHERE] = (ctx.path, line)
 
 
 def read_domain(path: Path) -> tuple[dict, FileCtx]:

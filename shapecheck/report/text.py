@@ -187,6 +187,8 @@ def render_model_report(report, console: Console, err: Console | None = None, *,
             console.print("[cyan]taken from declarations (inference left these unknown):[/]")
             for a in refs:
                 console.print(escape(f"  {a['condition']}"), soft_wrap=True)
+        for line in symbol_lines(getattr(report, "symbols", [])):
+            console.print(escape(line), soft_wrap=True)
         for n in report.nodes:
             if n.status == "unchecked":
                 console.print(f"[bold cyan]note\\[unchecked][/]: {escape(node_where(n))}: {escape(n.reason)}",
@@ -198,6 +200,19 @@ def render_model_report(report, console: Console, err: Console | None = None, *,
     console.print(f"{verdict_markup(report)}  {escape(summary_text(report, label))}", soft_wrap=True)
     if not quiet:
         console.print(escape(coverage_line(getattr(report, "coverage", {}))), soft_wrap=True)
+
+
+def symbol_lines(symbols: list[dict]) -> list[str]:
+    """The sizes known only at run time that types and conditions name, each with its bounds.
+
+    >>> symbol_lines([{"name": "nnz_1", "node": "nz", "op_type": "NonZero", "where": "nz.shape[1]",
+    ...                "bounds": "0 <= nnz_1 <= 16"}])
+    ['sizes known only at run time:', '  nnz_1: nz.shape[1] (NonZero nz), 0 <= nnz_1 <= 16']
+    """
+    if not symbols:
+        return []
+    return ["sizes known only at run time:"] + [
+        f"  {s['name']}: {s['where']} ({s['op_type']} {s['node']}), {s['bounds']}" for s in symbols]
 
 
 def coverage_line(cov: dict) -> str:

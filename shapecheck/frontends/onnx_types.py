@@ -1,0 +1,92 @@
+"""ONNX protos <-> shapecheck types: TypeProto, TensorProto and attribute values as ``TensorType``s.
+
+Both the model reader (``onnx_model``) and the per-node inference (``onnx_forward``) convert
+through here; nothing else in the package knows ONNX's protobuf types.
+
+>>> from onnx import helper, TensorProto as T
+>>> str(tensor_type_from_proto(helper.make_tensor_type_proto(T.FLOAT, ["N", 4, None]), "x"))
+'float[N,4,?]'
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from ..errors import UsageError
+from ..types import ONNX_CODES, TensorType, parse_dim, symbol, unknown_dim
+
+MAX_CONST = 1 << 20   # constants larger than this are kept as types only
+
+
+@lru_cache(maxsize=1 << 14)
+def dim_from_param(param: str):
+    """A dim_param is a name (``batch``) or, as shapecheck writes them, an expression (``2*N``)."""
+    if not re.fullmatch(r"[A-Za-z0-9_ ]*[+*][A-Za-z0-9_ +*()-]*", param):
+        return symbol(param)  # a plain name, or one with characters that are not arithmetic ("batch-size")
+    try:
+        return parse_dim(param)
+    except UsageError:
+        return symbol(param)
+
+
+def tensor_type_from_proto(tp, tensor: str) -> TensorType:
+    """An ONNX TypeProto -> TensorType; ``dim_param`` names become the user's symbols."""
+    if not tp.HasField("tensor_type"):
+        return TensorType(None, None)
+    tt = tp.tensor_type
+    dtype = ONNX_CODES.get(tt.elem_type) if tt.elem_type else None
+    if not tt.HasField("shape"):
+        return TensorType(dtype, None)
+    dims = []
+    for i, d in enumerate(tt.shape.dim):
+        if d.HasField("dim_value") and d.dim_value >= 0:
+            dims.append(int(d.dim_value))
+        elif d.HasField("dim_param") and d.dim_param and not d.dim_param.startswith("unk__"):
+            dims.append(dim_from_param(d.dim_param))
+        else:
+            dims.append(unknown_dim(f"{tensor}.shape[{i}]"))
+    return TensorType(dtype, tuple(dims))
+
+
+def attr_value(attr) -> Any:
+    import onnx
+    from onnx import helper
+    v = helper.get_attribute_value(attr)
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    if isinstance(v, list):
+        return tuple(x.decode("utf-8", "replace") if isinstance(x, bytes) else x for x in v)
+    if isinstance(v, onnx.TensorProto):
+        return v
+    return v
+
+
+def const_type(tensor_proto, name: str) -> TensorType:
+    from onnx import numpy_helper
+    dtype = ONNX_CODES.get(tensor_proto.data_type)
+    shape = tuple(int(d) for d in tensor_proto.dims)
+    external = tensor_proto.data_location == 1  # TensorProto.EXTERNAL
+    if external or int(np.prod(shape, dtype=np.int64)) > MAX_CONST:
+        return TensorType(dtype, shape)
+    try:
+        value = numpy_helper.to_array(tensor_proto)
+    except Exception:  # unreadable raw data: keep the type
+        return TensorType(dtype, shape)
+    return TensorType(dtype, shape, value)
+
+
+def constant_node_value(node, name: str) -> TensorType | None:
+    """The type (and value) a Constant node produces."""
+    import onnx
+    for a in node.attribute:
+        if a.name == "value":
+            return const_type(a.t, name)
+        if a.name in ("value_int", "value_float", "value_ints", "value_floats"):
+            v = onnx.helper.get_attribute_value(a)
+            arr = np.array(v, dtype=np.int64 if "int" in a.name else np.float32)
+            from ..types import tensor_type_of
+            return tensor_type_of(arr)
+    return None

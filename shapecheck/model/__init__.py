@@ -1,0 +1,9 @@
+"""The model check: one forward pass over a frontend's ``ModelGraph``.
+
+* ``forward``: the pass itself (``check_graph``): each node by its spec, control flow, or the
+  frontend's per-node inference;
+* ``node``: one node's spec, bound inputs, own unknowns and constant folding;
+* ``control_flow``: the one place that knows ``If``, ``Loop`` and ``Scan``;
+* ``declarations``: declared types compared with inferred ones;
+* ``result``: ``ModelReport``, ``NodeReport``, ``DeclarationReport``.
+"""

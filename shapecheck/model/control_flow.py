@@ -1,0 +1,271 @@
+"""Control flow: the one place that knows ``If``, ``Loop`` and ``Scan``.
+
+A frontend flattens a subgraph's nodes into the node list before the node that owns it, with
+a *scope* (``If_0/then_branch``); the owner's ``branches`` maps each subgraph attribute to the
+subgraph's output names.  The forward pass has already inferred those outputs when it reaches
+the owner, and this module turns them into the owner's outputs:
+
+* ``If``: with a known condition, the branch that runs (the other one is dead: its nodes are
+  skipped, see ``is_dead``); otherwise what both branches agree on, dim by dim.
+* ``Loop``: the body is checked with each loop-carried input bound to the initial value's type
+  (``bind``).  If the body hands every carried value back with that type (``is_fixpoint``),
+  that type holds in every iteration.  If not, the forward pass checks the body again with
+  each carried input *generalized* -- the initial dtype and rank, a fresh dim per axis: a dim
+  the body hands back unchanged is the same in every iteration, so it is the initial value's;
+  any other dim of the final value is unknown.  Either way the result is sound for every
+  iteration.  A scan output
+  stacks one body output per iteration: its leading dim is the trip count -- ``M`` when the
+  loop has no condition and ``M`` is known, else a run-time size ``trip`` (``0 <= trip <= M``).
+* ``Scan`` (opset 9 on): states as for ``Loop``; each scan input is bound as one slice (its
+  scan axis removed); a scan output stacks along ``scan_output_axes`` as many slices as the
+  first scan input has along its scan axis.
+
+Agreement never assumes: two dims that differ (or cannot be shown equal) give a fresh unknown.
+
+>>> from shapecheck.types import parse_type
+>>> str(merge(parse_type("float[N,4]"), parse_type("float[N,5]")))
+'float[N,?]'
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import sympy
+
+from ..frontends.graph import ModelGraph, ModelNode
+from ..notation.load import ONNX_DOMAIN
+from ..types import RuntimeDim, TensorType, normalize_dim, unknown_dim
+
+Outputs = dict[str, tuple[TensorType, str]]
+
+
+def is_dead(graph: ModelGraph, scope: str, env: dict) -> bool:
+    """True when ``scope`` lies in an If branch that the known condition value rules out."""
+    while scope:
+        region = graph.conditional_regions.get(scope)
+        if region is not None:
+            value = _scalar(env.get(region[0]))
+            if value is not None and bool(value) != region[1]:
+                return True
+        scope = scope.rpartition("/")[0]
+    return False
+
+
+def binds(graph: ModelGraph, scope: str) -> bool:
+    """True when ``scope`` is a subgraph whose inputs its owner binds (a Loop or Scan body)."""
+    owner, _attr = graph.regions.get(scope, (None, ""))
+    return owner is not None and owner.domain == ONNX_DOMAIN and owner.op_type in _BINDERS
+
+
+def bind(graph: ModelGraph, scope: str, env: dict[str, TensorType], exact: bool) -> dict[str, TensorType]:
+    """Types for the inputs of the body ``scope``: the owner's inputs as they enter the first
+    iteration (``exact``), or generalized to any iteration (fresh dims, see ``_generalized``)."""
+    owner, attr = graph.regions[scope]
+    names = owner.branch_inputs.get(attr, [])
+    return {n: t for n, t in zip(names, _BINDERS[owner.op_type](owner, env, exact)) if t is not None}
+
+
+def is_fixpoint(owner: ModelNode, env: dict[str, TensorType]) -> bool:
+    """True when the body hands every carried value back with the type it was bound with: then
+    the first iteration's types hold in every iteration."""
+    names = owner.branch_inputs.get("body", [])
+    outs = owner.branches.get("body", [])
+    if owner.op_type == "Loop":
+        pairs = zip(names[2:], outs[1:1 + len(owner.inputs[2:])])
+    else:
+        pairs = zip(names, outs[:len(owner.inputs) - int(owner.attrs.get("num_scan_inputs", 0) or 0)])
+    for a, b in pairs:
+        x, y = env.get(a), env.get(b)
+        if x is None or y is None or (x.dtype, x.shape) != (y.dtype, y.shape) or x.shape is None:
+            return False
+    return True
+
+
+def _generalized(t: TensorType | None, name: str, exact: bool = False) -> TensorType | None:
+    """The dtype and rank of ``t``, a fresh dim per axis (named where it stands): any iteration's
+    value; with ``exact``, ``t``'s type (no value): the first iteration's."""
+    if exact and t is not None:
+        return TensorType(t.dtype, t.shape)
+    if t is None or t.shape is None:
+        return None if t is None or t.dtype is None else TensorType(t.dtype, None)
+    return TensorType(t.dtype, tuple(unknown_dim(f"{name}.shape[{i}]") for i in range(len(t.shape))))
+
+
+def _loop_inputs(owner: ModelNode, env: dict, exact: bool) -> list:
+    names = owner.branch_inputs.get("body", [])
+    initial = [env.get(x) if x else None for x in owner.inputs[2:]]
+    return [TensorType("int64", ()), TensorType("bool", ())] + [
+        _generalized(t, n, exact) for t, n in zip(initial, names[2:])]
+
+
+def _scan_inputs(owner: ModelNode, env: dict, exact: bool) -> list:
+    if owner.opset is not None and owner.opset < 9:
+        return []
+    m = int(owner.attrs.get("num_scan_inputs", 0) or 0)
+    states = len(owner.inputs) - m
+    names = owner.branch_inputs.get("body", [])
+    out: list = [_generalized(env.get(x), n, exact) for x, n in zip(owner.inputs[:states], names)]
+    axes = list(owner.attrs.get("scan_input_axes") or ())
+    for k, x in enumerate(owner.inputs[states:]):
+        t = env.get(x)
+        axis = int(axes[k]) if k < len(axes) else 0
+        if t is None or t.shape is None or not -len(t.shape) <= axis < len(t.shape):
+            out.append(None if t is None else TensorType(t.dtype, None))
+        else:
+            axis %= len(t.shape)
+            out.append(TensorType(t.dtype, t.shape[:axis] + t.shape[axis + 1:]))
+    return out
+
+
+def _carried(initial: TensorType | None, bound: TensorType | None, final: TensorType | None, invariant: dict) -> TensorType:
+    """A carried value after the loop: the initial value's dims where the body keeps them, else unknown.
+
+    ``invariant`` collects body dim -> initial dim for every dim the body hands back unchanged."""
+    if initial is None or bound is None or final is None or bound.shape is None or initial.shape is None:
+        return merge(initial, final)
+    if final.shape is None or len(final.shape) != len(bound.shape) or (final.dtype and final.dtype != initial.dtype):
+        return TensorType(initial.dtype if final.dtype in (None, initial.dtype) else None, None)
+    dims = []
+    for b, f, i in zip(bound.shape, final.shape, initial.shape):
+        if f == b:
+            invariant[b] = i
+            dims.append(i)
+        else:
+            dims.append(unknown_dim("loop-carried"))
+    return TensorType(initial.dtype, tuple(dims))
+
+
+def _outside(t: TensorType | None, invariant: dict, body_dims: set) -> TensorType | None:
+    """A body type seen from outside: invariant body dims become the initial ones, other body dims unknown."""
+    if t is None or t.shape is None:
+        return t
+    outer = set().union(*(v.free_symbols for v in invariant.values() if isinstance(v, sympy.Basic)))
+    dims = []
+    for d in t.shape:
+        if isinstance(d, sympy.Basic) and d.free_symbols & body_dims:
+            d = normalize_dim(d.xreplace(invariant))
+            if isinstance(d, sympy.Basic) and d.free_symbols & (body_dims - outer):
+                d = unknown_dim("per-iteration")
+        dims.append(d)
+    return TensorType(t.dtype, tuple(dims))
+
+
+def region_outputs(node: ModelNode, env: dict[str, TensorType]) -> Outputs | None:
+    """The outputs of a control-flow node from its subgraphs' inferred outputs, or None if it is not one."""
+    rule = _RULES.get(node.op_type) if node.domain == ONNX_DOMAIN and node.branches else None
+    return None if rule is None else rule(node, env)
+
+
+def merge(a: TensorType | None, b: TensorType | None) -> TensorType:
+    """What two types agree on: equal dims stay, others become fresh unknowns; no value."""
+    if a is None or b is None:
+        return TensorType((a or b).dtype if (a or b) is not None else None, None)
+    dtype = a.dtype if a.dtype == b.dtype else None
+    if a.shape is None or b.shape is None or len(a.shape) != len(b.shape):
+        return TensorType(dtype, None)
+    return TensorType(dtype, tuple(x if x == y else unknown_dim("merged") for x, y in zip(a.shape, b.shape)))
+
+
+def _scalar(t: TensorType | None) -> Any:
+    value = getattr(t, "value", None)
+    return value.reshape(-1)[0] if isinstance(value, np.ndarray) and value.size == 1 else None
+
+
+def _if(node: ModelNode, env: dict) -> Outputs | None:
+    then, other = node.branches.get("then_branch", []), node.branches.get("else_branch", [])
+    if len(then) != len(node.outputs) or len(other) != len(node.outputs):
+        return None
+    cond = _scalar(env.get(node.inputs[0])) if node.inputs else None
+    if cond is not None:
+        branch = then if bool(cond) else other
+        label = f"If {'then' if bool(cond) else 'else'}_branch (condition is constant)"
+        return {o: (env.get(b) or TensorType(None, None), label) for o, b in zip(node.outputs, branch) if o}
+    return {o: (merge(env.get(t), env.get(e)), "If (both branches)")
+            for o, t, e in zip(node.outputs, then, other) if o}
+
+
+def _stacked(t: TensorType | None, count: Any, axis: int = 0) -> TensorType:
+    """``t`` stacked ``count`` times along a new ``axis`` (negative: from the end of the result)."""
+    if t is None or t.shape is None:
+        return TensorType(t.dtype if t is not None else None, None)
+    axis = axis + len(t.shape) + 1 if axis < 0 else axis
+    if not 0 <= axis <= len(t.shape):
+        return TensorType(t.dtype, None)
+    return TensorType(t.dtype, t.shape[:axis] + (count,) + t.shape[axis:])
+
+
+def _body_dims(node: ModelNode, env: dict) -> set:
+    out: set = set()
+    for name in node.branch_inputs.get("body", []):
+        t = env.get(name)
+        for d in (t.shape or ()) if t is not None else ():
+            if isinstance(d, sympy.Basic):
+                out |= d.free_symbols
+    return out
+
+
+def _loop(node: ModelNode, env: dict) -> Outputs | None:
+    body = node.branches.get("body", [])
+    initial = node.inputs[2:]
+    carried = len(initial)
+    names = node.branch_inputs.get("body", [])[2:]
+    if len(body) != 1 + len(node.outputs) or len(node.outputs) < carried:
+        return None
+    m = _scalar(env.get(node.inputs[0])) if node.inputs and node.inputs[0] else None
+    has_cond = len(node.inputs) > 1 and bool(node.inputs[1])
+    if m is not None and not has_cond:
+        trip: Any = int(m)
+    else:
+        trip = RuntimeDim("trip", int(m) if m is not None else None)
+    invariant: dict = {}
+    finals = [_carried(env.get(initial[j]), env.get(names[j]) if j < len(names) else None, env.get(body[1 + j]),
+                       invariant) for j in range(carried)]
+    inside = _body_dims(node, env)
+    out: Outputs = {}
+    for j, name in enumerate(node.outputs):
+        if name and j < carried:
+            out[name] = (finals[j], "Loop (initial value or body output)")
+        elif name:
+            out[name] = (_stacked(_outside(env.get(body[1 + j]), invariant, inside), trip),
+                         "Loop (one body output per iteration)")
+    return out
+
+
+def _scan(node: ModelNode, env: dict) -> Outputs | None:
+    if node.opset is not None and node.opset < 9:
+        return None   # Scan-8 has a batch axis and sequence_lens: not modelled
+    body = node.branches.get("body", [])
+    m = int(node.attrs.get("num_scan_inputs", 0) or 0)
+    states = len(node.inputs) - m
+    if m < 1 or states < 0 or len(body) != len(node.outputs):
+        return None
+    first = env.get(node.inputs[states])
+    in_axis = int((node.attrs.get("scan_input_axes") or (0,))[0])
+    seq: Any = unknown_dim("scan length")
+    if first is not None and first.shape is not None and -len(first.shape) <= in_axis < len(first.shape):
+        seq = first.shape[in_axis]
+    out_axes = list(node.attrs.get("scan_output_axes") or ())
+    names = node.branch_inputs.get("body", [])
+    invariant: dict = {}
+    finals = [_carried(env.get(node.inputs[j]), env.get(names[j]) if j < len(names) else None, env.get(body[j]),
+                       invariant) for j in range(states)]
+    inside = _body_dims(node, env) - set().union(*(_dims_of(env.get(n)) for n in names[states:]))
+    out: Outputs = {}
+    for j, name in enumerate(node.outputs):
+        if name and j < states:
+            out[name] = (finals[j], "Scan (initial state or body output)")
+        elif name:
+            k = j - states
+            axis = int(out_axes[k]) if k < len(out_axes) else 0
+            out[name] = (_stacked(_outside(env.get(body[j]), invariant, inside), seq, axis),
+                         "Scan (one body output per slice)")
+    return out
+
+
+def _dims_of(t: TensorType | None) -> set:
+    return set().union(*(d.free_symbols for d in t.shape if isinstance(d, sympy.Basic))) if t and t.shape else set()
+
+
+_RULES: dict[str, Callable[[ModelNode, dict], Outputs | None]] = {"If": _if, "Loop": _loop, "Scan": _scan}
+_BINDERS: dict[str, Callable[[ModelNode, dict, bool], list]] = {"Loop": _loop_inputs, "Scan": _scan_inputs}

@@ -1,0 +1,221 @@
+"""One node of the forward pass: its spec, its inputs bound by name, its outputs made its own.
+
+* ``resolve``: the spec a node's op and opset resolve to, or why none does;
+* ``bind_inputs``: the node's input tensors as the spec's named inputs;
+* ``own_unknowns``: unknown dims a spec created, made the node's own (solve results are shared
+  by every node with the same signature), with run-time sizes named and listed;
+* ``fold``: outputs computed by the spec's own kernel when every input is a small constant.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import sympy
+
+from ..errors import UsageError
+from ..frontends.graph import ModelGraph, ModelNode
+from ..solve_cache import signature_of
+from ..notation.load import Registry
+from ..types import RuntimeDim, TensorType, expr_str, is_unknown, tensor_type_of
+
+
+UNCHECKED = "unchecked: "
+
+
+def resolve(registry: Registry, node: ModelNode, memo: dict) -> tuple:
+    """(spec or None, error or None) for a node, remembered per (op, domain, opset).
+
+    An error starting with ``UNCHECKED`` means the node is left unchecked (with that reason):
+    its version is unreadable, beyond the domain's highest known opset, or older than every
+    spec where the domain says so (``specs/<domain>/_domain.toml``).
+    """
+    spec = error = None
+    facts = getattr(registry, "domains", {}).get(node.domain, {})
+    top = facts.get("highest_opset")
+    if registry.has_op(node.op_type, node.domain):
+        known = ", ".join(s.name for s in registry.versions(node.op_type, node.domain))
+        if node.opset is None:
+            error = (f"{UNCHECKED}version {node.version or '(none)'!r} is not opsetN, so shapecheck cannot tell which "
+                     f"version of {node.op_type} this is (its specs: {known})")
+        elif top is not None and node.opset > top:
+            error = (f"{UNCHECKED}version opset{node.opset} is beyond opset{top}, the newest {node.domain} opset "
+                     f"shapecheck knows; no spec describes it (its specs: {known})")
+        else:
+            try:
+                spec = registry.resolve(node.op_type, node.opset, node.domain)
+            except UsageError as exc:
+                error = str(exc)
+                if facts.get("before_first_version") == "unchecked":
+                    error = (f"{UNCHECKED}no spec of {node.op_type} is at or below opset{node.opset} "
+                             f"(its specs: {known})")
+    memo[(node.op_type, node.domain, node.opset, node.version)] = (spec, error)
+    return spec, error
+
+
+def _source_label(origin: str) -> str:
+    if origin in ("graph input", "subgraph input", "initializer", "constant"):
+        return "declared" if origin.endswith("input") else origin
+    return origin
+
+
+def bind_inputs(graph: ModelGraph, spec, node: ModelNode, env: dict, origin: dict) -> tuple[dict, dict]:
+    """The node's input tensors as the spec's named inputs (a variadic one takes the rest)."""
+    types: dict[str, Any] = {}
+    sources: dict[str, dict[str, str]] = {}
+
+    def one(tname: str) -> TensorType:
+        t = env.get(tname)
+        if t is None:
+            origin.setdefault(tname, "unknown")
+            return TensorType(None, None)
+        return t
+
+    for i, decl in enumerate(spec.inputs):
+        if decl.variadic:
+            names = [n for n in node.inputs[i:] if n]
+            if names:
+                types[decl.name] = tuple(one(n) for n in names)
+                for j, n in enumerate(names):
+                    sources[f"{decl.name}[{j}]"] = {"tensor": n, "type": str(env.get(n, "?")),
+                                                    "source": _source_label(origin.get(n, "unknown"))}
+                continue
+            tname = ""
+        else:
+            tname = node.inputs[i] if i < len(node.inputs) else ""
+        if not tname:
+            if decl.optional:
+                continue
+            raise UsageError(f"{graph.path}: {node.location} ({node.op_type}): input {i} ({decl.name}) is missing; "
+                             f"{spec.name} needs {', '.join(d.name for d in spec.inputs)}")
+        t = one(tname)
+        types[decl.name] = t
+        sources[decl.name] = {"tensor": tname, "type": str(t), "source": _source_label(origin.get(tname, "unknown"))}
+    return types, sources
+
+
+class Unknowns:
+    """Makes the unknown dims a spec created the node's own, and names the run-time sizes.
+
+    Solve results are cached by signature, so two nodes would otherwise share the very same
+    unknown and later look equal: each node gets its own copies.  A run-time size (``fresh``
+    in a spec, a Loop's trip count) is named after its label and numbered (``nnz_1``), and
+    listed in ``symbols`` with where it stands and its bounds.
+    """
+
+    def __init__(self, taken: set[str]):
+        self.symbols: list[dict[str, Any]] = []
+        self._taken = set(taken)
+        self._count: dict[str, int] = {}
+
+    def snapshot(self) -> tuple:
+        return len(self.symbols), set(self._taken), dict(self._count)
+
+    def restore(self, saved: tuple) -> None:
+        n, self._taken, self._count = saved
+        del self.symbols[n:]
+
+    def own(self, outputs: dict[str, TensorType], inputs: dict[str, Any], node: ModelNode,
+            tensors: dict[str, str], runtime_only: bool = False) -> dict[str, TensorType]:
+        """``outputs`` with the unknowns no input has replaced by the node's own (only the
+        run-time sizes with ``runtime_only``: outputs that pass on other tensors' unknowns)."""
+        created = _created(outputs, inputs)
+        if runtime_only:
+            created = {s for s in created if isinstance(s, RuntimeDim)}
+        if not created:
+            return outputs
+        where: dict[Any, str] = {}   # a dim that is a bare unknown is named by where it stands
+        for key, t in outputs.items():
+            for i, d in enumerate(t.shape or ()):
+                if d in created and d not in where and key in tensors:
+                    where[d] = f"{tensors[key]}.shape[{i}]"
+        fresh = {s: self._runtime(s, node, where.get(s)) if isinstance(s, RuntimeDim) else
+                 sympy.Dummy(where.get(s, f"{node.name}.{s.name}"), integer=True, nonnegative=True)
+                 for s in sorted(created, key=lambda s: s.dummy_index)}
+
+        def sub(dims):
+            return None if dims is None else tuple(d.xreplace(fresh) if isinstance(d, sympy.Basic) else d
+                                                   for d in dims)
+        return {k: TensorType(t.dtype, sub(t.shape), t.value, sub(t.sym)) for k, t in outputs.items()}
+
+    def _runtime(self, s: RuntimeDim, node: ModelNode, where: str | None) -> RuntimeDim:
+        label = s.name
+        k = self._count.get(label, 0)
+        while True:
+            k += 1
+            name = f"{label}_{k}"
+            if name not in self._taken:
+                break
+        self._count[label] = k
+        self._taken.add(name)
+        new = RuntimeDim(name, s.upper)
+        bounds = f"0 <= {name}" + (f" <= {expr_str(s.upper)}" if s.upper is not None else "")
+        self.symbols.append({"name": name, "node": node.name, "op_type": node.op_type,
+                             "where": where or node.location, "bounds": bounds})
+        return new
+
+
+def _created(outputs: dict[str, TensorType], inputs: dict[str, Any]) -> set:
+    """The unknown dims in ``outputs`` that no input has."""
+    created: set = set()
+    for t in outputs.values():
+        for d in (t.shape or ()) + (t.sym or ()):
+            if isinstance(d, sympy.Basic):
+                created |= {s for s in d.free_symbols if isinstance(s, sympy.Dummy)}
+    if not created:
+        return created
+    for t in inputs.values():
+        for x in (t if isinstance(t, tuple) else (t,)):
+            for d in (x.shape or ()) + (x.sym or ()):
+                if isinstance(d, sympy.Basic):
+                    created -= d.free_symbols
+    return created
+
+
+_MAX_FOLD = 4096   # elements: larger results are left symbolic
+
+
+def fold(spec, types: dict[str, Any], attrs: dict, n_out: int, memo: dict) -> dict[str, TensorType] | None:
+    """Outputs computed by the spec's own kernel when every input is a small constant.
+
+    A decoder folds the same constant subexpressions in every layer: results are kept by the
+    spec, the input values and the attributes.
+    """
+    if not spec.semantics or not types:
+        return None
+    arrays: dict[str, Any] = {}
+    for name, t in types.items():
+        items = t if isinstance(t, tuple) else (t,)
+        if any(x.value is None or x.value.size > _MAX_FOLD for x in items):
+            return None
+        arrays[name] = tuple(x.value for x in items) if isinstance(t, tuple) else t.value
+    try:
+        key = (spec.name, n_out, tuple((n, signature_of(t)) for n, t in sorted(types.items())),
+               tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in attrs.items())))
+        hash(key)
+    except TypeError:
+        key = None
+    if key is not None and key in memo:
+        return memo[key]
+    from ..executor import run_spec
+    try:
+        out, _ = run_spec(spec, arrays, attrs, output_count=n_out)
+        folded = {k: tensor_type_of(v) for k, v in out.items() if isinstance(v, np.ndarray) and v.size <= _MAX_FOLD}
+    except Exception:  # noqa: BLE001 - folding is an optimisation: the solver's result stands without it
+        folded = None
+    if key is not None:
+        memo[key] = folded
+    return folded
+
+
+def fill(t: TensorType, other: TensorType | None) -> TensorType:
+    """``t`` with what it left unknown taken from ``other`` (whole-graph inference), when they agree on rank."""
+    if other is None:
+        return t
+    dtype = t.dtype or other.dtype
+    if t.shape is None:
+        return TensorType(dtype, other.shape, t.value)
+    if other.shape is not None and len(other.shape) == len(t.shape):
+        shape = tuple(o if is_unknown(d) and not is_unknown(o) else d for d, o in zip(t.shape, other.shape))
+        return TensorType(dtype, shape, t.value, t.sym)
+    return TensorType(dtype, t.shape, t.value, t.sym)

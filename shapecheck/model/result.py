@@ -1,0 +1,108 @@
+"""What a model check returns: one ``NodeReport`` per node, one ``DeclarationReport`` per
+declaration compared with inference, and the ``ModelReport`` that holds them.
+
+Reports are plain data: renderers (``shapecheck.report``) read them, nothing parses them back.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..result import Finding, Indexable
+from ..types import TensorType
+
+
+@dataclass
+class NodeReport(Indexable):
+    name: str
+    op_type: str
+    domain: str
+    opset: int | None
+    spec: str
+    status: str
+    location: str = ""
+    outputs: dict[str, str] = field(default_factory=dict)
+    conditions: list[str] = field(default_factory=list)
+    violations: list[Finding] = field(default_factory=list)
+    warnings: list[Finding] = field(default_factory=list)
+    inputs: dict[str, dict[str, str]] = field(default_factory=dict)
+    reason: str = ""          # why an "unchecked" node was not checked
+    # constraints not proved because they read values known only at run time (checked by the runtime)
+    runtime_checks: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"name": self.name, "op_type": self.op_type, "domain": self.domain, "opset": self.opset,
+             "spec": self.spec, "status": self.status, "location": self.location,
+             "inputs": self.inputs, "outputs": self.outputs, "conditions": self.conditions,
+             "violations": [v.to_dict() for v in self.violations],
+             "warnings": [w.to_dict() for w in self.warnings], "runtime_checks": list(self.runtime_checks)}
+        if self.reason:
+            d["reason"] = self.reason
+        return d
+
+
+@dataclass
+class DeclarationReport(Indexable):
+    """One declaration compared with inference."""
+
+    tensor: str
+    node: str
+    kind: str            # graph output | value_info | subgraph output | port
+    declared: str
+    inferred: str
+    status: str          # agrees | refines | condition | contradicts
+    severity: str        # info | warning | error
+    message: str = ""
+    fix: str = ""
+    conditions: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {"tensor": self.tensor, "node": self.node, "kind": self.kind, "declared": self.declared,
+             "inferred": self.inferred, "status": self.status, "severity": self.severity}
+        for key in ("message", "fix"):
+            if getattr(self, key):
+                d[key] = getattr(self, key)
+        if self.conditions:
+            d["conditions"] = self.conditions
+        return d
+
+
+@dataclass
+class ModelReport(Indexable):
+    model: str
+    format: str
+    strict: bool = False
+    nodes: list[NodeReport] = field(default_factory=list)
+    assumptions: list[dict[str, Any]] = field(default_factory=list)
+    declarations: list[DeclarationReport] = field(default_factory=list)
+    violations: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    summary: dict[str, int] = field(default_factory=dict)
+    coverage: dict[str, Any] = field(default_factory=dict)
+    # sizes known only at run time (NonZero's count, a Loop's trip count): name, where, bounds
+    symbols: list[dict[str, Any]] = field(default_factory=list)
+    types: dict[str, TensorType] = field(default_factory=dict, repr=False)
+
+    @property
+    def failed(self) -> bool:
+        if self.violations or any(n.status == "invalid" for n in self.nodes):
+            return True
+        if any(d.severity == "error" for d in self.declarations):
+            return True
+        if self.strict and (any(a["kind"] == "condition" for a in self.assumptions)
+                            or any(d.status == "contradicts" for d in self.declarations)
+                            or any(n.status == "unchecked" for n in self.nodes)):
+            return True
+        return False
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failed else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"model": self.model, "format": self.format, "strict": self.strict,
+                "nodes": [n.to_dict() for n in self.nodes], "assumptions": self.assumptions,
+                "declarations": [d.to_dict() for d in self.declarations if d.status != "agrees"],
+                "violations": [v.to_dict() for v in self.violations], "notes": self.notes,
+                "summary": self.summary, "coverage": self.coverage, "symbols": self.symbols,
+                "ok": not self.failed}
