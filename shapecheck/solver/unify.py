@@ -8,6 +8,8 @@ depends on is recorded as a relation (``Bindings.conds``) so it becomes a stated
 """
 from __future__ import annotations
 
+from typing import Any, Iterator
+
 import numpy as np
 import sympy
 
@@ -165,17 +167,23 @@ def _ranks_agree(spec: Spec, env: dict) -> tuple[bool | None, str]:
     """True when every top-level shape equality compares shapes of equal length (None: undetermined),
     and the id of the first rule whose shapes were compared."""
     seen = ""
+    for rule, lhs, rhs in _evaluated_equalities(spec, env):
+        if isinstance(lhs, tuple) and isinstance(rhs, tuple):
+            seen = seen or rule.id
+            if len(lhs) != len(rhs):
+                return False, seen
+    return (True if seen else None), seen
+
+
+def _evaluated_equalities(spec: Spec, env: dict) -> Iterator[tuple[Rule, Any, Any]]:
+    """(rule, lhs, rhs) of each top-level equality of the constraints that evaluates in ``env``."""
     for rule in spec.constraints:
         for lhs_fn, rhs_fn in rule.equalities:
             try:
                 lhs, rhs = lhs_fn(env), rhs_fn(env)
             except (NeedInt, EvalError):
                 continue
-            if isinstance(lhs, tuple) and isinstance(rhs, tuple):
-                seen = seen or rule.id
-                if len(lhs) != len(rhs):
-                    return False, seen
-    return (True if seen else None), seen
+            yield rule, lhs, rhs
 
 
 def _solve_int(spec: Spec, b: Bindings, base, attrs, rule: Rule, expr) -> bool:
@@ -195,16 +203,11 @@ def _solve_int(spec: Spec, b: Bindings, base, attrs, rule: Rule, expr) -> bool:
         trial.ints[sym] = v
         env = spec_env(spec, trial.types(base), attrs)
         ok = True
-        for r in spec.constraints:
-            for lhs_fn, rhs_fn in r.equalities:
-                try:
-                    lhs, rhs = lhs_fn(env), rhs_fn(env)
-                except (NeedInt, EvalError):
-                    continue
-                if isinstance(lhs, tuple) and isinstance(rhs, tuple) and len(lhs) != len(rhs):
-                    ok = False
-                elif isinstance(lhs, Unknown) or isinstance(rhs, Unknown):
-                    undetermined = True
+        for _rule, lhs, rhs in _evaluated_equalities(spec, env):
+            if isinstance(lhs, tuple) and isinstance(rhs, tuple) and len(lhs) != len(rhs):
+                ok = False
+            elif isinstance(lhs, Unknown) or isinstance(rhs, Unknown):
+                undetermined = True
         # a value that refutes another constraint (k <= r for k > r) is no solution either
         if ok and refuted_ids(spec, env) - always:
             ok = False
