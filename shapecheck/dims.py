@@ -116,74 +116,83 @@ def parse_dim(text: str, where: str = "") -> Dim:
         return _int64(text, text)
     if text == "?" or text == "":
         return unknown_dim(where or "?")
-    toks = []
-    pos = 0
-    while pos < len(text):
-        m = _DIM_TOKEN.match(text, pos)
-        if not m or m.end() == pos:
-            raise UsageError(f"bad dimension {short_text(text)}: unexpected {short_text(text[pos:])}")
-        pos = m.end()
-        toks.append(m.group(1) or m.group(2) or m.group(3) or m.group(4))
-    toks = [t for t in toks if t]
-    if len(toks) > MAX_DIM_TOKENS:
-        raise UsageError(f"bad dimension {short_text(text)}: {len(toks)} tokens, more than the {MAX_DIM_TOKENS} "
-                         "a dim expression may have")
-    i = 0
-    depth = 0
+    return normalize_dim(_DimParser(text, where).parse())
 
-    def peek():
-        return toks[i] if i < len(toks) else None
 
-    def take():
-        nonlocal i
-        i += 1
-        return toks[i - 1]
+class _DimParser:
+    """A dim expression: ``+ -`` over ``* // %`` over atoms (ints, symbols, ``?``, ``-x``, ``(...)``)."""
 
-    def atom():
-        nonlocal depth
-        t = take() if peek() is not None else None
+    def __init__(self, text: str, where: str):
+        self.text, self.where = text, where
+        toks = []
+        pos = 0
+        while pos < len(text):
+            m = _DIM_TOKEN.match(text, pos)
+            if not m or m.end() == pos:
+                raise self.error(f"unexpected {short_text(text[pos:])}")
+            pos = m.end()
+            toks.append(m.group(1) or m.group(2) or m.group(3) or m.group(4))
+        self.toks = [t for t in toks if t]
+        if len(self.toks) > MAX_DIM_TOKENS:
+            raise self.error(f"{len(self.toks)} tokens, more than the {MAX_DIM_TOKENS} a dim expression may have")
+        self.i = 0
+        self.depth = 0
+
+    def error(self, why: str) -> UsageError:
+        return UsageError(f"bad dimension {short_text(self.text)}: {why}")
+
+    def parse(self) -> Any:
+        v = self.add()
+        if self.i != len(self.toks):
+            raise self.error(f"unexpected {self.toks[self.i]!r}")
+        return v
+
+    def peek(self) -> str | None:
+        return self.toks[self.i] if self.i < len(self.toks) else None
+
+    def take(self) -> str:
+        self.i += 1
+        return self.toks[self.i - 1]
+
+    def atom(self) -> Any:
+        t = self.take() if self.peek() is not None else None
         if t is None:
-            raise UsageError(f"bad dimension {short_text(text)}: ends early")
+            raise self.error("ends early")
         if t in ("(", "-"):
-            depth += 1
-            if depth > MAX_DIM_NESTING:
-                raise UsageError(f"bad dimension {short_text(text)}: nests more than {MAX_DIM_NESTING} levels deep")
+            self.depth += 1
+            if self.depth > MAX_DIM_NESTING:
+                raise self.error(f"nests more than {MAX_DIM_NESTING} levels deep")
         if t == "(":
-            v = add()
-            if peek() != ")":  # peek, not take: at the end of the text there is no token to take
-                raise UsageError(f"bad dimension {short_text(text)}: missing ')'")
-            take()
+            v = self.add()
+            if self.peek() != ")":  # peek, not take: at the end of the text there is no token to take
+                raise self.error("missing ')'")
+            self.take()
             return v
         if t == "-":
-            return -atom()
+            return -self.atom()
         if t.isdigit():
-            return sympy.Integer(_int64(t, text))
+            return sympy.Integer(_int64(t, self.text))
         if t == "?":
-            return unknown_dim(where or "?")
+            return unknown_dim(self.where or "?")
         if re.match(r"[A-Za-z_]", t):
             return symbol(t)
-        raise UsageError(f"bad dimension {short_text(text)}: unexpected {t!r}")
+        raise self.error(f"unexpected {t!r}")
 
-    def mul():
-        v = atom()
-        while peek() in ("*", "//", "%"):
-            op = take()
-            r = atom()
+    def mul(self) -> Any:
+        v = self.atom()
+        while self.peek() in ("*", "//", "%"):
+            op = self.take()
+            r = self.atom()
             v = v * r if op == "*" else (sympy.floor(v / r) if op == "//" else sympy.Mod(v, r))
         return v
 
-    def add():
-        v = mul()
-        while peek() in ("+", "-"):
-            op = take()
-            r = mul()
+    def add(self) -> Any:
+        v = self.mul()
+        while self.peek() in ("+", "-"):
+            op = self.take()
+            r = self.mul()
             v = v + r if op == "+" else v - r
         return v
-
-    v = add()
-    if i != len(toks):
-        raise UsageError(f"bad dimension {short_text(text)}: unexpected {toks[i]!r}")
-    return normalize_dim(v)
 
 
 MAX_DIM_NESTING = 32
