@@ -72,6 +72,7 @@ def diff_all(registry: Registry | None = None) -> list[SpecDiff]:
     """Every consecutive pair of every operator, then the cross-operator pairs the specs declare."""
     reg = registry or default_registry()
     out = []
+    list(reg)   # a lazy registry compiles every spec when iterated: by_op is then complete
     for key in sorted(reg.by_op):
         chain = reg.by_op[key]
         out += [_diff_specs(reg, x, y) for x, y in zip(chain, chain[1:])]

@@ -129,10 +129,23 @@ def _fmt_set(xs: Iterable) -> str:
 
 
 def _structural(a: Spec, b: Spec) -> list[Change]:
+    """The structural changes from ``a`` to ``b``: operator, inputs, type sets, attributes, constraints, deprecation."""
     out: list[Change] = []
     if (a.domain, a.op) != (b.domain, b.op):
         out.append(Change("operator", "renamed", "operator", a.qualified_op, b.qualified_op))
-    # inputs; an input on one side named like an attribute on the other is that attribute moved
+    moved = _input_changes(a, b, out)
+    _type_changes(a, b, out)
+    _attribute_changes(a, b, moved, out)
+    out += _constraint_changes(a, b)
+    if bool(a.deprecated) != bool(b.deprecated):
+        out.append(Change("deprecation", "deprecated" if b.deprecated else "undeprecated", b.name if b.deprecated else a.name,
+                          a.deprecated or "not deprecated", b.deprecated or "not deprecated"))
+    return out
+
+
+def _input_changes(a: Spec, b: Spec, out: list[Change]) -> set[str]:
+    """Inputs added, removed, made optional; an input on one side named like an attribute on the
+    other is that attribute moved (the names moved are returned)."""
     ia, ib = {i.name: i for i in a.inputs}, {i.name: i for i in b.inputs}
     moved = set()
     for name in sorted(set(ia) ^ set(ib)):
@@ -152,7 +165,12 @@ def _structural(a: Spec, b: Spec) -> list[Change]:
         if ia[name].optional != ib[name].optional:
             out.append(Change("inputs", "optional" if ib[name].optional else "required", name,
                               str(ia[name].optional), str(ib[name].optional)))
-    # type sets, matched through the inputs that use them (Tind vs T_IND via indices)
+    return moved
+
+
+def _type_changes(a: Spec, b: Spec, out: list[Change]) -> None:
+    """Type sets, matched through the inputs that use them (Tind vs T_IND via indices)."""
+    ib = {i.name: i for i in b.inputs}
     pairs: dict[tuple[str, str], list[str]] = {}
     for i in a.inputs:
         if i.name in ib:
@@ -164,7 +182,10 @@ def _structural(a: Spec, b: Spec) -> list[Change]:
             out.append(Change("types", "added", subject, "", _fmt_set(sb - sa)))
         if sa - sb:
             out.append(Change("types", "removed", subject, _fmt_set(sa - sb), ""))
-    # attributes
+
+
+def _attribute_changes(a: Spec, b: Spec, moved: set[str], out: list[Change]) -> None:
+    """Attributes added, removed, retyped, with another default or other allowed values."""
     allowed_a, allowed_b = allowed_values(a), allowed_values(b)
     for name in sorted(set(a.attributes) | set(b.attributes)):
         if name in moved:
@@ -190,11 +211,6 @@ def _structural(a: Spec, b: Spec) -> list[Change]:
         elif va != vb:
             out.append(Change("attributes", "values unrestricted" if vb is None else "values restricted",
                               name, _fmt_set(va) if va else "any", _fmt_set(vb) if vb else "any"))
-    out += _constraint_changes(a, b)
-    if bool(a.deprecated) != bool(b.deprecated):
-        out.append(Change("deprecation", "deprecated" if b.deprecated else "undeprecated", b.name if b.deprecated else a.name,
-                          a.deprecated or "not deprecated", b.deprecated or "not deprecated"))
-    return out
 
 
 def _constraint_changes(a: Spec, b: Spec) -> list[Change]:
