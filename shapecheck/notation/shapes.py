@@ -71,10 +71,18 @@ def _ordered_broadcast(a: Any, b: Any) -> Any:
 
     >>> from shapecheck.types import symbol
     >>> S = symbol("S")
-    >>> _ordered_broadcast(sympy.Min(64, S), S)
-    S
+    >>> M = symbol("M")
+    >>> _ordered_broadcast(sympy.Min(64, S), S), _ordered_broadcast(sympy.Min(1, S), 16)
+    (S, 16*Min(1, S))
+    >>> _ordered_broadcast(M, M * sympy.Min(1, S))
+    M*Min(1, S)
     """
     from ..types import is_unknown as _unknown
+    for x, y in ((a, b), (b, a)):
+        if _zero_or_one(y):
+            return normalize_dim(sympy.sympify(x) * y)   # y = 1: x; y = 0: valid only for x in {0, 1}, giving 0
+        if isinstance(y, sympy.Mul) and x in y.args and _zero_or_one(y / x):
+            return y   # x against x*m, m in {0, 1}: x when m = 1; 0 = x*m when m = 0 (valid only for x in {0, 1})
     if _unknown(a) or _unknown(b):
         return unknown_dim("broadcast")
     a, b = sympy.sympify(a), sympy.sympify(b)
@@ -90,6 +98,17 @@ def _ordered_broadcast(a: Any, b: Any) -> Any:
         if at_one.is_number and at_one != 0:
             return large
     return unknown_dim("broadcast")
+
+
+def _zero_or_one(d: Any) -> bool:
+    """True for a dim that is 0 or 1 whatever its symbols: ``Min(1, N)`` (torch's ``x[:1]`` of a length).
+
+    >>> from shapecheck.types import symbol
+    >>> _zero_or_one(sympy.Min(1, symbol("N"))), _zero_or_one(symbol("N"))
+    (True, False)
+    """
+    return (isinstance(d, sympy.Min) and any(x.is_number and 0 <= x <= 1 for x in d.args)
+            and all(x.is_nonnegative for x in d.args))
 
 
 def broadcast(*args) -> Any:
@@ -173,6 +192,11 @@ def _quotient(total, part) -> Any:
     num, den = sympy.fraction(q)
     if den == 1 and q.is_integer is not False:
         return normalize_dim(sympy.expand(q))
+    if q.is_Rational:
+        # a fixed fraction (48*N / (5*N)): never whole while the part is not 0, and with a part of 0 the
+        # -1 is ambiguous, which onnxruntime and onnx.reference refuse too (tests/test_broken.py)
+        raise EvalError(f"-1 in a Reshape target: {sympy.sstr(total)} elements do not split into parts of "
+                        f"{sympy.sstr(part)} ({sympy.sstr(q)} each)")
     return unknown_dim("reshaped")
 
 
