@@ -40,12 +40,13 @@ def build_spec(data: dict, ctx: FileCtx, family: tuple[str, ...] = ()) -> Spec:
     known = {i.name for i in inputs} | set(attributes) | set(types) | {"output_count"} | set(data.get("let", {}))
     lets = _lets(data, ctx, known)
     outputs = _outputs(data, ctx, known)
-    constraints, warnings = _rules(data, ctx, known, lets, {i.name for i in inputs})
+    let_trees = {name: parse_text(text) for name, (text, _fn) in lets.items()}
+    constraints, warnings = _rules(data, ctx, known, let_trees, {i.name for i in inputs})
     semantics, semantics_fns, kernel_inputs = _semantics(dict(data.get("semantics", {})), ctx, known, inputs)
     return Spec(op=data["op"], domain=normalize_domain(str(data["domain"])), version=data["version"], file=ctx.path,
                 summary=data.get("summary", "").strip(), source=data.get("source", ""),
                 extends=data.get("extends"), deprecated=str(data.get("deprecated", "") or ""),
-                types=types, lets=lets, inputs=inputs, outputs=outputs, attributes=attributes,
+                types=types, lets=lets, let_trees=let_trees, inputs=inputs, outputs=outputs, attributes=attributes,
                 constraints=constraints, warnings=warnings, semantics=semantics, semantics_fns=semantics_fns,
                 kernel_inputs=kernel_inputs, examples=_examples(data, ctx),
                 notes=[n.strip() for n in data.get("notes", [])], family=family,
@@ -124,7 +125,7 @@ def _outputs(data: dict, ctx: FileCtx, known: set[str]) -> list[OutputDecl]:
     return out
 
 
-def _rules(data: dict, ctx: FileCtx, known: set[str], lets: dict, input_names: set[str]
+def _rules(data: dict, ctx: FileCtx, known: set[str], let_trees: dict, input_names: set[str]
            ) -> tuple[list[Rule], list[Rule]]:
     """The constraints and warnings, compiled, with ids unique and what the solver needs analysed."""
     ids: dict[str, int] = {}  # id -> line of its first definition
@@ -138,7 +139,6 @@ def _rules(data: dict, ctx: FileCtx, known: set[str], lets: dict, input_names: s
                 raise ctx.err(f"duplicate id {rule.id} (first defined at line {ids[rule.id]})", line)
             ids[rule.id] = rule.line
             found[key].append(rule)
-    let_trees = {name: parse_text(text) for name, (text, _fn) in lets.items()}
     check_lets(ctx, let_trees)
     for target in found.values():
         for i, r in enumerate(target):

@@ -127,6 +127,7 @@ class Spec:
     deprecated: str = ""
     types: dict[str, frozenset] = field(default_factory=dict)
     lets: dict[str, tuple[str, Fn]] = field(default_factory=dict)
+    let_trees: dict[str, Node] = field(default_factory=dict, repr=False, compare=False)   # parsed once
     inputs: list[InputDecl] = field(default_factory=list)
     outputs: list[OutputDecl] = field(default_factory=list)
     attributes: dict[str, AttrDecl] = field(default_factory=dict)

@@ -7,7 +7,6 @@ from typing import Any, Callable, Iterable
 
 from ..findings import ATTRIBUTE_TYPE, UNKNOWN_ATTRIBUTE
 from ..notation.load import Spec
-from ..notation.parser import parse
 from ..notation.syntax import Node, names_in, substitute, unparse
 
 CATEGORIES = ("operator", "inputs", "types", "attributes", "constraints", "deprecation")
@@ -115,7 +114,7 @@ def _canon(spec: Spec, other: Spec) -> Callable[[Node], Node]:
         users = [i.name for i in spec.inputs if i.type == tv]
         if users:
             env[tv] = Node("name", f"types_of_{users[0]}")
-    lets = {name: parse(text) for name, (text, _fn) in spec.lets.items()}
+    lets = spec.let_trees
     converted = {i.name for i in spec.inputs if i.name in other.attributes}
 
     def canon(tree: Node) -> Node:
