@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .compile import FIELDS
-from .library import FUNCTIONS, SPECIAL_FORMS
+from .compile import FIELDS, SPECIAL_FORMS
+from .library import FUNCTIONS
 from .parser import parse
 from .syntax import Node, NotationError, names_in, walk
 from .source import FileCtx

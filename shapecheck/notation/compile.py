@@ -12,7 +12,8 @@ Anything not known evaluates to an ``Unknown`` that says why (static: unknown ra
 type; value: a tensor's contents, checkable only at run time).
 
 The compiler is a table from a node's kind to the function that compiles it (``_COMPILERS``);
-the operators' meaning is in ``compare.py`` and ``operators.py``, the functions in ``library.py``.
+the operators' meaning is in ``compare.py`` and ``operators.py``, the functions in ``library.py``
+(imported when a call is compiled, so that a library module can import from here).
 
 >>> from shapecheck.notation.parser import parse
 >>> f = compile_expr(parse("a + 1 <= b"))
@@ -28,17 +29,19 @@ import numpy as np
 from ..types import Dim, unknown_dim
 from .compare import compare, compare_dims, make_rel
 from .core import _dtype, _rank
-from .library import FUNCTIONS, SPECIAL_FORMS
 from .logic import (NO_VALUE, UNKNOWN, Cond, Env, EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownDType,
                     UnknownRank, UnknownShape, and_, as_cond, lazy, lookup, not_, or_)
 from .syntax import Node
 from .operators import arith, show, subscript, value_of
 
 Fn = Callable[[Env], Any]
+
+# Functions handled by the compiler itself (they take a comprehension or short-circuit).
+SPECIAL_FORMS = frozenset({"all", "any"})
 # the value types, comparisons and library are re-exported: notation-function modules import them from here
 __all__ = ["NO_VALUE", "UNKNOWN", "Cond", "EvalError", "NeedInt", "Rel", "TensorVal", "Unknown", "UnknownDType",
            "UnknownRank", "UnknownShape", "and_", "as_cond", "lazy", "lookup", "not_", "or_", "compile_expr",
-           "compare", "compare_dims", "make_rel", "value_of", "FUNCTIONS", "SPECIAL_FORMS", "fresh_shape"]
+           "compare", "compare_dims", "make_rel", "value_of", "SPECIAL_FORMS", "fresh_shape"]
 
 
 def compile_expr(node: Node) -> Fn:
@@ -198,6 +201,8 @@ def _compile_call(node: Node) -> Fn:
             return quant
         xs = [compile_expr(c) for c in node.children]
         return lambda env: combine([x(env) for x in xs])
+    # imported here, not at the top: a library module may import this module's names at its top
+    from .library import FUNCTIONS
     fn = _guarded(name, FUNCTIONS[name])
     if len(node.children) == 1 and node.children[0].kind == "comp":
         seq = _compile_comprehension(node.children[0])

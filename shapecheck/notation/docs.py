@@ -13,8 +13,8 @@ from __future__ import annotations
 import inspect
 from typing import Callable
 
-from .compile import FIELDS
-from .library import LIBRARIES, SPECIAL_FORMS, notation_name
+from .compile import FIELDS, SPECIAL_FORMS
+from .library import LIBRARIES, notation_name
 
 __all__ = ["reference", "signature"]
 

@@ -35,6 +35,3 @@ def _table() -> dict[str, Callable]:
 
 
 FUNCTIONS: dict[str, Callable] = _table()
-
-# Functions handled by the compiler itself (they take a comprehension or short-circuit).
-SPECIAL_FORMS = frozenset({"all", "any"})
