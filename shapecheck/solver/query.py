@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
+from ..findings import ATTRIBUTE_TYPE, UNKNOWN_ATTRIBUTE
 from ..result import Finding
 from ..notation.compile import TensorVal, lazy
 from ..notation.load import Registry, Spec
@@ -62,7 +63,7 @@ def prepare_attrs(spec: Spec, attrs: dict[str, Any] | None, unknown: str = "erro
             msg = f"{spec.name} has no attribute {name!r} (it has {have})"
             if unknown == "error":
                 raise UsageError(msg + f"; {fix}")
-            findings.append(Finding("A1", "attributes are declared by the spec", msg, {name: _repr(value)}, fix))
+            findings.append(Finding(UNKNOWN_ATTRIBUTE, "attributes are declared by the spec", msg, {name: _repr(value)}, fix))
             continue
         conv = _convert_attr(decl.type, value)
         if conv is None:
@@ -71,7 +72,7 @@ def prepare_attrs(spec: Spec, attrs: dict[str, Any] | None, unknown: str = "erro
                 msg += f" (an {decl.type} attribute holds int64 values)"
             if unknown == "error":
                 raise UsageError(msg)
-            findings.append(Finding("A2", f"{name} is {decl.type}", msg, {name: _repr(value)}, f"give {name} a {decl.type} value"))
+            findings.append(Finding(ATTRIBUTE_TYPE, f"{name} is {decl.type}", msg, {name: _repr(value)}, f"give {name} a {decl.type} value"))
             continue
         out[name] = conv
     for name, decl in spec.attributes.items():

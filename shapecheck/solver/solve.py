@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
+from ..findings import DEPRECATED
 from ..result import ConstraintResult, Finding, Result
 from ..notation.compile import EvalError, NeedInt, as_cond
 from ..notation.load import Registry, Rule, Spec
@@ -92,7 +93,7 @@ def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = Non
     result.warnings.extend(_warnings(spec, env, types))
     if spec.deprecated:
         # onnx.checker and onnxruntime reject a deprecated op at the opsets where it is deprecated
-        result.violations.append(Finding("deprecated", f"{spec.op} is deprecated at opset {spec.version}",
+        result.violations.append(Finding(DEPRECATED, f"{spec.op} is deprecated at opset {spec.version}",
                                          spec.deprecated, {}, deprecation_fix(spec, registry)))
     if result.violations:
         result.status = "invalid"
