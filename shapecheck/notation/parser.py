@@ -112,18 +112,18 @@ class _Parser:
         return n
 
     def or_expr(self) -> Node:
-        xs = [self.and_expr()]
-        while self.at("or"):
-            self.take()
-            xs.append(self.and_expr())
-        return xs[0] if len(xs) == 1 else Node("or", None, tuple(xs), xs[0].pos)
+        return self.joined("or", self.and_expr)
 
     def and_expr(self) -> Node:
-        xs = [self.not_expr()]
-        while self.at("and"):
+        return self.joined("and", self.not_expr)
+
+    def joined(self, keyword: str, operand) -> Node:
+        """``operand (keyword operand)*`` as one ``keyword`` node (or the lone operand)."""
+        xs = [operand()]
+        while self.at(keyword):
             self.take()
-            xs.append(self.not_expr())
-        return xs[0] if len(xs) == 1 else Node("and", None, tuple(xs), xs[0].pos)
+            xs.append(operand())
+        return xs[0] if len(xs) == 1 else Node(keyword, None, tuple(xs), xs[0].pos)
 
     def not_expr(self) -> Node:
         if self.at("not"):
