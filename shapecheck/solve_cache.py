@@ -34,11 +34,21 @@ _TOKEN = re.compile(r"_[cu]\d+_")
 class SolveCache:
     """``solve`` with a cache keyed by the spec, the canonical input types and the attributes."""
 
-    def __init__(self):
+    def __init__(self, limit: int = 200_000):
         self._results: dict[tuple, Result] = {}     # canonical query -> canonical result
         self._renamed: dict[tuple, Result] = {}     # exact query -> its result, when it repeats verbatim
+        self.limit = limit                          # entries kept; past it the cache starts over
         self.misses = 0
         self.hits = 0
+
+    @classmethod
+    def of(cls, registry: Any) -> "SolveCache":
+        """The cache a registry owns: results are pure functions of (spec, query), so every model
+        checked against the same registry in this process shares them."""
+        cache = getattr(registry, "solve_cache", None)
+        if cache is None:
+            cache = registry.solve_cache = cls()
+        return cache
 
     def solve(self, spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any], **kw) -> Result:
         try:
@@ -57,6 +67,9 @@ class SolveCache:
         result = self._results.get(key)
         if result is None:
             self.misses += 1
+            if len(self._results) >= self.limit or len(self._renamed) >= 4 * self.limit:
+                self._results.clear()
+                self._renamed.clear()
             result = solve(spec, canon, attrs, **kw)
             self._results[key] = result
         else:

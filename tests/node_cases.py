@@ -42,3 +42,42 @@ def as_array(a) -> np.ndarray:
 def type_text(a: np.ndarray) -> str:
     """The shapecheck type text of an array: ``float[2,3]``."""
     return f"{dtype_of_array(a)}[{','.join(map(str, a.shape))}]"
+
+
+def check_case(case, registry, replace=None) -> None:
+    """Run every data set of a one-node case through ``execute`` (with the node's number of outputs)
+    and the solver (on the inputs' types): values must match the expected outputs within a float
+    tolerance (kernels that sum in float64), inferred types must be theirs.  The given inputs are
+    matched to the spec's inputs by position, skipping the node's empty input names (an optional
+    input left out before a given one); likewise the outputs.  ``replace(feeds, attrs, outputs)``
+    may give other expected outputs (a runtime's, where the case's are an erratum)."""
+    import shapecheck
+    from onnx import helper
+    from shapecheck.solver import solve
+    from tests.layout_harness import check_inferred
+
+    node = case.model.graph.node[0]
+    attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    opset, n_out = opset_of(case.model), len(node.output)
+    spec = registry.resolve(node.op_type, opset)
+    names = [i.name for i in spec.inputs]
+    given = [k for k, n in enumerate(node.input) if n]
+    outs = [k for k, n in enumerate(node.output) if n]
+    assert case.data_sets, "the case has no data"
+    for inputs, outputs in case.data_sets:
+        inputs, outputs = [as_array(a) for a in inputs], [as_array(a) for a in outputs]
+        feeds = {names[k]: a for k, a in zip(given, inputs)}
+        if replace is not None:
+            outputs = replace(feeds, attrs, outputs)
+        got = list(shapecheck.execute(node.op_type, opset, feeds, attrs, output_count=n_out).values())
+        for k, expected in zip(outs, outputs):
+            ours = got[k]
+            assert ours.dtype == expected.dtype and ours.shape == expected.shape, \
+                (ours.dtype, ours.shape, expected.dtype, expected.shape)
+            tol = 1e-2 if expected.dtype.itemsize <= 2 else 1e-4
+            np.testing.assert_allclose(ours.astype(np.float64), expected.astype(np.float64), rtol=tol, atol=tol)
+        result = solve(spec, {n: type_text(a) for n, a in feeds.items()}, attrs, output_count=n_out)
+        assert result.status == "valid", result.violations
+        inferred = list(result.outputs.values())
+        for k, expected in zip(outs, outputs):
+            check_inferred(inferred[k], expected, {}, False)

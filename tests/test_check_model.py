@@ -152,11 +152,11 @@ def test_json_report_schema(capsys, tmp_path):
 
 
 def test_node_without_spec_takes_onnx_inference():
-    # Einsum has no spec: its output type comes from onnx's inference, and the ScatterND after it
+    # CenterCropPad (to shape [3, 2]) has no spec: its output type comes from onnx's inference, and the ScatterND after it
     # is checked against that: [3,2] data needs updates [1,2]
-    nodes = [node("Einsum", ["x"], ["t"], "tr", equation="ij->ji"), node("ScatterND", ["t", "i", "u"], ["y"], "sc")]
+    nodes = [node("CenterCropPad", ["x", "s"], ["t"], "tr"), node("ScatterND", ["t", "i", "u"], ["y"], "sc")]
     m = model(nodes, [vi("x", FLOAT, [2, 3]), vi("u", FLOAT, [1, 2])], [vi("y", FLOAT, None)],
-              initializers=[const("i", [[1]])])
+              initializers=[const("i", [[1]]), const("s", [3, 2])])
     rep = shapecheck.check_model(m)
     (n,) = rep.nodes
     assert n.status == "valid" and n.inputs["data"]["source"] == "onnx inference"

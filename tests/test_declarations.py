@@ -59,9 +59,9 @@ def test_correct_graph_output_agrees():
 
 def stale_transpose_model():
     # x was [3,2] when value_info was written; it is [2,3] now, so t is really [3,2]
-    nodes = [node("Einsum", ["x"], ["t"], "tr", equation="ij->ji"), node("ScatterND", ["t", "i", "u"], ["y"], "scatter")]
+    nodes = [node("CenterCropPad", ["x", "s"], ["t"], "tr"), node("ScatterND", ["t", "i", "u"], ["y"], "scatter")]
     return model(nodes, [vi("x", FLOAT, [2, 3]), vi("u", FLOAT, [1, 3])], [vi("y", FLOAT, None)],
-                 initializers=[const("i", [[1]])], value_info=[vi("t", FLOAT, [2, 3])])
+                 initializers=[const("i", [[1]]), const("s", [3, 2])], value_info=[vi("t", FLOAT, [2, 3])])
 
 
 def test_stale_value_info_is_a_warning_and_inference_decides_the_scatter(capsys, tmp_path):

@@ -32,6 +32,7 @@ class NodeInference:
         self.opset_imports = list(model.opset_import)
         self.ir_version = model.ir_version or 8
         self.unknowns: dict[str, sympy.Dummy] = {}
+        self._protos: dict[tuple, object] = {}   # (dtype, shape) -> TypeProto: each type converted once
 
     def __call__(self, node: ModelNode, env: dict[str, TensorType]) -> dict[str, tuple[TensorType, str]] | None:
         if node.domain != ONNX_DOMAIN:
@@ -106,6 +107,13 @@ class NodeInference:
         return result or None
 
     def _type_proto(self, t: TensorType):
+        key = (t.dtype, t.shape)
+        proto = self._protos.get(key)
+        if proto is None:
+            proto = self._protos[key] = self._make_type_proto(t)
+        return proto
+
+    def _make_type_proto(self, t: TensorType):
         from onnx import helper
         shape = None
         if t.shape is not None:

@@ -41,5 +41,5 @@ def register(kind: str, *, extent: Callable[..., np.ndarray] | None = None, inde
 
 # every kernel module registers itself on import; add a new module to this list
 for _mod in ("scatter", "shape_ops", "elementwise", "layout", "slicing", "selection", "reduce",
-             "ov_scatter", "gather", "tensor_scatter", "slice_scatter", "linalg", "norm"):
+             "ov_scatter", "gather", "tensor_scatter", "slice_scatter", "linalg", "norm", "tensor_ops", "conv", "attention", "contrib"):
     import_module(f"{__name__}.{_mod}")

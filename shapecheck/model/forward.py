@@ -46,7 +46,7 @@ class ForwardPass:
         self.relations: dict[str, Any] = {}   # condition text -> its relation (never parsed back from the text)
         self.refinements: set[str] = set()
         self.coverage: dict[str, dict[str, int]] = {}   # op type -> how its nodes were covered -> count
-        self.cache = SolveCache()
+        self.cache = SolveCache.of(registry)   # shared by every model checked against this registry
         self.folds: dict[tuple, Any] = {}      # constant folding, by spec, input values and attributes
         self.resolved: dict[tuple, tuple] = {}
         self.unknowns = Unknowns(_names_in(graph.sources.values()))

@@ -119,6 +119,9 @@ def compare(a, op: str, b):
     if is_dim(a) and is_dim(b):
         return compare_dims(int(a) if isinstance(a, np.integer) else a, op,
                             int(b) if isinstance(b, np.integer) else b)
+    if isinstance(a, (float, np.floating)) and isinstance(b, (int, float, np.number)) or \
+            isinstance(b, (float, np.floating)) and isinstance(a, (int, float, np.number)):
+        return bool(PYOP[op](float(a), float(b)))   # a float value (a Resize scale) against a number
     if op in ("==", "!="):
         return PYOP[op](a, b)
     raise EvalError(f"cannot compare {show(a)} {op} {show(b)}")

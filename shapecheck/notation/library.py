@@ -12,7 +12,8 @@ from types import ModuleType
 from typing import Callable
 
 # one line registers a library module: its name in this tuple
-LIBRARY_MODULES = ("core", "indexing", "values", "shapes", "slicing", "reduction", "layouts")
+LIBRARY_MODULES = ("core", "indexing", "values", "shapes", "slicing", "reduction", "layouts", "tensor_ops", "conv",
+                   "attention")
 
 LIBRARIES: tuple[ModuleType, ...] = tuple(import_module(f"{__package__}.{m}") for m in LIBRARY_MODULES)
 

@@ -90,8 +90,9 @@ def _short_path(path: str) -> str:
 
 def render_specs(specs: Iterable, console: Console) -> None:
     table = Table(title="specs", title_justify="left")
+    specs = list(specs)             # the op column is never cut (SkipSimplifiedLayerNormalization: 32 characters)
     for col in ("op", "domain", "version", "deprecated", "constraints", "file"):
-        table.add_column(col)
+        table.add_column(col, min_width=max((len(s.op) for s in specs), default=0) if col == "op" else None)
     for s in specs:
         table.add_row(s.op, s.domain, str(s.version), "yes" if s.deprecated else "",
                       str(len(s.constraints)), escape(_short_path(s.file)))

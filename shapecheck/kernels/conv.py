@@ -1,0 +1,213 @@
+"""Kernels of the convolution and pooling ops: Conv, ConvTranspose, MaxPool (with Indices),
+AveragePool, LpPool, the global pools and MaxUnpool.  Plain numpy over small tensors: every
+window of every output position is gathered at once (shape ``(N, C, *out, *kernel)``) with a
+mask of the cells inside the input; sums are taken in float64 and cast back, so the differential
+tests compare with onnxruntime within a tolerance.  Output sizes and SAME pads come from
+``notation/conv.py``, the functions the specs' shape rules use.
+
+>>> import numpy as np
+>>> x = np.arange(1, 5, dtype=np.float32).reshape(1, 1, 4)
+>>> conv(x, np.ones((1, 1, 3), np.float32), None).tolist()
+[[[6.0, 9.0]]]
+>>> max_pool(x, kernel_shape=(2,), strides=(2,)).tolist()
+[[[2.0, 4.0]]]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..notation.conv import pool_shape, resolve_pads, spatial, transpose_full
+from . import register
+
+
+def _geometry(xshape: tuple, kernel: tuple, strides, pads, dilations, auto_pad: str, ceil_mode: int = 0):
+    """Per spatial axis: (h, k, s, d, pb, pe, out) with auto_pad resolved."""
+    n = len(xshape)
+    strides, dilations, pads = spatial(strides, n, 1), spatial(dilations, n, 1), spatial(pads, 2 * n, 0)
+    sizes = pool_shape(tuple(xshape), tuple(kernel), strides, pads, dilations, auto_pad or "NOTSET", ceil_mode)
+    out = []
+    for i, h in enumerate(xshape):
+        k, s, d = int(kernel[i]), int(strides[i]), int(dilations[i])
+        pb, pe = resolve_pads(h, k, s, d, int(pads[i]), int(pads[i + n]), auto_pad or "NOTSET")
+        out.append((h, k, s, d, pb, pe, max(int(sizes[i]), 0)))
+    return out
+
+
+def _windows(X: np.ndarray, geo: list):
+    """Every window: values (N, C, *out, *kernel), the mask of cells inside the input, the mask of
+    cells inside the input and its pads, and the input position of each cell per axis."""
+    n = len(geo)
+    index, inside, padded, positions = [], [], [], []
+    for i, (h, k, s, d, pb, pe, o) in enumerate(geo):
+        shape = [1] * (2 * n)
+        shape[i], shape[n + i] = o, k
+        pos = (np.arange(o)[:, None] * s + np.arange(k)[None, :] * d - pb).reshape(shape)
+        positions.append(pos)
+        index.append(np.clip(pos, 0, max(h - 1, 0)))
+        inside.append((pos >= 0) & (pos < h))
+        padded.append((pos >= -pb) & (pos < h + pe))
+    full = tuple(g[6] for g in geo) + tuple(g[1] for g in geo)
+    vals = X[(slice(None), slice(None)) + tuple(index)] if X.size else np.zeros(X.shape[:2] + full, X.dtype)
+    m_in = np.ones(full, bool)
+    m_pad = np.ones(full, bool)
+    for a, b in zip(inside, padded):
+        m_in, m_pad = m_in & a, m_pad & b
+    return vals, m_in, m_pad, positions
+
+
+def _letters(n: int, start: int) -> str:
+    return "".join(chr(ord("A") + start + i) for i in range(n))
+
+
+@register("conv")
+def conv(X: np.ndarray, W: np.ndarray, B: np.ndarray | None, *, strides=None, pads=None, dilations=None,
+         group: int = 1, auto_pad: str = "NOTSET") -> np.ndarray:
+    """Y[n, m] = sum over c in m's group and the window of X * W, plus B[m]; kernel from W's shape."""
+    n, g = X.ndim - 2, int(group)
+    geo = _geometry(X.shape[2:], W.shape[2:], strides, pads, dilations, auto_pad)
+    vals, m_in, _, _ = _windows(X, geo)
+    x = np.where(m_in, vals.astype(np.float64), 0.0)
+    N, C, M = X.shape[0], X.shape[1], W.shape[0]
+    x = x.reshape((N, g, C // g) + x.shape[2:])
+    w = W.astype(np.float64).reshape((g, M // g) + W.shape[1:])
+    o, k = _letters(n, 0), _letters(n, n)
+    y = np.einsum(f"zgc{o}{k},gmc{k}->zgm{o}", x, w).reshape((N, M) + x.shape[3:3 + n])
+    if B is not None:
+        y = y + B.astype(np.float64).reshape((M,) + (1,) * n)
+    return y.astype(X.dtype)
+
+
+def transpose_pads(full: int, out: int, pb: int, pe: int, auto_pad: str, given: bool) -> int:
+    """The begin pad of one ConvTranspose axis (onnxruntime's placement): with output_shape the
+    total ``full - out`` (no less than 0: a larger output gets zeros at the end) is split, its odd
+    part at the beginning except under SAME_UPPER; without it, SAME_* split as Conv does."""
+    if given or auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        total = max(full - out, 0)
+        return total // 2 if auto_pad == "SAME_UPPER" else total - total // 2
+    return 0 if auto_pad == "VALID" else pb
+
+
+@register("conv_transpose")
+def conv_transpose(X: np.ndarray, W: np.ndarray, B: np.ndarray | None, *, out_shape, strides=None, pads=None,
+                   dilations=None, group: int = 1, auto_pad: str = "NOTSET", output_padding=None,
+                   output_shape=None) -> np.ndarray:
+    """Each input cell adds X * W[c] at position i * s + kk * d of the unpadded output; the output
+    ``out_shape`` (the spec's shape rule) is then cut from it at the begin pads."""
+    n, g = X.ndim - 2, int(group)
+    N, C = X.shape[:2]
+    M = W.shape[1] * g
+    hs, ks = X.shape[2:], W.shape[2:]
+    full = transpose_full(hs, ks, strides, dilations, output_padding)
+    strides, dilations, pads = spatial(strides, n, 1), spatial(dilations, n, 1), spatial(pads, 2 * n, 0)
+    x = X.astype(np.float64).reshape((N, g, C // g) + hs)
+    w = W.astype(np.float64).reshape((g, C // g, M // g) + ks)
+    o, k = _letters(n, 0), _letters(n, n)
+    contrib = np.einsum(f"zgc{o},gcm{k}->zgm{o}{k}", x, w).reshape((N, M) + hs + ks)
+    y = np.zeros((N, M) + tuple(full), np.float64)
+    idx = []
+    for i in range(n):
+        shape = [1] * (2 * n)
+        shape[i], shape[n + i] = hs[i], ks[i]
+        pos = np.arange(hs[i])[:, None] * strides[i] + np.arange(ks[i])[None, :] * dilations[i]
+        idx.append(np.broadcast_to(pos.reshape(shape), hs + ks))
+    np.add.at(y, (slice(None), slice(None), *idx), contrib)  # type: ignore[arg-type]
+    out_sp = tuple(int(v) for v in tuple(out_shape)[2:])
+    res = np.zeros((N, M) + out_sp, np.float64)
+    src, dst = [slice(None)] * 2, [slice(None)] * 2
+    for i in range(n):
+        pb = transpose_pads(full[i], out_sp[i], pads[i], pads[i + n], auto_pad, output_shape is not None)
+        lo, hi = max(pb, 0), min(pb + out_sp[i], full[i])
+        src.append(slice(lo, max(hi, lo)))
+        dst.append(slice(lo - pb, lo - pb + max(hi - lo, 0)))
+    res[tuple(dst)] = y[tuple(src)]
+    if B is not None:
+        res = res + B.astype(np.float64).reshape((M,) + (1,) * n)
+    return res.astype(X.dtype)
+
+
+@register("pool")
+def pool(X: np.ndarray, *, how: str, kernel_shape, strides=None, pads=None, dilations=None, auto_pad: str = "NOTSET",
+         ceil_mode: int = 0, count_include_pad: int = 0, p=2, storage_order: int = 0, n_out: int = 1):
+    """MaxPool (``how`` = "max"), AveragePool ("avg") or LpPool ("lp"): one kind for the pool family."""
+    common = dict(kernel_shape=kernel_shape, strides=strides, pads=pads, dilations=dilations, auto_pad=auto_pad,
+                  ceil_mode=ceil_mode)
+    if how == "max":
+        return max_pool(X, storage_order=storage_order, n_out=n_out, **common)
+    if how == "avg":
+        return avg_pool(X, count_include_pad=count_include_pad, **common)
+    return lp_pool(X, p=p, **common)
+
+
+def max_pool(X: np.ndarray, *, kernel_shape, strides=None, pads=None, dilations=None, auto_pad: str = "NOTSET",
+             ceil_mode: int = 0, storage_order: int = 0, n_out: int = 1):
+    """The window maximum and (second output) its flat index into X: row-major over (N, C, spatial),
+    or with storage_order 1 column-major over the spatial axes; ties go to the first cell."""
+    n = X.ndim - 2
+    geo = _geometry(X.shape[2:], kernel_shape, strides, pads, dilations, auto_pad, int(ceil_mode))
+    vals, m_in, _, _ = _windows(X, geo)
+    v = np.where(m_in, vals.astype(np.float64), -np.inf)
+    outs, ks = tuple(g[6] for g in geo), tuple(int(g[1]) for g in geo)
+    flat = v.reshape(X.shape[:2] + outs + (int(np.prod(ks, dtype=np.int64)),))
+    arg = flat.argmax(axis=-1) if flat.size else np.zeros(flat.shape[:-1], np.int64)
+    y = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0].astype(X.dtype) if flat.size else \
+        np.zeros(X.shape[:2] + outs, X.dtype)
+    if int(n_out) < 2:
+        return y
+    kk = np.unravel_index(arg, ks)
+    grid = np.indices(outs, dtype=np.int64)
+    hs = X.shape[2:]
+    index = np.zeros(arg.shape, np.int64)
+    for i in (range(n - 1, -1, -1) if int(storage_order) else range(n)):   # spatial offset, in storage order
+        h, k, s, d, pb, pe, o = geo[i]
+        index = index * h + grid[i] * s + kk[i] * d - pb
+    plane = int(np.prod(hs, dtype=np.int64))
+    nc = (np.arange(X.shape[0])[:, None] * X.shape[1] + np.arange(X.shape[1])[None, :]) * plane
+    index = index + nc.reshape(X.shape[:2] + (1,) * n)
+    return y, index.astype(np.int64)
+
+
+def avg_pool(X: np.ndarray, *, kernel_shape, strides=None, pads=None, dilations=None, auto_pad: str = "NOTSET",
+             ceil_mode: int = 0, count_include_pad: int = 0) -> np.ndarray:
+    """The window mean over the cells inside the input (count_include_pad: inside the input and
+    its pads, so the cells a ceil_mode window reaches past the end pad never count)."""
+    geo = _geometry(X.shape[2:], kernel_shape, strides, pads, dilations, auto_pad, int(ceil_mode))
+    vals, m_in, m_pad, _ = _windows(X, geo)
+    n = X.ndim - 2
+    axes = tuple(range(2 + n, 2 + 2 * n))
+    total = np.where(m_in, vals.astype(np.float64), 0.0).sum(axis=axes)
+    count = (m_pad if int(count_include_pad) else m_in).sum(axis=tuple(range(n, 2 * n)))
+    with np.errstate(all="ignore"):
+        return (total / count).astype(X.dtype)
+
+
+def lp_pool(X: np.ndarray, *, kernel_shape, p=2, strides=None, pads=None, dilations=None, auto_pad: str = "NOTSET",
+            ceil_mode: int = 0) -> np.ndarray:
+    """``(sum over the window of |x|^p) ^ (1/p)``; padding cells add nothing."""
+    geo = _geometry(X.shape[2:], kernel_shape, strides, pads, dilations, auto_pad, int(ceil_mode))
+    vals, m_in, _, _ = _windows(X, geo)
+    n = X.ndim - 2
+    s = np.where(m_in, np.abs(vals.astype(np.float64)) ** float(p), 0.0).sum(axis=tuple(range(2 + n, 2 + 2 * n)))
+    return (s ** (1.0 / float(p))).astype(X.dtype)
+
+
+@register("global_pool")
+def global_pool(X: np.ndarray, *, how: str, p=2) -> np.ndarray:
+    """Mean, max or Lp norm over every spatial axis, kept as 1."""
+    axes = tuple(range(2, X.ndim))
+    x = X.astype(np.float64)
+    with np.errstate(all="ignore"):
+        if how == "avg":
+            y = x.mean(axis=axes, keepdims=True)
+        elif how == "max":
+            y = x.max(axis=axes, keepdims=True)
+        else:
+            y = (np.abs(x) ** float(p)).sum(axis=axes, keepdims=True) ** (1.0 / float(p))
+    return y.astype(X.dtype)
+
+
+@register("max_unpool")
+def max_unpool(X: np.ndarray, I: np.ndarray, *, out_shape) -> np.ndarray:
+    """Zeros of the output shape with X's values put at the flat positions I."""
+    y = np.zeros(int(np.prod(out_shape, dtype=np.int64)), X.dtype)
+    y[I.reshape(-1)] = X.reshape(-1)
+    return y.reshape(tuple(int(d) for d in out_shape))
