@@ -248,6 +248,8 @@ def parse_type(text: str, name: str = "") -> TensorType:
             raise UsageError(f"bad constant value in {short_text(text)}{_for(name)}: {exc}") from None
         if shape is None:
             shape = tuple(value.shape)
+        elif all(type(d) is int for d in shape) and value.size == 0 and 0 in shape:
+            value = value.reshape(shape)   # no nested list spells [1,0,1]: an empty value fits any empty shape
         elif all(type(d) is int for d in shape) and tuple(shape) != value.shape:
             raise UsageError(f"constant {short_text(text)}{_for(name)}: the value has shape {list(value.shape)}, "
                              f"not {[dim_str(d) for d in shape]}")

@@ -142,9 +142,11 @@ def _graph_cases(d: Path) -> list[dict]:
         add(cid, _model([node], [V("c", T.BOOL, []), V("a", T.FLOAT, [2])], [V("y", T.FLOAT, None)]),
             expect, *needles)
     # an error onnx's own inference raises for a node without a spec is a finding (onnxruntime refuses it too);
-    # MatMulInteger has no spec (MatMul has one since specsD) and onnx infers it as MatMul
-    mm = lambda a, b: _model([helper.make_node("MatMulInteger", ["a", "b"], ["y"], name="mm")],
-                             [V("a", T.UINT8, a), V("b", T.UINT8, b)], [V("y", T.INT32, None)])
+    # QLinearMatMul has no spec (MatMul and MatMulInteger have) and onnx infers it as MatMul
+    q = [V(n, T.FLOAT if n.startswith("s") else T.UINT8, []) for n in ("sa", "za", "sb", "zb", "sy", "zy")]
+    mm = lambda a, b: _model([helper.make_node("QLinearMatMul", ["a", "sa", "za", "b", "sb", "zb", "sy", "zy"], ["y"],
+                                               name="mm")], [V("a", T.UINT8, a), V("b", T.UINT8, b)] + q,
+                             [V("y", T.UINT8, None)])
     add("matmul inner dims", mm(["N", 3], [4, 5]), 1, "onnx-inference", "Incompatible dimensions")
     add("matmul symbolic", mm(["N", "K"], ["K", 5]), 0, "OK")
     add("matmul unknown rank", mm(None, [4, 5]), 0, "OK")

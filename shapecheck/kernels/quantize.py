@@ -1,0 +1,52 @@
+"""Kernels of QuantizeLinear and DequantizeLinear: per-tensor (a scalar scale), per-axis (a 1-D
+scale along ``axis``) and blocked (from version 21: a scale of x's rank whose ``axis`` dim is
+ceil(x.shape[axis] / block_size)) quantization.  Rounding is half to even and the result saturates
+to the output type's range, computed in float32 as the runtimes do.
+
+>>> import numpy as np
+>>> quantize(np.array([0.5, 1.5, 300.], np.float32), np.float32(1), None, axis=1, block_size=0, out="uint8").tolist()
+[0, 2, 255]
+>>> dequantize(np.array([[1, 2], [3, 4]], np.int8), np.array([2., 3.], np.float32), None, axis=1, block_size=0, out="float").tolist()
+[[2.0, 6.0], [6.0, 12.0]]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..types import numpy_dtype
+from . import register
+
+
+def expand_param(p, shape: tuple, axis: int, block_size: int) -> np.ndarray:
+    """A scale or zero point broadcast to x's shape: as is (one value), along axis (1-D), or each
+    entry repeated over its block of block_size along axis (blocked)."""
+    p = np.asarray(p)
+    if p.size == 1 and p.ndim <= 1:
+        return p.reshape(())
+    a = int(axis) + len(shape) if int(axis) < 0 else int(axis)
+    if p.ndim == 1 and not int(block_size):
+        return p.reshape([-1 if i == a else 1 for i in range(len(shape))])
+    return np.repeat(p, int(block_size), axis=a).take(range(shape[a]), axis=a)
+
+
+@register("quantize")
+def quantize(x: np.ndarray, y_scale, y_zero_point, *, axis, block_size, out: str, precision: str = "float") -> np.ndarray:
+    """y = saturate(round(x / y_scale) + y_zero_point) in the output type ``out``; the division in
+    ``precision`` (float before version 23; from 23 the precision attribute, else y_scale's type)."""
+    dt = np.dtype(numpy_dtype(out))
+    pt = np.dtype(numpy_dtype(precision))
+    pt = pt if pt.kind == "f" else np.dtype(np.float32)
+    scale = expand_param(y_scale, x.shape, axis, block_size).astype(pt)
+    zp = 0 if y_zero_point is None else expand_param(y_zero_point, x.shape, axis, block_size).astype(np.float32)
+    info = np.iinfo(dt)
+    with np.errstate(all="ignore"):      # a 0 scale gives inf or NaN (0 / 0), which the cast maps silently
+        y = np.rint(x.astype(pt) / scale).astype(np.float32) + zp
+        return np.clip(y, info.min, info.max).astype(dt)
+
+
+@register("dequantize")
+def dequantize(x: np.ndarray, x_scale, x_zero_point, *, axis, block_size, out: str) -> np.ndarray:
+    """y = (x - x_zero_point) * x_scale in the output type ``out``."""
+    scale = expand_param(x_scale, x.shape, axis, block_size).astype(np.float32)
+    zp = 0 if x_zero_point is None else expand_param(x_zero_point, x.shape, axis, block_size).astype(np.int64)
+    return ((x.astype(np.int64) - zp).astype(np.float32) * scale).astype(numpy_dtype(out))
