@@ -56,7 +56,7 @@ def worker(engine: str, paths: list[str]) -> None:
     try:
         run(WARMUP)  # imports and one-time setup (spec files, registries) outside the timings
         if engine == "shapecheck":   # every spec compiled up front, as the peers load every op handler at import
-            from shapecheck.spec.load import default_registry
+            from shapecheck.notation.load import default_registry
             getattr(default_registry(), "load_all", lambda: None)()
     except Exception as e:  # noqa: BLE001 - the warm-up only loads the engine; a failure shows below
         print(f"warm-up: {type(e).__name__}: {e}", file=sys.stderr)

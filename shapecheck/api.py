@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Union, overload
 from .errors import UsageError
 from .result import Result
 from .solver import solve
-from .spec.load import Registry, default_registry
+from .notation.load import Registry, default_registry
 from .types import TensorType
 
 if TYPE_CHECKING:

@@ -77,7 +77,7 @@ def _models_under(directory: str) -> list[str]:
 
 @lru_cache(maxsize=8)
 def _registry(specs: tuple[str, ...]):
-    from .spec.load import default_registry, registry_with
+    from .notation.load import default_registry, registry_with
     return registry_with(list(specs)) if specs else default_registry()
 
 

@@ -28,7 +28,7 @@ from .errors import UsageError
 from .frontends.graph import ModelGraph
 from .model.forward import check_graph
 from .model.result import DeclarationReport, ModelReport, NodeReport
-from .spec.load import Registry, default_registry
+from .notation.load import Registry, default_registry
 
 
 # ---------------------------------------------------------------- entry points
@@ -54,7 +54,7 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
     faster on large models, but it changes process-wide state, so library callers opt in).
     """
     if registry is None:
-        from .spec.load import registry_with
+        from .notation.load import registry_with
         registry = registry_with(specs) if specs else default_registry()
     with no_gc_pauses() if pause_gc else nullcontext():
         graph = load_graph(model, registry, load_external_data)

@@ -159,7 +159,7 @@ def parse_attr_value(text: str) -> Any:
 
 
 def _registry(args):
-    from .spec.load import default_registry, registry_with
+    from .notation.load import default_registry, registry_with
     return registry_with(args.specs) if args.specs else default_registry()
 
 

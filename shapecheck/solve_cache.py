@@ -5,7 +5,7 @@ A large model asks the same question many times with different dim names
 first appearance, solved (or found in the cache), and the result renamed back, so
 the answer is the one ``solve`` would give for the original names.
 
->>> from shapecheck.spec.load import default_registry
+>>> from shapecheck.notation.load import default_registry
 >>> from shapecheck.types import parse_type
 >>> cache = SolveCache()
 >>> spec = default_registry().resolve("ScatterND", 18)
@@ -25,7 +25,7 @@ import sympy
 
 from .result import ConstraintResult, Finding, Result
 from .solver import solve
-from .spec.load import Spec
+from .notation.load import Spec
 from .types import RuntimeDim, TensorType, is_unknown, normalize_dim
 
 _TOKEN = re.compile(r"_[cu]\d+_")

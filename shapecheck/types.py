@@ -1,9 +1,6 @@
-"""Element types, dimensions and tensor types, with ONNX's text syntax.
+"""Element types and tensor types (``TensorType``), with ONNX's text syntax.
 
-A dimension is a plain ``int`` when it is known, a sympy expression over
-non-negative integer symbols when it is symbolic (``N``, ``2*M``), and a
-sympy ``Dummy`` when it is unknown (``?``).  Plain integers are never wrapped,
-so a query whose dims are all concrete never touches sympy.
+Dimensions are ``dims.py``'s; their names are re-exported here, where most code imports them.
 
 >>> t = parse_type("float[N,4]")
 >>> t.dtype, t.shape[1], str(t)
@@ -16,21 +13,27 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
-import sympy
 
 from .errors import UsageError
 
-Dim = Union[int, sympy.Expr]
+from .dims import (INT64_MAX, MAX_DIM_NESTING, MAX_DIM_TOKENS, Dim, dim_str, expr_str, has_unknown, is_unknown,
+                   normalize_dim, parse_dim, short_text, symbol, unknown_dim, RuntimeDim)
+
+__all__ = ["Dim", "symbol", "unknown_dim", "RuntimeDim", "is_unknown", "has_unknown", "dim_str", "expr_str", "parse_dim",
+           "normalize_dim", "MAX_DIM_NESTING", "MAX_DIM_TOKENS", "INT64_MAX", "ELEMENT_TYPES", "ONNX_CODES",
+           "ONNX_CODE_OF", "canonical_dtype", "numpy_dtype", "dtype_of_array", "TensorType", "MAX_SYM_ELEMENTS",
+           "valued", "sym_str", "value_str", "parse_type", "tensor_type_of", "as_tensor_type"]
+
 
 # ONNX element type names, in the order ONNX's docs list them.
 ELEMENT_TYPES: tuple[str, ...] = (
     "bfloat16", "bool", "complex128", "complex64", "double", "float", "float16",
     "int16", "int32", "int64", "int8", "string", "uint16", "uint32", "uint64", "uint8",
 )
+
 
 _ALIASES = {
     "float32": "float", "f32": "float", "fp32": "float",
@@ -42,12 +45,15 @@ _ALIASES = {
     "u1": "bool", "boolean": "bool", "str": "string",
 }
 
+
 # ONNX TensorProto.DataType codes (stable, part of the protobuf schema).
 ONNX_CODES: dict[int, str] = {
     1: "float", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64",
     8: "string", 9: "bool", 10: "float16", 11: "double", 12: "uint32", 13: "uint64",
     14: "complex64", 15: "complex128", 16: "bfloat16",
 }
+
+
 ONNX_CODE_OF: dict[str, int] = {v: k for k, v in ONNX_CODES.items()}
 
 
@@ -83,195 +89,6 @@ def dtype_of_array(arr: np.ndarray) -> str:
     if kind.name == "bfloat16":
         return "bfloat16"
     return canonical_dtype(kind.name)
-
-
-# ---------------------------------------------------------------- dimensions
-
-@lru_cache(maxsize=None)
-def symbol(name: str) -> sympy.Symbol:
-    """The user-visible dim symbol ``name`` (cached, so ``N`` is one object per process)."""
-    return sympy.Symbol(name, integer=True, nonnegative=True)
-
-
-def unknown_dim(label: str) -> sympy.Dummy:
-    """A fresh unknown dim; ``label`` says where it stands (``updates.shape[0]``)."""
-    return sympy.Dummy(label, integer=True, nonnegative=True)
-
-
-class RuntimeDim(sympy.Dummy):
-    """A size known only at run time (NonZero's count, a Loop's trip count).
-
-    Unknown like any other unknown dim -- it is never equal to another dim -- but named, so
-    that the report defines it with the upper bound its spec knows (``0 <= nnz_1 <= N*M``).
-
-    >>> n = RuntimeDim("nnz_1", 2 * symbol("N"))
-    >>> dim_str(n + 1), is_unknown(n), n == RuntimeDim("nnz_1")
-    ('nnz_1+1', True, False)
-    """
-
-    upper: Any
-
-    def __new__(cls, name: str, upper: Any = None, dummy_index: Any = None):
-        obj = super().__new__(cls, name, dummy_index, integer=True, nonnegative=True)
-        obj.upper = upper
-        return obj
-
-    def __getnewargs_ex__(self):
-        return (self.name, self.upper, self.dummy_index), {}
-
-
-def is_unknown(d: Any) -> bool:
-    return isinstance(d, sympy.Dummy)
-
-
-def has_unknown(d: Any) -> bool:
-    return isinstance(d, sympy.Basic) and any(isinstance(s, sympy.Dummy) for s in d.free_symbols)
-
-
-def dim_str(d: Dim, unknown_as: str = "?") -> str:
-    """Text of a dim as ONNX's text format writes it.
-
-    >>> dim_str(4), dim_str(2 * symbol("N")), dim_str(unknown_dim("x"))
-    ('4', '2*N', '?')
-    """
-    if type(d) is int:
-        return str(d)
-    if isinstance(d, np.integer):
-        return str(int(d))
-    if isinstance(d, sympy.Dummy):
-        return d.name if isinstance(d, RuntimeDim) else unknown_as
-    if d.is_Symbol:
-        return d.name
-    if has_unknown(d):
-        if all(isinstance(s, RuntimeDim) for s in d.free_symbols if isinstance(s, sympy.Dummy)):
-            return expr_str(d).replace(" ", "")
-        return unknown_as
-    return _sym_text(d)
-
-
-@lru_cache(maxsize=4096)
-def _sym_text(d: sympy.Expr) -> str:
-    return sympy.sstr(d).replace(" ", "")
-
-
-def expr_str(e: Any) -> str:
-    """Text of a dim expression in conditions, naming unknowns by where they stand."""
-    if isinstance(e, (int, np.integer)):
-        return str(int(e))
-    if isinstance(e, sympy.Basic):
-        repl = {s: sympy.Symbol(s.name) for s in e.free_symbols if isinstance(s, sympy.Dummy)}
-        return sympy.sstr(e.xreplace(repl) if repl else e)
-    return str(e)
-
-
-_DIM_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_.]*)|(\?)|(//|[-+*()%]))")
-
-
-def parse_dim(text: str, where: str = "") -> Dim:
-    """Parse one dim: ``4``, ``N``, ``2*M+1``, ``?`` (a fresh unknown).
-
-    >>> parse_dim("2*M+1")
-    2*M + 1
-    """
-    text = text.strip()
-    if text.isdigit():
-        return _int64(text, text)
-    if text == "?" or text == "":
-        return unknown_dim(where or "?")
-    toks = []
-    pos = 0
-    while pos < len(text):
-        m = _DIM_TOKEN.match(text, pos)
-        if not m or m.end() == pos:
-            raise UsageError(f"bad dimension {_short(text)}: unexpected {_short(text[pos:])}")
-        pos = m.end()
-        toks.append(m.group(1) or m.group(2) or m.group(3) or m.group(4))
-    toks = [t for t in toks if t]
-    if len(toks) > MAX_DIM_TOKENS:
-        raise UsageError(f"bad dimension {_short(text)}: {len(toks)} tokens, more than the {MAX_DIM_TOKENS} "
-                         "a dim expression may have")
-    i = 0
-    depth = 0
-
-    def peek():
-        return toks[i] if i < len(toks) else None
-
-    def take():
-        nonlocal i
-        i += 1
-        return toks[i - 1]
-
-    def atom():
-        nonlocal depth
-        t = take() if peek() is not None else None
-        if t is None:
-            raise UsageError(f"bad dimension {_short(text)}: ends early")
-        if t in ("(", "-"):
-            depth += 1
-            if depth > MAX_DIM_NESTING:
-                raise UsageError(f"bad dimension {_short(text)}: nests more than {MAX_DIM_NESTING} levels deep")
-        if t == "(":
-            v = add()
-            if peek() != ")":  # peek, not take: at the end of the text there is no token to take
-                raise UsageError(f"bad dimension {_short(text)}: missing ')'")
-            take()
-            return v
-        if t == "-":
-            return -atom()
-        if t.isdigit():
-            return sympy.Integer(_int64(t, text))
-        if t == "?":
-            return unknown_dim(where or "?")
-        if re.match(r"[A-Za-z_]", t):
-            return symbol(t)
-        raise UsageError(f"bad dimension {_short(text)}: unexpected {t!r}")
-
-    def mul():
-        v = atom()
-        while peek() in ("*", "//", "%"):
-            op = take()
-            r = atom()
-            v = v * r if op == "*" else (sympy.floor(v / r) if op == "//" else sympy.Mod(v, r))
-        return v
-
-    def add():
-        v = mul()
-        while peek() in ("+", "-"):
-            op = take()
-            r = mul()
-            v = v + r if op == "+" else v - r
-        return v
-
-    v = add()
-    if i != len(toks):
-        raise UsageError(f"bad dimension {_short(text)}: unexpected {toks[i]!r}")
-    return normalize_dim(v)
-
-
-MAX_DIM_NESTING = 32
-MAX_DIM_TOKENS = 400
-INT64_MAX = (1 << 63) - 1
-
-
-def _short(text: str) -> str:
-    return repr(text if len(text) <= 60 else text[:60] + "...")
-
-
-def _int64(digits: str, text: str) -> int:
-    """A dim literal; ONNX dims are int64 (and Python refuses more than 4300 digits)."""
-    if len(digits) > 19 or int(digits) > INT64_MAX:
-        raise UsageError(f"bad dimension {_short(text)}: {digits[:20]}{'...' if len(digits) > 20 else ''} "
-                         f"is larger than an int64 dim can be ({INT64_MAX})")
-    return int(digits)
-
-
-def normalize_dim(d: Any) -> Dim:
-    """Collapse a constant sympy expression to a plain int."""
-    if isinstance(d, (int, np.integer)):
-        return int(d)
-    if isinstance(d, sympy.Basic) and d.is_Integer:
-        return int(d)
-    return d
 
 
 # ---------------------------------------------------------------- tensor types
@@ -391,25 +208,25 @@ def parse_type(text: str, name: str = "") -> TensorType:
     """
     m = _TYPE_RE.match(text)
     if not m:
-        raise UsageError(f"bad tensor type {_short(text)}{_for(name)}: expected ELEMTYPE[DIM,...] such as float[N,4], "
+        raise UsageError(f"bad tensor type {short_text(text)}{_for(name)}: expected ELEMTYPE[DIM,...] such as float[N,4], "
                          "optionally followed by '= VALUE' for a constant")
     elem, dims_text, value_text = m.group(1), m.group(2), m.group(3)
     try:
         dtype = None if elem == "?" else canonical_dtype(elem)
     except UsageError as exc:
-        raise UsageError(f"bad tensor type {_short(text)}{_for(name)}: {exc}") from None
+        raise UsageError(f"bad tensor type {short_text(text)}{_for(name)}: {exc}") from None
     shape: tuple[Dim, ...] | None = None
     if dims_text is not None:
         parts = [p for p in dims_text.split(",")] if dims_text.strip() else []
         if any(not p.strip() for p in parts):
-            raise UsageError(f"bad tensor type {_short(text)}{_for(name)}: an empty dimension; write ? for an unknown dim")
+            raise UsageError(f"bad tensor type {short_text(text)}{_for(name)}: an empty dimension; write ? for an unknown dim")
         try:
             shape = tuple(parse_dim(p, f"{name}.shape[{i}]" if name else "?") for i, p in enumerate(parts))
         except UsageError as exc:  # say which type (and input) the bad dim is in
-            raise UsageError(f"bad tensor type {_short(text)}{_for(name)}: {exc}") from None
+            raise UsageError(f"bad tensor type {short_text(text)}{_for(name)}: {exc}") from None
         for d in shape:
             if type(d) is int and d < 0:
-                raise UsageError(f"bad tensor type {_short(text)}{_for(name)}: dims cannot be negative")
+                raise UsageError(f"bad tensor type {short_text(text)}{_for(name)}: dims cannot be negative")
     value = None
     if value_text is not None:
         try:
@@ -418,23 +235,23 @@ def parse_type(text: str, name: str = "") -> TensorType:
             sym = _symbolic_value(value_text, dtype, shape)
             if sym is not None:
                 return sym
-            raise UsageError(f"bad constant value in {_short(text)}{_for(name)}: {exc.msg}; "
+            raise UsageError(f"bad constant value in {short_text(text)}{_for(name)}: {exc.msg}; "
                              "write it as a JSON list such as [[0],[3]], or dims such as [N, 12]") from None
         except (ValueError, RecursionError) as exc:   # past 4300 digits; lists nested too deeply
             why = "lists nest too deeply" if isinstance(exc, RecursionError) else str(exc).split(";")[0]
-            raise UsageError(f"bad constant value in {_short(text)}{_for(name)}: {why}") from None
+            raise UsageError(f"bad constant value in {short_text(text)}{_for(name)}: {why}") from None
         if dtype is None:
-            raise UsageError(f"constant {_short(text)}{_for(name)} needs an element type")
+            raise UsageError(f"constant {short_text(text)}{_for(name)} needs an element type")
         try:
             value = np.array(raw, dtype=numpy_dtype(dtype))
         except (ValueError, TypeError, OverflowError) as exc:
-            raise UsageError(f"bad constant value in {_short(text)}{_for(name)}: {exc}") from None
+            raise UsageError(f"bad constant value in {short_text(text)}{_for(name)}: {exc}") from None
         if shape is None:
             shape = tuple(value.shape)
         elif all(type(d) is int for d in shape) and value.size == 0 and 0 in shape:
             value = value.reshape(shape)   # no nested list spells [1,0,1]: an empty value fits any empty shape
         elif all(type(d) is int for d in shape) and tuple(shape) != value.shape:
-            raise UsageError(f"constant {_short(text)}{_for(name)}: the value has shape {list(value.shape)}, "
+            raise UsageError(f"constant {short_text(text)}{_for(name)}: the value has shape {list(value.shape)}, "
                              f"not {[dim_str(d) for d in shape]}")
         else:
             shape = tuple(value.shape)

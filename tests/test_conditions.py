@@ -8,7 +8,7 @@ from onnx import helper
 from shapecheck.check import check_model
 from shapecheck.solve_cache import SolveCache
 from shapecheck.solver import solve
-from shapecheck.spec.load import default_registry
+from shapecheck.notation.load import default_registry
 from shapecheck.types import parse_type, symbol
 
 REG = default_registry()
@@ -68,7 +68,7 @@ def test_unknown_data_rank_is_derived_from_indices_and_updates():
 def test_disjunctions_over_one_dim_are_simplified_never_weakened():
     """``batch != 0 or batch == 4*batch`` always holds; ``seq != 0 or seq == 4`` is ``seq != 0``; a real
     disjunction stays."""
-    from shapecheck.spec.logic import Cond, Rel, or_
+    from shapecheck.notation.logic import Cond, Rel, or_
     from shapecheck.types import symbol
     b, s, n = symbol("batch"), symbol("seq"), symbol("N")
     assert or_([Cond((Rel("!=", b, 0),)), Cond((Rel("==", b, 4 * b),))]) is True

@@ -4,12 +4,15 @@ import importlib
 
 import pytest
 
-MODULES = ["shapecheck.types", "shapecheck.spec.notation", "shapecheck.spec.compile", "shapecheck.spec.logic",
-           "shapecheck.spec.values", "shapecheck.spec.shapes", "shapecheck.spec.analysis", "shapecheck.spec.load",
+MODULES = ["shapecheck.types", "shapecheck.dims", "shapecheck.notation.parser", "shapecheck.notation.syntax", "shapecheck.notation.compile", "shapecheck.notation.logic",
+           "shapecheck.notation.values", "shapecheck.notation.shapes", "shapecheck.notation.slicing", "shapecheck.notation.reduction", "shapecheck.notation.analysis", "shapecheck.notation.load",
+           "shapecheck.notation.compare", "shapecheck.notation.operators", "shapecheck.notation.core", "shapecheck.notation.indexing", "shapecheck.notation.docs",
+           "shapecheck.notation.schema", "shapecheck.notation.source", "shapecheck.notation.merge", "shapecheck.notation.registry",
+           "shapecheck.solver.query", "shapecheck.solver.contradiction", "shapecheck.solver.explain",
            "shapecheck.solver", "shapecheck.api", "shapecheck.kernels", "shapecheck.executor", "shapecheck.check", "shapecheck.solve_cache",
            "shapecheck.result", "shapecheck.batch", "shapecheck.findings", "shapecheck.report.github",
            "shapecheck.specdiff.changes", "shapecheck.model.control_flow", "shapecheck.report.text",
-           "shapecheck.frontends.onnx_types", "shapecheck.spec.lazy", "shapecheck.frontends.onnx_functions"]
+           "shapecheck.frontends.onnx_types", "shapecheck.notation.lazy", "shapecheck.frontends.onnx_functions"]
 
 
 @pytest.mark.parametrize("name", MODULES)

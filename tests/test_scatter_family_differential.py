@@ -17,7 +17,7 @@ import pytest
 
 from shapecheck.executor import run_spec
 from shapecheck.kernels.slice_scatter import slice_range
-from shapecheck.spec.load import default_registry
+from shapecheck.notation.load import default_registry
 from shapecheck.types import numpy_dtype, parse_type
 
 REG = default_registry()

@@ -15,7 +15,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import shapecheck
-from shapecheck.spec.load import default_registry
+from shapecheck.notation.load import default_registry
 from shapecheck.types import ONNX_CODES, dtype_of_array
 from tests.layout_harness import assert_same, check_inferred
 

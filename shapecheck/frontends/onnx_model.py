@@ -14,7 +14,7 @@ from typing import Any
 from ..atomic import refuse_inputs, write_atomic
 from ..errors import UsageError
 from ..result import Finding
-from ..spec.load import normalize_domain
+from ..notation.load import normalize_domain
 from ..types import TensorType
 from .graph import Declaration, ModelGraph, ModelNode, model_file
 from .onnx_functions import Functions, check_depth, inline

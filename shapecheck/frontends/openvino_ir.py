@@ -90,20 +90,8 @@ def _ports(layer, kind: str) -> list:
 
 def read_ir(path: str | Path, registry) -> ModelGraph:
     """Read an OpenVINO IR XML file into a ``ModelGraph``."""
-    from xml.etree.ElementTree import ParseError
-
-    import defusedxml.ElementTree as ET
-    from defusedxml import DefusedXmlException
     p = model_file(path)
-    try:
-        root = ET.parse(str(p), forbid_dtd=True, forbid_entities=True, forbid_external=True).getroot()
-    except ParseError as exc:
-        raise UsageError(f"{p}: malformed XML ({exc}); expected OpenVINO IR (<net><layers>...<edges>...)") from None
-    except DefusedXmlException as exc:
-        raise UsageError(f"{p}: refused to parse: the XML declares a DTD or entities ({type(exc).__name__}); "
-                         "OpenVINO IR never needs them") from None
-    if root.tag != "net" or root.find("layers") is None:
-        raise UsageError(f"{p}: not an OpenVINO IR file: the root element is <{root.tag}>, expected <net> with <layers>")
+    root = _parse_xml(p)
     bin_path = p.with_suffix(".bin")
     blob = bin_path.read_bytes() if bin_path.exists() and bin_path.stat().st_size <= (256 << 20) else None
     graph = ModelGraph(path=str(p), format="openvino")
@@ -129,22 +117,7 @@ def read_ir(path: str | Path, registry) -> ModelGraph:
         for port in _ports(layer, "output"):
             tname = tensor_name(lid, port.get("id"))
             outs.append(tname)
-            base = None
-            if ltype == "Parameter":
-                base = _safe((port.get("names") or "").split(",")[0].strip() or name)
-            t = TensorType(_dtype(port.get("precision") or attrs.get("element_type")), _dims(port, tname, where, base))
-            if ltype == "Parameter" and "shape" in attrs:
-                t = _parameter_shape(t, attrs["shape"], where, base, graph.notes)
-            if ltype == "Parameter":
-                graph.sources[tname] = t
-                graph.source_kind[tname] = "graph input"
-            elif ltype == "Const":
-                graph.sources[tname] = _const(t, attrs, blob, p, name)
-                graph.source_kind[tname] = "constant"
-            elif registry.has_op(ltype, "openvino"):
-                graph.declared[tname] = Declaration(tname, t, "port")
-            else:
-                graph.fallback[tname] = t
+            _output_port(graph, registry, port, tname, ltype, name, attrs, where, blob, p)
         if ltype in ("Parameter", "Const", "Result"):
             continue
         ins = []
@@ -156,6 +129,45 @@ def read_ir(path: str | Path, registry) -> ModelGraph:
     opsets = [n.opset for n in graph.nodes if n.opset is not None]
     graph.opsets = {"openvino": max(opsets)} if opsets else {}
     return graph
+
+
+def _parse_xml(p: Path):
+    """The root of an IR file's XML, parsed without DTDs or entities; a UsageError for anything else."""
+    from xml.etree.ElementTree import ParseError
+
+    import defusedxml.ElementTree as ET
+    from defusedxml import DefusedXmlException
+    try:
+        root = ET.parse(str(p), forbid_dtd=True, forbid_entities=True, forbid_external=True).getroot()
+    except ParseError as exc:
+        raise UsageError(f"{p}: malformed XML ({exc}); expected OpenVINO IR (<net><layers>...<edges>...)") from None
+    except DefusedXmlException as exc:
+        raise UsageError(f"{p}: refused to parse: the XML declares a DTD or entities ({type(exc).__name__}); "
+                         "OpenVINO IR never needs them") from None
+    if root.tag != "net" or root.find("layers") is None:
+        raise UsageError(f"{p}: not an OpenVINO IR file: the root element is <{root.tag}>, expected <net> with <layers>")
+    return root
+
+
+def _output_port(graph: ModelGraph, registry, port, tname: str, ltype: str, name: str, attrs: dict, where: str,
+                 blob: bytes | None, p: Path) -> None:
+    """An output port's type: a graph input, a constant, a declaration of a spec'd op, or a fallback type."""
+    base = None
+    if ltype == "Parameter":
+        base = _safe((port.get("names") or "").split(",")[0].strip() or name)
+    t = TensorType(_dtype(port.get("precision") or attrs.get("element_type")), _dims(port, tname, where, base))
+    if ltype == "Parameter" and "shape" in attrs:
+        t = _parameter_shape(t, attrs["shape"], where, base, graph.notes)
+    if ltype == "Parameter":
+        graph.sources[tname] = t
+        graph.source_kind[tname] = "graph input"
+    elif ltype == "Const":
+        graph.sources[tname] = _const(t, attrs, blob, p, name)
+        graph.source_kind[tname] = "constant"
+    elif registry.has_op(ltype, "openvino"):
+        graph.declared[tname] = Declaration(tname, t, "port")
+    else:
+        graph.fallback[tname] = t
 
 
 def _layers(root, p: Path) -> tuple[dict, list]:

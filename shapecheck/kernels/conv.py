@@ -3,7 +3,7 @@ AveragePool, LpPool, the global pools and MaxUnpool.  Plain numpy over small ten
 window of every output position is gathered at once (shape ``(N, C, *out, *kernel)``) with a
 mask of the cells inside the input; sums are taken in float64 and cast back, so the differential
 tests compare with onnxruntime within a tolerance.  Output sizes and SAME pads come from
-``spec/conv.py``, the functions the specs' shape rules use.
+``notation/conv.py``, the functions the specs' shape rules use.
 
 >>> import numpy as np
 >>> x = np.arange(1, 5, dtype=np.float32).reshape(1, 1, 4)
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spec.conv import pool_shape, resolve_pads, spatial, transpose_full
+from ..notation.conv import pool_shape, resolve_pads, spatial, transpose_full
 from . import register
 
 

@@ -34,7 +34,7 @@ import numpy as np
 import sympy
 
 from ..frontends.graph import ModelGraph, ModelNode
-from ..spec.load import ONNX_DOMAIN
+from ..notation.load import ONNX_DOMAIN
 from ..types import RuntimeDim, TensorType, normalize_dim, unknown_dim
 
 Outputs = dict[str, tuple[TensorType, str]]

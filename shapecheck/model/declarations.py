@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..frontends.graph import Declaration, ModelGraph, ModelNode
-from ..spec.compile import Cond, compare_dims
+from ..notation.compile import Cond, compare_dims
 from ..types import TensorType, dim_str, is_unknown
 from .result import DeclarationReport, ModelReport
 

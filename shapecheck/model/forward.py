@@ -17,7 +17,7 @@ from ..frontends.graph import ModelGraph, ModelNode, NodeInferenceError
 from ..result import Finding
 from ..solve_cache import SolveCache
 from ..solver import contradiction_of, equalities, output_slots
-from ..spec.load import Registry
+from ..notation.load import Registry
 from ..types import TensorType
 from .control_flow import bind, binds, is_dead, is_fixpoint, region_outputs
 from .declarations import check_declaration

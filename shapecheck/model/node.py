@@ -16,7 +16,7 @@ import sympy
 from ..errors import UsageError
 from ..frontends.graph import ModelGraph, ModelNode
 from ..solve_cache import signature_of
-from ..spec.load import Registry
+from ..notation.load import Registry
 from ..types import RuntimeDim, TensorType, expr_str, is_unknown, tensor_type_of
 
 

@@ -17,7 +17,7 @@ Two layers, both generic over any two specs (no operator is named here):
 from __future__ import annotations
 
 from ..errors import UsageError
-from ..spec.load import Registry, Spec, default_registry
+from ..notation.load import Registry, Spec, default_registry
 from .changes import (
     CATEGORIES,
     Change,
@@ -40,7 +40,7 @@ def diff(a: str, b: str, registry: Registry | None = None) -> SpecDiff:
     for name in (a, b):
         if not isinstance(name, str) or not name.strip():
             raise UsageError(f"diff takes two spec names such as ScatterND-16, got {name!r}")
-    return _diff_specs(reg.get(a), reg.get(b))
+    return _diff_specs(reg, reg.get(a), reg.get(b))
 
 
 def diff_range(op: str, lo: int, hi: int, registry: Registry | None = None) -> list[SpecDiff]:
@@ -65,18 +65,19 @@ def diff_range(op: str, lo: int, hi: int, registry: Registry | None = None) -> l
     if len(chain) < 2:
         raise UsageError(f"{op} has only one version in opsets {lo}..{hi} ({chain[0].name}): nothing to compare; "
                          f"its versions are {', '.join(s.name for s in versions)}")
-    return [_diff_specs(x, y) for x, y in zip(chain, chain[1:])]
+    return [_diff_specs(reg, x, y) for x, y in zip(chain, chain[1:])]
 
 
 def diff_all(registry: Registry | None = None) -> list[SpecDiff]:
     """Every consecutive pair of every operator, then the cross-operator pairs the specs declare."""
     reg = registry or default_registry()
     out = []
+    list(reg)   # a lazy registry compiles every spec when iterated: by_op is then complete
     for key in sorted(reg.by_op):
         chain = reg.by_op[key]
-        out += [_diff_specs(x, y) for x, y in zip(chain, chain[1:])]
+        out += [_diff_specs(reg, x, y) for x, y in zip(chain, chain[1:])]
     for a, b in cross_pairs(reg):
-        out.append(_diff_specs(a, b))
+        out.append(_diff_specs(reg, a, b))
     return out
 
 
@@ -97,19 +98,17 @@ def cross_pairs(registry: Registry | None = None) -> list[tuple[Spec, Spec]]:
     return out
 
 
-_CACHE: dict[tuple[int, int], tuple[Spec, Spec, SpecDiff]] = {}
-
-
-def _diff_specs(a: Spec, b: Spec) -> SpecDiff:
-    # specs are compiled once per registry and never mutated, so a diff can be reused; the
-    # entry keeps both specs alive so their ids cannot be reused by other specs
-    hit = _CACHE.get((id(a), id(b)))
+def _diff_specs(reg: Registry, a: Spec, b: Spec) -> SpecDiff:
+    # specs are compiled once per registry and never mutated, so a diff can be reused (kept in the
+    # registry's memo); the entry keeps both specs alive so their ids cannot be reused by other specs
+    key = ("diff", id(a), id(b))
+    hit = reg.memo.get(key)
     if hit is None or hit[0] is not a or hit[1] is not b:
         d = SpecDiff(a.name, b.name, (a.domain, a.op) != (b.domain, b.op))
         d.changes = _structural(a, b)
         d.witnesses, n_cands = _semantic(a, b)
         _conclude(d, a, b, n_cands)
-        hit = _CACHE[(id(a), id(b))] = (a, b, d)
+        hit = reg.memo[key] = (a, b, d)
     return hit[2]
 
 

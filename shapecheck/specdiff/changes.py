@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from ..findings import ATTRIBUTE_TYPE, UNKNOWN_ATTRIBUTE
-from ..spec.load import Spec
-from ..spec.notation import Node, names_in, parse, substitute, unparse
+from ..notation.load import Spec
+from ..notation.syntax import Node, names_in, substitute, unparse
 
 CATEGORIES = ("operator", "inputs", "types", "attributes", "constraints", "deprecation")
 # findings the solver reports for attributes a spec does not declare / of the wrong type;
@@ -83,7 +83,7 @@ class SpecDiff:
 def allowed_values(spec: Spec) -> dict[str, frozenset]:
     """Attribute values a spec allows, read from constraints of the form ``ATTR in {...}``.
 
-    >>> from shapecheck.spec.load import default_registry
+    >>> from shapecheck.notation.load import default_registry
     >>> sorted(allowed_values(default_registry().get("ScatterND-16"))["reduction"])
     ['add', 'mul', 'none']
     """
@@ -114,7 +114,7 @@ def _canon(spec: Spec, other: Spec) -> Callable[[Node], Node]:
         users = [i.name for i in spec.inputs if i.type == tv]
         if users:
             env[tv] = Node("name", f"types_of_{users[0]}")
-    lets = {name: parse(text) for name, (text, _fn) in spec.lets.items()}
+    lets = spec.let_trees
     converted = {i.name for i in spec.inputs if i.name in other.attributes}
 
     def canon(tree: Node) -> Node:
@@ -128,10 +128,23 @@ def _fmt_set(xs: Iterable) -> str:
 
 
 def _structural(a: Spec, b: Spec) -> list[Change]:
+    """The structural changes from ``a`` to ``b``: operator, inputs, type sets, attributes, constraints, deprecation."""
     out: list[Change] = []
     if (a.domain, a.op) != (b.domain, b.op):
         out.append(Change("operator", "renamed", "operator", a.qualified_op, b.qualified_op))
-    # inputs; an input on one side named like an attribute on the other is that attribute moved
+    moved = _input_changes(a, b, out)
+    _type_changes(a, b, out)
+    _attribute_changes(a, b, moved, out)
+    out += _constraint_changes(a, b)
+    if bool(a.deprecated) != bool(b.deprecated):
+        out.append(Change("deprecation", "deprecated" if b.deprecated else "undeprecated", b.name if b.deprecated else a.name,
+                          a.deprecated or "not deprecated", b.deprecated or "not deprecated"))
+    return out
+
+
+def _input_changes(a: Spec, b: Spec, out: list[Change]) -> set[str]:
+    """Inputs added, removed, made optional; an input on one side named like an attribute on the
+    other is that attribute moved (the names moved are returned)."""
     ia, ib = {i.name: i for i in a.inputs}, {i.name: i for i in b.inputs}
     moved = set()
     for name in sorted(set(ia) ^ set(ib)):
@@ -151,7 +164,12 @@ def _structural(a: Spec, b: Spec) -> list[Change]:
         if ia[name].optional != ib[name].optional:
             out.append(Change("inputs", "optional" if ib[name].optional else "required", name,
                               str(ia[name].optional), str(ib[name].optional)))
-    # type sets, matched through the inputs that use them (Tind vs T_IND via indices)
+    return moved
+
+
+def _type_changes(a: Spec, b: Spec, out: list[Change]) -> None:
+    """Type sets, matched through the inputs that use them (Tind vs T_IND via indices)."""
+    ib = {i.name: i for i in b.inputs}
     pairs: dict[tuple[str, str], list[str]] = {}
     for i in a.inputs:
         if i.name in ib:
@@ -163,7 +181,10 @@ def _structural(a: Spec, b: Spec) -> list[Change]:
             out.append(Change("types", "added", subject, "", _fmt_set(sb - sa)))
         if sa - sb:
             out.append(Change("types", "removed", subject, _fmt_set(sa - sb), ""))
-    # attributes
+
+
+def _attribute_changes(a: Spec, b: Spec, moved: set[str], out: list[Change]) -> None:
+    """Attributes added, removed, retyped, with another default or other allowed values."""
     allowed_a, allowed_b = allowed_values(a), allowed_values(b)
     for name in sorted(set(a.attributes) | set(b.attributes)):
         if name in moved:
@@ -189,11 +210,6 @@ def _structural(a: Spec, b: Spec) -> list[Change]:
         elif va != vb:
             out.append(Change("attributes", "values unrestricted" if vb is None else "values restricted",
                               name, _fmt_set(va) if va else "any", _fmt_set(vb) if vb else "any"))
-    out += _constraint_changes(a, b)
-    if bool(a.deprecated) != bool(b.deprecated):
-        out.append(Change("deprecation", "deprecated" if b.deprecated else "undeprecated", b.name if b.deprecated else a.name,
-                          a.deprecated or "not deprecated", b.deprecated or "not deprecated"))
-    return out
 
 
 def _constraint_changes(a: Spec, b: Spec) -> list[Change]:

@@ -101,5 +101,5 @@ def nms_count(boxes: Any, scores: Any, limit: Any, iou: Any, score: Any, center:
     return int(nms(b, s, *opt, center_point_box=int(center)).shape[0])
 
 
-# the functions this module lends the notation (registered by spec/compile.py)
+# the functions this module lends the notation (registered by notation/compile.py)
 NOTATION = (unique_count, compress_len, nms_count,)

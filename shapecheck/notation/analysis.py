@@ -5,7 +5,7 @@
   them the rule is left unchecked rather than decided;
 * ``leaves``: the sub-expressions a diagnostic shows the values of.
 
->>> from shapecheck.spec.notation import parse
+>>> from shapecheck.notation.parser import parse
 >>> sorted(reads_values(parse("indices <= data.shape[0] - 1"), {"data", "indices"}, {}))
 ['indices']
 >>> [t for t, _n, _f in leaves(parse("updates.shape == indices.shape[:-1] ++ data.shape[k:]"))]
@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from .compile import Fn, compile_expr
-from .notation import Node, names_in, unparse
+from .syntax import Node, names_in, unparse
 
 
 def equalities(tree: Node) -> tuple[tuple[Fn, Fn], ...]:

@@ -6,7 +6,7 @@ each file's top-level ``op``, ``domain`` and ``extends`` keys and its ``[family]
 (a text scan; no TOML parse, no rule compiled).  ``versions``, ``resolve`` and ``get`` load
 an op's files (after the ops they extend) on first use; iterating the registry loads all.
 
->>> from shapecheck.spec.load import specs_dir, spec_files
+>>> from shapecheck.notation.load import specs_dir, spec_files
 >>> reg = LazyRegistry(spec_files(specs_dir()))
 >>> reg.has_op("ScatterND"), len(reg.by_name)          # has_op reads the index only
 (True, 0)
@@ -19,18 +19,19 @@ import re
 from pathlib import Path
 from typing import Iterable
 
-from .load import ONNX_DOMAIN, Registry, Spec, load_files, normalize_domain, split_op
+from .load import load_specs
+from .registry import Registry
+from .schema import ONNX_DOMAIN, SPEC_NAME, Spec, normalize_domain, split_op
 
 _TOP_KEY = re.compile(r'^(op|domain|extends)\s*=\s*"([^"]*)"\s*(?:#.*)?$')
 _SECTION = re.compile(r"^\[+\s*([A-Za-z0-9_.]+)\s*\]+")
 _MEMBER = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*=")
-_PARENT = re.compile(r"(?:([A-Za-z.]+):)?([A-Za-z_][A-Za-z0-9_]*)-\d+")
 
 
 def scan(path: Path) -> tuple[str, list[str], str | None]:
     """(domain, ops, parent spec name) a spec file defines, from its top-level keys.
 
-    >>> from shapecheck.spec.load import specs_dir
+    >>> from shapecheck.notation.load import specs_dir
     >>> scan(specs_dir() / "onnx" / "Add-13.toml")
     ('ai.onnx', ['Add', 'Sub', 'Mul', 'Div'], 'Add-7')
     """
@@ -57,7 +58,7 @@ def scan(path: Path) -> tuple[str, list[str], str | None]:
             if k:
                 members.append(k.group(1))
     parent = keys.get("extends")
-    pm = _PARENT.fullmatch(parent.strip()) if parent else None
+    pm = SPEC_NAME.fullmatch(parent.strip()) if parent else None
     domain = keys.get("domain") or (pm.group(1) if pm and pm.group(1) else ONNX_DOMAIN)
     ops = members or [keys.get("op") or (pm.group(2) if pm else path.stem.rsplit("-", 1)[0])]
     return normalize_domain(domain), ops, parent
@@ -98,8 +99,8 @@ class LazyRegistry(Registry):
                 todo += self._parents.get(f, []) + self._ops[f]
         self._loaded |= keys
         files = sorted({f for k in keys for f in self._files[k]})
-        for spec in load_files(files, base=self):
-            self.add(spec)
+        for spec, data in load_specs(files, base=self):
+            self.add(spec, data)
 
     def load_all(self) -> None:
         if not self._all:
@@ -126,7 +127,7 @@ class LazyRegistry(Registry):
         return super().resolve(op, opset, domain)
 
     def get(self, name: str) -> Spec:
-        m = _PARENT.fullmatch(name.strip())
+        m = SPEC_NAME.fullmatch(name.strip())
         if m:
             self._load((normalize_domain(m.group(1) or ""), m.group(2)))
         if name not in self.by_name:

@@ -315,6 +315,6 @@ def resolve_pads(h: int, k: int, s: int, d: int, pb: int, pe: int, auto_pad: str
     return pb, pe
 
 
-# the functions this module lends the notation (registered by spec/compile.py)
+# the functions this module lends the notation (registered by notation/compile.py)
 NOTATION = (spatial, effective_kernel, conv_out, same_out, same_pad, pool_shape, min_input, transpose_min_input, transpose_full, conv_transpose_shape,
             unpool_shape,)

@@ -23,6 +23,7 @@ import sympy
 from ..types import is_unknown, normalize_dim, unknown_dim
 from .logic import NO_VALUE, EvalError, Unknown
 
+from .operators import value_of
 INT64_MAX = (1 << 63) - 1
 
 
@@ -212,13 +213,12 @@ def elementwise(op: str, a: Any, b: Any) -> Any:
 def fold(op: str, tensors: Any) -> Any:
     """``elementwise(op, ...)`` over the values of several tensors (Min, Max of shape tensors).
 
-    >>> from shapecheck.spec.logic import TensorVal
+    >>> from shapecheck.notation.logic import TensorVal
     >>> from shapecheck.types import symbol, valued
     >>> N = symbol("N")
     >>> fold("max", (TensorVal("a", valued("int64", (2,), (N, 3))), TensorVal("b", valued("int64", (), (5,)))))
     (Max(5, N), 5)
     """
-    from .compile import value_of
     if isinstance(tensors, Unknown):
         return NO_VALUE
     vals = [value_of(t) for t in tensors]
@@ -349,5 +349,5 @@ def scatter_value(data: Any, indices: Any, updates: Any, reduction: Any = "none"
     return tuple(out)
 
 
-# the functions this module lends the notation (registered by spec/compile.py)
+# the functions this module lends the notation (registered by notation/compile.py)
 NOTATION = (cumulative, count_nonzero, vector, take, concat, elementwise, fold, unary, where, scatter_value,)

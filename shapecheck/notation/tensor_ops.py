@@ -361,5 +361,5 @@ def clip_value(v: Any, lo: Any = None, hi: Any = None) -> Any:
     return v
 
 
-# the functions this module lends the notation (registered by spec/compile.py)
+# the functions this module lends the notation (registered by notation/compile.py)
 NOTATION = (pad_shape, pad_fits, quotient, shape_list, all_at_least, resize_shape, einsum_shape, einsum_fits, onehot_depth, onehot_shape, clip_value)

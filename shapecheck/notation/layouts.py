@@ -30,6 +30,7 @@ from ..types import (
     tensor_type_of,
     unknown_dim,
 )
+from .compare import compare_dims
 from .logic import (
     NO_VALUE,
     UNKNOWN,
@@ -40,6 +41,7 @@ from .logic import (
     UnknownShape,
     and_,
 )
+from .operators import value_of
 
 # element types ONNX defines whose values shapecheck does not model (float8*, int4, uint4, float4e2m1, ...)
 UNMODELLED_CODES = {17: "float8e4m3fn", 18: "float8e4m3fnuz", 19: "float8e5m2", 20: "float8e5m2fnuz",
@@ -53,7 +55,6 @@ def _is_int(x: Any) -> bool:
 def _value(x: Any) -> Any:
     """An input's value (``x.value``) or an attribute's; None stays None (absent)."""
     if isinstance(x, TensorVal):
-        from .compile import value_of
         return value_of(x)
     return x
 
@@ -117,7 +118,6 @@ def unsqueeze_shape(shape: Any, axes: Any) -> Any:
 
 
 def _is_one(d: Any) -> Any:
-    from .compile import compare_dims
     return compare_dims(d, "==", 1)
 
 
@@ -285,7 +285,6 @@ def cast_value(v: Any, dtype: Any) -> Any:
         out = tuple(int(e) if isinstance(e, (bool, np.bool_)) else e for e in elems)
         return out if isinstance(v, tuple) else out[0]
     if dtype == "bool":
-        from .compile import compare_dims
         truth = tuple(e if isinstance(e, (bool, np.bool_)) else compare_dims(e, "!=", 0) for e in elems)
         out = tuple(t if isinstance(t, bool) else unknown_dim("truth") for t in truth)
         return out if isinstance(v, tuple) else out[0]
@@ -340,5 +339,5 @@ def constant_tensor(value: Any, sparse_value: Any = None, value_float: Any = Non
     raise EvalError("Constant needs one value attribute")
 
 
-# the functions this module lends the notation (registered by spec/compile.py)
+# the functions this module lends the notation (registered by notation/compile.py)
 NOTATION = (absent, valid_axes, unsqueeze_shape, squeeze_shape, squeezable, flatten_shape, is_permutation, transpose_shape, tile_shape, relayout, transpose_value, onnx_dtype, cast_value, full_value, tile_value, given, constant_tensor,)

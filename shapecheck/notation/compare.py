@@ -1,0 +1,168 @@
+"""Comparisons of the notation's values: dims (ints or sympy), shapes, index arrays, sets.
+
+Two ints compare as Python does; symbols by sympy's assumptions where they decide it, and
+otherwise the comparison is a ``Cond`` holding one readable relation (``make_rel``).
+
+>>> from shapecheck.types import symbol
+>>> compare_dims(3, "<", 4), [str(r) for r in compare_dims(symbol("N"), "==", 4).rels]
+(True, ['N == 4'])
+"""
+from __future__ import annotations
+
+import operator
+from functools import lru_cache
+
+import numpy as np
+import sympy
+
+from ..types import normalize_dim
+from .logic import Cond, EvalError, Rel, TensorVal, Unknown, and_, not_, or_
+from .operators import is_dim, show, values
+
+__all__ = ["compare", "compare_dims", "make_rel", "is_dim", "PYOP"]
+
+PYOP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+        ">": operator.gt, ">=": operator.ge}
+
+
+def compare_dims(a, op: str, b):
+    """Compare two dims: ints directly, symbols by sympy's assumptions, else a Cond."""
+    if type(a) is int and type(b) is int:
+        return PYOP[op](a, b)
+    return _compare_symbolic(a, op, b)
+
+
+@lru_cache(maxsize=1 << 16)
+def _compare_symbolic(a, op: str, b):
+    # a large model asks the same few questions (N >= 1, M <= N) thousands of times
+    d = sympy.expand(sympy.sympify(a) - sympy.sympify(b))
+    if d.is_Integer:
+        return PYOP[op](int(d), 0)
+    if op == "==":
+        known = True if d.is_zero else (False if d.is_zero is False else None)
+    elif op == "!=":
+        known = False if d.is_zero else (True if d.is_zero is False else None)
+    elif op == "<":
+        known = True if d.is_negative else (False if d.is_nonnegative else None)
+    elif op == "<=":
+        known = True if d.is_nonpositive else (False if d.is_positive else None)
+    elif op == ">":
+        known = True if d.is_positive else (False if d.is_nonpositive else None)
+    else:
+        known = True if d.is_nonnegative else (False if d.is_negative else None)
+    if known is not None:
+        return known
+    return Cond((make_rel(op, a, b),))
+
+
+_FLIP = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def make_rel(op: str, a, b) -> Rel:
+    """A relation in a readable form: one symbol alone on the left when that is possible.
+
+    >>> from shapecheck.types import symbol
+    >>> str(make_rel("<=", 3, symbol("N") - 1)), str(make_rel("==", 12 * symbol("N"), 12 * symbol("M")))
+    ('N >= 4', 'N == M')
+    """
+    a, b = sympy.sympify(a), sympy.sympify(b)
+    d = sympy.expand(a - b)
+    syms = d.free_symbols
+    if len(syms) == 1:
+        s = next(iter(syms))
+        coeff = d.coeff(s)
+        rest = sympy.expand(d - coeff * s)
+        if coeff in (1, -1) and rest.is_Integer:
+            # coeff*s + rest  op  0
+            value = normalize_dim(-rest * coeff)
+            return Rel(op if coeff == 1 else _FLIP[op], s, value)
+    if d.is_Add and not any(isinstance(t, (sympy.Min, sympy.Max)) for t in d.atoms(sympy.Min, sympy.Max)):
+        # 12*N - 12*M op 0 -> N op M: the common factor out, positive terms left, negative right
+        content, prim = d.as_content_primitive()
+        if content > 0 and prim.is_Add:
+            pos = [t for t in prim.args if t.could_extract_minus_sign() is False]
+            neg = [-t for t in prim.args if t.could_extract_minus_sign()]
+            if pos and neg and len(pos) + len(neg) == len(prim.args):
+                lhs, rhs = sympy.Add(*pos), sympy.Add(*neg)
+                if lhs.is_Integer:
+                    return Rel(_FLIP[op], normalize_dim(rhs), normalize_dim(lhs))
+                return Rel(op, normalize_dim(lhs), normalize_dim(rhs))
+    if not a.free_symbols and b.free_symbols:
+        return Rel(_FLIP[op], normalize_dim(b), normalize_dim(a))
+    return Rel(op, normalize_dim(a), normalize_dim(b))
+
+
+def compare(a, op: str, b):
+    if type(a) is int and type(b) is int:
+        return PYOP[op](a, b)
+    if type(a) is TensorVal:
+        a = values(a)
+    if type(b) is TensorVal:
+        b = values(b)
+    if op in ("in", "not in"):
+        return _member(a, b, op == "not in")
+    if isinstance(a, Unknown) or isinstance(b, Unknown):
+        if isinstance(a, Unknown) and isinstance(b, Unknown):
+            return a if a.reason == "static" else b
+        return a if isinstance(a, Unknown) else b
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return _compare_array(a, op, b)
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        if op not in ("==", "!="):
+            raise EvalError("shapes can only be compared with == or !=")
+        if len(a) != len(b):
+            return op == "!="
+        # an element not known here (a dim of a tensor of unknown rank) leaves the comparison open
+        eq = and_(x if isinstance(x, Unknown) else y if isinstance(y, Unknown) else compare_dims(x, "==", y)
+                  for x, y in zip(a, b))
+        return eq if op == "==" else not_(eq)
+    if is_dim(a) and is_dim(b):
+        return compare_dims(int(a) if isinstance(a, np.integer) else a, op,
+                            int(b) if isinstance(b, np.integer) else b)
+    if isinstance(a, (float, np.floating)) and isinstance(b, (int, float, np.number)) or \
+            isinstance(b, (float, np.floating)) and isinstance(a, (int, float, np.number)):
+        return bool(PYOP[op](float(a), float(b)))   # a float value (a Resize scale) against a number
+    if op in ("==", "!="):
+        return PYOP[op](a, b)
+    raise EvalError(f"cannot compare {show(a)} {op} {show(b)}")
+
+
+def _member(a, s, negate: bool):
+    if isinstance(a, Unknown):
+        return a
+    if isinstance(s, Unknown):
+        return s
+    if isinstance(a, np.ndarray):
+        raise EvalError(f"'in' tests one value, got an array of shape {list(a.shape)}")
+    if isinstance(s, np.ndarray):
+        s = tuple(s.reshape(-1).tolist())
+    if isinstance(s, (frozenset, set, list, tuple, range)):
+        if isinstance(s, tuple) and any(isinstance(x, sympy.Basic) for x in s):
+            # a symbolic element may equal a: a in (N, 4) is a condition, not False
+            return or_([compare(a, "==", x) for x in s]) if not negate else and_([compare(a, "!=", x) for x in s])
+        r = a in s
+        return (not r) if negate else r
+    raise EvalError(f"'in' needs a set on its right, got {show(s)}")
+
+
+def _compare_array(a, op: str, b):
+    """Compare every element of an index tensor against a dim (possibly symbolic)."""
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return bool(np.all(PYOP[op](a, b)))
+    arr, other, flipped = (a, b, False) if isinstance(a, np.ndarray) else (b, a, True)
+    if arr.dtype.kind in "OUSc":  # strings and complex numbers have no order: a rule error, not a crash
+        raise EvalError(f"cannot compare values of element type {arr.dtype} with a dim")
+    if arr.size == 0:
+        return True
+    if flipped:
+        op = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}[op]
+    if type(other) is int or isinstance(other, np.integer):
+        return bool(np.all(PYOP[op](arr, other)))
+    lo, hi = int(arr.min()), int(arr.max())
+    if op in ("<", "<="):
+        return compare_dims(hi, op, other)
+    if op in (">", ">="):
+        return compare_dims(lo, op, other)
+    if op == "==":
+        return and_([compare_dims(lo, "==", other), compare_dims(hi, "==", other)])
+    raise EvalError("'!=' between a tensor and a dim is not supported")

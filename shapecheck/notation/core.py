@@ -1,0 +1,158 @@
+"""The notation's core functions: ``rank``, ``dtype``, ``item``, ``len``, ``range``, ``min``, ``max``, ``prod``,
+and the ones that make or test unknowns: ``fresh``, ``fresh_dims``, ``unknown``, ``otherwise``, ``is_int``, ``present``, ``total``.
+
+A function's notation name is its Python name without the leading underscore (``_len`` is
+``len()``), so these never shadow Python's builtins here.
+
+>>> _prod((2, 3, 4)), _len((1, 2)), _max(3, 5)
+(24, 2, 5)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import sympy
+
+from ..types import RuntimeDim, normalize_dim, unknown_dim
+from .logic import NO_VALUE, UNKNOWN, EvalError, TensorVal, Unknown, UnknownDType, UnknownRank, UnknownShape
+from .operators import arith, int_like, need_int, show
+
+def _rank(t):
+    """The rank of a tensor (``rank(data)``, also ``data.rank``) or the length of a shape; unknown for a tensor of unknown rank."""
+    if isinstance(t, TensorVal):
+        return UnknownRank(t.name) if t.shape is None else len(t.shape)
+    if isinstance(t, tuple):
+        return len(t)
+    if isinstance(t, Unknown):
+        return UNKNOWN
+    raise EvalError(f"rank() takes a tensor, got {show(t)}")
+
+
+def _dtype(t):
+    """The element type of a tensor (``dtype(x) in T``, also ``x.dtype``); unknown when the query leaves it open."""
+    if isinstance(t, TensorVal):
+        return UnknownDType(t.name) if t.dtype is None else t.dtype
+    raise EvalError(f"dtype() takes a tensor, got {show(t)}")
+
+
+def _item(t):
+    """The single value of a scalar or one-element tensor (OpenVINO's axis input)."""
+    if isinstance(t, TensorVal):
+        if t.value is None:
+            return NO_VALUE
+        t = t.value
+    if isinstance(t, np.ndarray):
+        if t.size != 1:
+            raise EvalError(f"expected one value, got {t.size}")
+        return int(t.reshape(-1)[0])
+    return t
+
+
+def _len(x):
+    """The length of a shape, a value, a list of tensors (a variadic input) or a string."""
+    if isinstance(x, Unknown):
+        return UNKNOWN
+    if not isinstance(x, (tuple, list, frozenset, range, np.ndarray, str)):
+        raise EvalError(f"len() takes a shape, a value or a list of tensors, got {show(x)}")
+    return len(x)
+
+
+def _range(*args):
+    """``range(stop)``, ``range(start, stop[, step])`` over integers, as Python's: ``d in range(rank(data))``."""
+    for a in args:
+        if isinstance(a, Unknown):
+            return a
+    return range(*(need_int(a) for a in args))
+
+
+def _minmax(fn, name: str):
+    def f(*args):
+        if len(args) == 1 and isinstance(args[0], TensorVal):
+            v = args[0].value
+            return NO_VALUE if v is None else (fn(v) if v.size else UNKNOWN)
+        if len(args) == 1 and isinstance(args[0], np.ndarray):
+            return fn(args[0]) if args[0].size else UNKNOWN
+        if all(type(a) is int for a in args):
+            return (max if fn is np.max else min)(args)
+        for a in args:
+            if isinstance(a, Unknown):
+                return a
+        return normalize_dim((sympy.Max if fn is np.max else sympy.Min)(*args))
+    f.__name__ = name
+    f.__doc__ = f"The {name[1:]}imum of dims (sympy's {name[1:].title()} of symbols), or of one tensor's values."
+    return f
+
+
+_min = _minmax(np.min, "_min")
+_max = _minmax(np.max, "_max")
+
+
+def _prod(shape):
+    """The product of the dims of a shape: ``prod(data.shape)`` is its number of elements."""
+    if isinstance(shape, Unknown):
+        return shape
+    out = 1
+    for d in shape:
+        out = arith("*", out, d)
+    return out
+
+
+
+
+def fresh_dims(n: Any, label: str = "dim") -> Any:
+    """``n`` fresh unknown dims: a shape whose rank is known but whose dims are not."""
+    if isinstance(n, Unknown) or not int_like(n):
+        return UnknownShape(None)
+    return tuple(unknown_dim(str(label)) for _ in range(int(n)))
+
+
+def is_int(x: Any) -> bool:
+    """True for a concrete integer dim or value, False for a symbolic one."""
+    return int_like(x) and not isinstance(x, bool)
+
+
+def otherwise(x: Any, fallback: Any) -> Any:
+    """``x``, or ``fallback`` where ``x`` is not known statically (a value known only at run time)."""
+    return fallback if isinstance(x, Unknown) else x
+
+
+def total(xs: Any) -> Any:
+    """The sum of dims: ``total(x.shape[a] for x in inputs)``."""
+    if isinstance(xs, Unknown):
+        return xs
+    out: Any = 0
+    for x in xs:
+        if isinstance(x, Unknown):
+            return UNKNOWN
+        out = out + x if int_like(out) and int_like(x) else normalize_dim(sympy.sympify(out) + x)
+    return out
+
+
+def unknown() -> Any:
+    """A value known only at run time (an output value rule with nothing to say)."""
+    return NO_VALUE
+
+
+def fresh(label: str, upper: Any = None) -> Any:
+    """A size known only at run time (NonZero's count, Unique's length), at most ``upper``.
+
+    Each node's output gets its own symbol, named after ``label`` (``nnz_1``); the model
+    report lists it with its bounds.  It is never equal to any other dim.
+
+    >>> n = fresh("nnz", 12)
+    >>> n.name, n.upper, n == fresh("nnz", 12)
+    ('nnz', 12, False)
+    """
+    if isinstance(upper, Unknown):
+        upper = None
+    return RuntimeDim(str(label), upper)
+
+
+def present(x: Any) -> bool:
+    """True when an optional input is given (an absent one is ``None`` in the rules' environment)."""
+    return x is not None
+
+
+NOTATION = (_rank, _dtype, _item, _len, _range, _min, _max, _prod, fresh_dims, is_int, otherwise, total, unknown, fresh,
+            present)

@@ -1,0 +1,143 @@
+"""Arithmetic, subscripts and ``.value`` over the notation's values.
+
+>>> arith("+", 2, 3), subscript((4, 5, 6), [slice(1, None)])
+(5, (5, 6))
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy
+
+from ..types import expr_str, normalize_dim
+from .logic import NO_VALUE, EvalError, NeedInt, TensorVal, Unknown, UnknownShape
+
+__all__ = ["arith", "need_int", "subscript", "value_of", "values", "show", "is_dim"]
+
+
+def is_dim(x) -> bool:
+    """An int, a numpy integer or a sympy expression: something a dim can be."""
+    return type(x) is int or isinstance(x, (sympy.Basic, np.integer))
+
+
+def arith(op: str, a, b):
+    if type(a) is int and type(b) is int:
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if b == 0:
+            raise EvalError(f"division by zero in {a} {op} {b}")
+        return a // b if op == "//" else a % b
+    for x in (a, b):
+        if isinstance(x, Unknown):
+            return x
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return {"+": np.add, "-": np.subtract, "*": np.multiply, "//": np.floor_divide, "%": np.mod}[op](a, b)
+    if not (is_dim(a) and is_dim(b)):
+        raise EvalError(f"cannot compute {show(a)} {op} {show(b)}")
+    if op == "+":
+        return normalize_dim(sympy.sympify(a) + b)
+    if op == "-":
+        return normalize_dim(sympy.sympify(a) - b)
+    if op == "*":
+        return normalize_dim(sympy.sympify(a) * b)
+    # floor division and modulo of symbols need integers (ranks, axis values) in practice
+    raise NeedInt(a if not isinstance(a, int) else b)
+
+
+def need_int(x) -> int:
+    if type(x) is int:
+        return x
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, sympy.Basic):
+        if x.is_Integer:
+            return int(x)
+        raise NeedInt(x)
+    raise EvalError(f"expected an integer, got {show(x)}")
+
+
+# ---------------------------------------------------------------- subscripts
+
+def subscript(obj, subs: list):
+    if isinstance(obj, Unknown):
+        if isinstance(obj, UnknownShape) and len(subs) == 1 and isinstance(subs[0], slice):
+            return UnknownShape(None)
+        return Unknown(obj.reason)
+    if isinstance(obj, TensorVal):
+        if obj.value is None:
+            if obj.sym is None or len(subs) != 1:
+                return NO_VALUE
+            obj = obj.sym     # a symbolic vector value: subscripted like a shape
+        else:
+            obj = obj.value
+    if isinstance(obj, tuple):
+        if len(subs) != 1:
+            raise EvalError("a shape takes one subscript")
+        s = subs[0]
+        if isinstance(s, Unknown):
+            return s if not isinstance(s, slice) else UnknownShape(None)
+        if isinstance(s, slice):
+            lo = None if s.start is None else need_int(s.start)
+            hi = None if s.stop is None else need_int(s.stop)
+            return obj[lo:hi]
+        i = need_int(s)
+        if not -len(obj) <= i < len(obj):
+            raise EvalError(f"index {i} is outside a shape of rank {len(obj)}")
+        return obj[i]
+    if isinstance(obj, np.ndarray):
+        idx = []
+        for s in subs:
+            if isinstance(s, Unknown):
+                return s
+            if s is Ellipsis or isinstance(s, slice):
+                idx.append(s)
+            else:
+                idx.append(need_int(s))
+        try:
+            return obj[tuple(idx)]
+        except IndexError as exc:
+            raise EvalError(str(exc)) from None
+    raise EvalError(f"cannot subscript {show(obj)}")
+
+
+def value_of(t):
+    """``x.value``: a scalar's value as one dim, a vector's as a tuple of dims, else the array.
+
+    Integer tensors of rank <= 1 carry symbolic values (``(N, 12)``); other constants
+    their arrays; anything else is known only at run time.
+    """
+    if isinstance(t, Unknown):
+        return NO_VALUE if t.reason == "value" else t
+    if not isinstance(t, TensorVal):
+        raise EvalError(f".value needs a tensor, got {show(t)}")
+    if t.sym is not None:
+        return t.sym[0] if t.shape == () else t.sym
+    v = t.value
+    if v is None:
+        return NO_VALUE
+    if v.ndim <= 1 and v.dtype.kind in "iub" and v.size <= 64:
+        elems = tuple(bool(x) for x in v.reshape(-1).tolist()) if v.dtype.kind == "b" else tuple(int(x) for x in v.reshape(-1).tolist())
+        return elems[0] if v.ndim == 0 else elems
+    return v
+
+
+def values(t):
+    if isinstance(t, TensorVal):
+        return NO_VALUE if t.value is None else t.value
+    return t
+
+
+def show(x) -> str:
+    if isinstance(x, TensorVal):
+        return x.name
+    if isinstance(x, tuple):
+        return "[" + ", ".join(expr_str(d) for d in x) + "]"
+    return repr(x)
+
+
+def int_like(x) -> bool:
+    """A concrete integer: a Python int (not a bool) or a numpy integer."""
+    return type(x) is int or isinstance(x, np.integer)

@@ -1,0 +1,203 @@
+"""Notation functions that compute output shapes by broadcasting and reshaping.
+
+Each is exact on plain integers, exact on symbols where the algebra allows, and a fresh
+unknown dim where it does not (never a guess).
+
+>>> from shapecheck.types import symbol
+>>> N, S = symbol("N"), symbol("S")
+>>> broadcast((N, 1, S), (4, S)), reshape_shape((N, 3, 4), (N, -1), 0)
+((N, 4, S), (N, 12))
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import sympy
+
+from ..types import normalize_dim, unknown_dim
+from .compare import compare_dims
+from .logic import UNKNOWN, EvalError, Unknown, UnknownShape, and_, or_
+from .operators import int_like
+
+
+def _shapes(args: tuple) -> tuple | None:
+    """``broadcast(a, b)`` or ``broadcast(x.shape for x in inputs)``: the shapes, or None if one is unknown."""
+    if len(args) == 1 and isinstance(args[0], tuple) and all(isinstance(a, (tuple, Unknown)) for a in args[0]):
+        args = args[0]
+    if any(isinstance(a, Unknown) for a in args):
+        return None
+    for a in args:
+        _need_shape(a)
+    return args
+
+
+def _need_shape(x: Any) -> None:
+    """A shape argument must be a tuple of dims (a 1-D value), not an array of another rank."""
+    if not isinstance(x, tuple) or not all(int_like(d) or isinstance(d, sympy.Basic) for d in x):
+        raise EvalError(f"expected a shape (a vector of dims), got {type(x).__name__}")
+
+
+def _aligned(shapes: tuple) -> list[list]:
+    rank = max((len(s) for s in shapes), default=0)
+    return [[s[i - (rank - len(s))] for s in shapes if i - (rank - len(s)) >= 0] for i in range(rank)]
+
+
+def _merge(dims: list) -> Any:
+    """The broadcast of dims that the broadcastable() rule accepts."""
+    out = dims[0]
+    for d in dims[1:]:
+        if d == out or d == 1:
+            continue
+        if out == 1:
+            out = d
+        elif int_like(out) and not int_like(d):
+            continue                       # d must equal out (or be 1)
+        elif int_like(d) and not int_like(out):
+            out = d
+        elif int_like(d) and int_like(out):
+            raise EvalError(f"dims {out} and {d} do not broadcast")
+        else:
+            out = _ordered_broadcast(out, d)
+    return normalize_dim(out)
+
+
+def _ordered_broadcast(a: Any, b: Any) -> Any:
+    """Two symbolic dims that broadcast: the larger when that is provably the result, else a fresh unknown.
+
+    Valid pairs are equal, or one of them is 1, and the result is the other.  When sympy proves
+    ``small <= large``, the result is ``large`` in every valid pair but one: ``large == 1`` with
+    ``small == 0`` (the result is then 0).  That pair is ruled out when ``large`` is a symbol and
+    ``small`` is known not to be 0 at ``large = 1`` (``Min(64, seq)`` against ``seq``).
+
+    >>> from shapecheck.types import symbol
+    >>> S = symbol("S")
+    >>> M = symbol("M")
+    >>> _ordered_broadcast(sympy.Min(64, S), S), _ordered_broadcast(sympy.Min(1, S), 16)
+    (S, 16*Min(1, S))
+    >>> _ordered_broadcast(M, M * sympy.Min(1, S))
+    M*Min(1, S)
+    """
+    from ..types import is_unknown as _unknown
+    for x, y in ((a, b), (b, a)):
+        if _zero_or_one(y):
+            return normalize_dim(sympy.sympify(x) * y)   # y = 1: x; y = 0: valid only for x in {0, 1}, giving 0
+        if isinstance(y, sympy.Mul) and x in y.args and _zero_or_one(y / x):
+            return y   # x against x*m, m in {0, 1}: x when m = 1; 0 = x*m when m = 0 (valid only for x in {0, 1})
+    if _unknown(a) or _unknown(b):
+        return unknown_dim("broadcast")
+    a, b = sympy.sympify(a), sympy.sympify(b)
+    top = sympy.Max(a, b)                  # sympy folds Max when it can order the two (Min(64, S) <= S)
+    if top == b:
+        small, large = a, b
+    elif top == a:
+        small, large = b, a
+    else:
+        return unknown_dim("broadcast")     # N vs M: N, M or either, by the condition; not known here
+    if isinstance(large, sympy.Symbol):
+        at_one = sympy.sympify(small).subs(large, 1)
+        if at_one.is_number and at_one != 0:
+            return large
+    return unknown_dim("broadcast")
+
+
+def _zero_or_one(d: Any) -> bool:
+    """True for a dim that is 0 or 1 whatever its symbols: ``Min(1, N)`` (torch's ``x[:1]`` of a length).
+
+    >>> from shapecheck.types import symbol
+    >>> _zero_or_one(sympy.Min(1, symbol("N"))), _zero_or_one(symbol("N"))
+    (True, False)
+    """
+    return (isinstance(d, sympy.Min) and any(x.is_number and 0 <= x <= 1 for x in d.args)
+            and all(x.is_nonnegative for x in d.args))
+
+
+def broadcast(*args) -> Any:
+    """The multidirectional (numpy) broadcast of shapes."""
+    shapes = _shapes(args)
+    if shapes is None:
+        return UnknownShape(None)
+    return tuple(_merge(col) for col in _aligned(shapes))
+
+
+def broadcastable(*args) -> Any:
+    """True when the shapes broadcast: each aligned pair equal or one of them 1 (a condition on symbols)."""
+    shapes = _shapes(args)
+    if shapes is None:
+        return UNKNOWN
+    parts = []
+    for col in _aligned(shapes):
+        for i in range(len(col)):
+            for j in range(i + 1, len(col)):
+                a, b = col[i], col[j]
+                parts.append(or_([compare_dims(a, "==", b), compare_dims(a, "==", 1), compare_dims(b, "==", 1)]))
+    return and_(parts)
+
+
+def unidirectional(target: Any, shape: Any) -> Any:
+    """True when ``shape`` broadcasts to ``target`` (Expand's input to its result, Gemm's C)."""
+    if isinstance(target, Unknown) or isinstance(shape, Unknown):
+        return UNKNOWN
+    _need_shape(target)
+    _need_shape(shape)
+    if len(shape) > len(target):
+        return False
+    parts = [or_([compare_dims(d, "==", t), compare_dims(d, "==", 1)])
+             for d, t in zip(shape, target[len(target) - len(shape):])]
+    return and_(parts)
+
+
+def reshape_shape(shape: Any, target: Any, allowzero: Any = 0) -> Any:
+    """Reshape's output shape: ``0`` copies the input dim (unless allowzero), ``-1`` takes the rest.
+
+    A symbolic target dim is taken as is; it is 0 at run time only if the spec's condition
+    that it is not (or that it equals the input dim) fails.
+    """
+    if isinstance(shape, Unknown) or isinstance(target, Unknown) or isinstance(allowzero, Unknown):
+        return UnknownShape(None)
+    _need_shape(target)
+    out: list = []
+    infer_at = None
+    for i, t in enumerate(target):
+        if int_like(t) and t == -1:
+            if infer_at is not None:
+                raise EvalError("a Reshape target may hold at most one -1")
+            infer_at = i
+            out.append(None)
+        elif int_like(t) and t == 0 and not allowzero:
+            if i >= len(shape):
+                raise EvalError(f"target dim {i} is 0 (copy), but the input has rank {len(shape)}")
+            out.append(shape[i])
+        elif int_like(t) and t < -1:
+            raise EvalError(f"a Reshape target dim cannot be {t}")
+        else:   # a symbolic t that is 0 at run time copies the input dim: the spec states t != 0 as a condition
+            out.append(t)
+    if infer_at is not None:
+        out[infer_at] = _quotient(_product(shape), _product([d for d in out if d is not None]))
+    return tuple(normalize_dim(d) for d in out)
+
+
+def _product(dims) -> Any:
+    p: Any = 1
+    for d in dims:
+        p = p * d if int_like(p) and int_like(d) else sympy.sympify(p) * d
+    return p
+
+
+def _quotient(total, part) -> Any:
+    if int_like(total) and int_like(part):
+        if part == 0 or total % part:
+            raise EvalError(f"-1 in a Reshape target: {total} elements do not split into parts of {part}")
+        return total // part
+    q = sympy.cancel(sympy.sympify(total) / part)
+    num, den = sympy.fraction(q)
+    if den == 1 and q.is_integer is not False:
+        return normalize_dim(sympy.expand(q))
+    if q.is_Rational:
+        # a fixed fraction (48*N / (5*N)): never whole while the part is not 0, and with a part of 0 the
+        # -1 is ambiguous, which onnxruntime and onnx.reference refuse too (tests/test_broken.py)
+        raise EvalError(f"-1 in a Reshape target: {sympy.sstr(total)} elements do not split into parts of "
+                        f"{sympy.sstr(part)} ({sympy.sstr(q)} each)")
+    return unknown_dim("reshaped")
+
+
+NOTATION = (broadcast, broadcastable, unidirectional, reshape_shape)

@@ -1,0 +1,52 @@
+"""The outputs of a solved query: one slot per output tensor, each with its type, shape and value."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..notation.compile import EvalError, NeedInt, Unknown
+from ..notation.load import Spec
+from ..types import TensorType, normalize_dim, numpy_dtype, unknown_dim, valued
+
+__all__ = ["output_slots", "output_type"]
+
+
+def output_slots(spec: Spec, output_count: int | None = None) -> list[tuple[str, Any, int | None]]:
+    """(result key, output declaration, position among a variadic output's tensors) in node order.
+
+    >>> from shapecheck.notation.load import default_registry
+    >>> [k for k, _, _ in output_slots(default_registry().resolve("ScatterND", 18))]
+    ['output']
+    """
+    fixed = [o for o in spec.outputs if not o.variadic]
+    out: list[tuple[str, Any, int | None]] = [(o.name, o, None) for o in fixed]
+    if spec.outputs and spec.outputs[-1].variadic:
+        last = spec.outputs[-1]
+        n = max((output_count if output_count is not None else len(spec.outputs)) - len(fixed), 1)
+        out += [(f"{last.name}[{i}]", last, i) for i in range(n)]
+    return out
+
+
+def output_type(out, env) -> TensorType:
+    def attempt(fn):
+        try:
+            return fn(env) if fn is not None else None
+        except (EvalError, NeedInt):
+            return None
+    dt = attempt(out.type_fn)
+    shape = attempt(out.shape_fn)
+    dtype = dt if isinstance(dt, str) else None
+    if isinstance(shape, tuple):   # a dim the rules cannot tell (a length known at run time) is a fresh unknown
+        shape = tuple(unknown_dim(f"{out.name}.shape[{i}]") if isinstance(d, Unknown) else normalize_dim(d)
+                      for i, d in enumerate(shape))
+    else:
+        shape = None
+    value = attempt(out.value_fn)
+    if isinstance(value, np.ndarray):
+        if shape is not None and value.shape == shape and dtype is not None:
+            return TensorType(dtype, shape, value.astype(numpy_dtype(dtype), copy=False))
+        return TensorType(dtype, shape)
+    if value is None or isinstance(value, Unknown):
+        return TensorType(dtype, shape)
+    return valued(dtype, shape, value if isinstance(value, tuple) else (value,))
