@@ -59,9 +59,6 @@ class ModelGraph:
     notes: list[str] = field(default_factory=list)
     violations: list = field(default_factory=list)   # model-level findings (a graph that is not well formed)
     proto: Any = None         # the loaded model, for annotate()
-    # control flow: the scope of an If branch -> (its condition tensor, the value that runs it).
-    # A branch whose condition is a known constant of the other value never runs: its nodes are dead.
-    conditional_regions: dict[str, tuple[str, bool]] = field(default_factory=dict)
     # the scope of every subgraph -> (the node that owns it, the attribute that holds it)
     regions: dict[str, tuple[ModelNode, str]] = field(default_factory=dict)
     # the frontend's forward inference for a node without a spec: (node, types so far) ->

@@ -85,15 +85,30 @@ def _model_node(n, full: str, scope: str, idx: int, domain: str, opsets: dict[st
 def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelGraph:
     """Read an ONNX model into a ``ModelGraph`` (nothing is written to the model)."""
     model, path, stored = load_model(source, load_external_data)
-    opsets: dict[str, int] = {}
-    for imp in model.opset_import:
-        opsets[normalize_domain(imp.domain)] = int(imp.version)
+    opsets = {normalize_domain(imp.domain): int(imp.version) for imp in model.opset_import}
     graph = ModelGraph(path=path, format="onnx", opsets=opsets, proto=stored)
-    needs_onnx = [False]
-    counter = [0]
-    functions = Functions(model)
+    wf = check_wellformed(model)
+    graph.violations.extend(wf.violations)
+    graph.notes.extend(wf.notes)
+    reader = _Reader(graph, registry, Functions(model))
+    reader.walk(model.graph, "", True)
+    if reader.needs_onnx:
+        from .onnx_forward import NodeInference
+        graph.infer_node = NodeInference(model)
+    return graph
 
-    def walk(g, scope: str, top: bool):
+
+class _Reader:
+    """Walks a graph and its subgraphs into ``graph``: sources, declarations, nodes in order
+    (a subgraph's nodes before the node that owns it), model-local function calls inlined."""
+
+    def __init__(self, graph: ModelGraph, registry, functions: Functions):
+        self.graph, self.registry, self.functions = graph, registry, functions
+        self.needs_onnx = False   # a node without a spec: onnx's per-node inference is needed
+        self.counter = 0
+
+    def walk(self, g, scope: str, top: bool) -> None:
+        graph = self.graph
         for i in list(g.input):
             if i.name not in graph.sources:
                 graph.sources[i.name] = tensor_type_from_proto(i.type, i.name)
@@ -108,46 +123,32 @@ def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelG
                 graph.declared.setdefault(o.name, Declaration(o.name, tensor_type_from_proto(o.type, o.name),
                                                               "graph output" if top else "subgraph output"))
         for n in g.node:
-            visit(n, scope, opsets, [])
+            self.visit(n, scope, graph.opsets, [])
 
-    def visit(n, scope: str, ops: dict[str, int], calls: list):
-        idx = counter[0]
-        counter[0] += 1
-        name = n.name or f"{n.op_type}_{idx}"
-        full = f"{scope}/{name}" if scope else name
+    def visit(self, n, scope: str, ops: dict[str, int], calls: list) -> None:
+        idx = self.counter
+        self.counter += 1
+        full = f"{scope}/{n.name or f'{n.op_type}_{idx}'}" if scope else (n.name or f"{n.op_type}_{idx}")
         domain = normalize_domain(n.domain)
-        fn = functions.called(n)
+        fn = self.functions.called(n)
         if fn is not None:   # a model-local function: its body, at the call site
             check_depth(calls, fn)
-            inner = functions.opsets(fn, ops)
+            inner = self.functions.opsets(fn, ops)
             for body in inline(n, fn):
-                visit(body, scope, inner, [*calls, (fn.domain, fn.name)])
+                self.visit(body, scope, inner, [*calls, (fn.domain, fn.name)])
             return
-        if n.op_type == "Constant" and domain == "ai.onnx" and n.output:
-            t = constant_node_value(n, n.output[0])
-            if t is not None:
-                graph.sources[n.output[0]] = t
-                graph.source_kind[n.output[0]] = "constant"
-                return
+        t = constant_node_value(n, n.output[0]) if n.op_type == "Constant" and domain == "ai.onnx" and n.output else None
+        if t is not None:   # a Constant is a source, as an initializer is
+            self.graph.sources[n.output[0]] = t
+            self.graph.source_kind[n.output[0]] = "constant"
+            return
         node = _model_node(n, full, scope, idx, domain, ops)
         for _n, aname, k, sg in _subgraphs([n]):
-            sub = f"{full}/{aname}" + (f"[{k}]" if k is not None else "")
-            if n.op_type == "If" and n.input and aname in ("then_branch", "else_branch"):
-                graph.conditional_regions[sub] = (n.input[0], aname == "then_branch")
-            graph.regions[sub] = (node, aname if k is None else f"{aname}[{k}]")
-            walk(sg, sub, False)
-        if not registry.has_op(n.op_type, domain):
-            needs_onnx[0] = True
-        graph.nodes.append(node)
-
-    wf = check_wellformed(model)
-    graph.violations.extend(wf.violations)
-    graph.notes.extend(wf.notes)
-    walk(model.graph, "", True)
-    if needs_onnx[0]:
-        from .onnx_forward import NodeInference
-        graph.infer_node = NodeInference(model)
-    return graph
+            attr = aname if k is None else f"{aname}[{k}]"
+            self.graph.regions[f"{full}/{attr}"] = (node, attr)
+            self.walk(sg, f"{full}/{attr}", False)
+        self.needs_onnx |= not self.registry.has_op(n.op_type, domain)
+        self.graph.nodes.append(node)
 
 
 def write_annotated(model, types: dict[str, TensorType], out_path: str, source_path: str) -> None:

@@ -43,10 +43,11 @@ Outputs = dict[str, tuple[TensorType, str]]
 def is_dead(graph: ModelGraph, scope: str, env: dict) -> bool:
     """True when ``scope`` lies in an If branch that the known condition value rules out."""
     while scope:
-        region = graph.conditional_regions.get(scope)
-        if region is not None:
-            value = _scalar(env.get(region[0]))
-            if value is not None and bool(value) != region[1]:
+        owner, attr = graph.regions.get(scope, (None, ""))
+        if owner is not None and owner.op_type == "If" and owner.domain == ONNX_DOMAIN and owner.inputs \
+                and attr in ("then_branch", "else_branch"):
+            value = _scalar(env.get(owner.inputs[0]))
+            if value is not None and bool(value) != (attr == "then_branch"):
                 return True
         scope = scope.rpartition("/")[0]
     return False
