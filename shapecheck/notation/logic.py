@@ -245,14 +245,23 @@ def or_(vals) -> Any:
 
 
 def _solutions(rel: Rel, s: Any) -> Any:
-    """The dims (a finite set) that satisfy an equality over the one dim ``s``, else None."""
+    """The dims (a finite set) that satisfy a linear equality over the one dim ``s``, else None.
+
+    Only ``a*s + b == 0`` is solved (cheaply, no ``solveset``): anything else is "unsure".
+
+    >>> from shapecheck.types import symbol
+    >>> n = symbol("N")
+    >>> _solutions(Rel("==", n, 4 * n), n), _solutions(Rel("==", 2 * n, 3), n), _solutions(Rel("==", n * n, 4), n)
+    ([0], [], None)
+    """
     if rel.op != "==":
         return None
-    try:
-        sols = sympy.solveset(sympy.Eq(rel.lhs, rel.rhs), s, sympy.S.Naturals0)
-    except Exception:  # noqa: BLE001 - sympy cannot solve it
+    d = sympy.expand(sympy.sympify(rel.lhs) - sympy.sympify(rel.rhs))
+    a, b = d.coeff(s, 1), d.coeff(s, 0)
+    if not (a.is_Integer and b.is_Integer) or a == 0 or sympy.expand(a * s + b - d) != 0:
         return None
-    return sols if isinstance(sols, sympy.FiniteSet) else None
+    v = -b / a
+    return [int(v)] if v.is_Integer and v >= 0 else []
 
 
 @lru_cache(maxsize=4096)
