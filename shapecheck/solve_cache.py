@@ -107,9 +107,10 @@ def _canonicalize(types: dict[str, TensorType]) -> tuple[dict[str, TensorType], 
             elif d.is_Symbol:
                 out.append(canon(d))
             else:
-                for s in sorted(d.free_symbols, key=lambda s: s.name):
+                syms = sorted(d.free_symbols, key=lambda s: s.name)
+                for s in syms:
                     canon(s)
-                out.append(normalize_dim(d.xreplace(fwd)))
+                out.append(renamed(d, tuple((s, fwd[s]) for s in syms)))
         return tuple(out)
 
     def one(t: TensorType) -> TensorType:
@@ -121,6 +122,28 @@ def _canonicalize(types: dict[str, TensorType]) -> tuple[dict[str, TensorType], 
     for name, t in types.items():
         out[name] = tuple(one(x) for x in t) if isinstance(t, tuple) else one(t)
     return out, back
+
+
+@lru_cache(maxsize=1 << 14)
+def renamed(d: sympy.Basic, pairs: tuple) -> Any:
+    """``d`` with its symbols renamed (``pairs``: (old, new)); remembered, because rebuilding a
+    ``Min``/``Max`` or a ``floor`` costs sympy milliseconds and a model renames the same few dims
+    to and from canonical symbols at every node that uses them."""
+    return normalize_dim(_rebuild(d, dict(pairs))) if pairs else d
+
+
+def _rebuild(e: Any, mapping: dict) -> Any:
+    """``e.xreplace(mapping)`` for a renaming of symbols, without re-evaluating ``Min``/``Max``:
+    their arguments are a set, so the renamed one equals the evaluated one, at a fraction of
+    sympy's cost (``_find_localzeros``).  Everything else is rebuilt as ``xreplace`` would."""
+    if e.is_Symbol:
+        return mapping.get(e, e)
+    if not e.args:
+        return e
+    args = [_rebuild(a, mapping) for a in e.args]
+    if isinstance(e, (sympy.Min, sympy.Max)):
+        return type(e)(*args, evaluate=False)
+    return e.func(*args)
 
 
 def signature_of(t) -> tuple:
@@ -153,8 +176,11 @@ def _rename(r: Result, back: dict) -> Result:
     back = _with_runtime_dims(r.outputs.values(), back)
 
     def dims(ds):
-        return None if ds is None else tuple(d if type(d) in (int, bool) else normalize_dim(d.xreplace(back))
-                                             for d in ds)
+        if ds is None:
+            return None
+        return tuple(d if type(d) in (int, bool) else d.xreplace(back) if d.is_Symbol else
+                     renamed(d, tuple((s, back[s]) for s in sorted(d.free_symbols, key=str) if s in back))
+                     for d in ds)
 
     def ttype(t: TensorType) -> TensorType:
         if t.shape is None and t.sym is None:
