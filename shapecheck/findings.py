@@ -38,6 +38,9 @@ DECLARATION_REFINES = "declaration-refines"
 CONDITION = "condition"
 RUNTIME_CHECK = "runtime-check"
 UNREADABLE = "unreadable"
+ONNX_INFERENCE = "onnx-inference"
+DOMAIN = "domain"
+SSA, TOPOLOGICAL, DEFINED, TENSOR_DATA, NEGATIVE_DIM = "G1", "G2", "G3", "G4", "G5"
 
 _ALL = (
     EngineFinding(UNKNOWN_ATTRIBUTE, "unknown attribute",
@@ -71,6 +74,24 @@ _ALL = (
     EngineFinding(RUNTIME_CHECK, "checked at run time",
                   "A constraint reads tensor values (index values) that are known only at run time: "
                   "shapecheck did not prove it, the runtime checks it when the model runs.", "note"),
+    EngineFinding(ONNX_INFERENCE, "onnx's inference refuses the node",
+                  "A node without a spec of its own was refused by onnx's per-node shape inference (its "
+                  "message is quoted); onnx.checker and onnxruntime refuse it too."),
+    EngineFinding(DOMAIN, "domain not declared",
+                  "A node's domain is missing from the model's opset_import, so no runtime can tell which "
+                  "version of the operator it is. Add an opset_import entry for the domain."),
+    EngineFinding(SSA, "tensor produced twice",
+                  "A tensor is produced by more than one node (or is also a graph input or initializer): "
+                  "an ONNX graph assigns each tensor once."),
+    EngineFinding(TOPOLOGICAL, "node out of order or in a cycle",
+                  "A node reads a tensor that only a later node produces (or the nodes form a cycle): "
+                  "ONNX graphs are topologically sorted."),
+    EngineFinding(DEFINED, "undefined input",
+                  "A node reads a tensor that nothing in its scope or an outer scope defines."),
+    EngineFinding(TENSOR_DATA, "tensor data does not fit its dims",
+                  "An initializer's raw bytes or typed values do not match its dims and element type."),
+    EngineFinding(NEGATIVE_DIM, "negative dim",
+                  "A declared type has a negative dim_value; it is read as unknown.", "warning"),
     EngineFinding(UNREADABLE, "unreadable model",
                   "The model could not be read or checked: no such file, not a model, truncated, a missing "
                   ".bin, a malformed graph. No node was checked; the run exits with 2."),

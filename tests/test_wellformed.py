@@ -70,3 +70,11 @@ def test_a_long_cycle_is_one_short_finding_and_repeats_are_counted():
     assert len(g2) == 1 and "cycle" in g2[0].message and "more ..." in g2[0].message and len(g2[0].message) < 800
     assert [f.constraint for f in wf.violations].count("G3") == 10
     assert "40 more G3 problems" in " ".join(wf.notes)
+
+
+def test_every_engine_finding_id_is_registered():
+    """Renderers title a finding by its registered id; an unregistered one was reported as a contradiction."""
+    from shapecheck.findings import ENGINE, engine_id
+    for fid in ("G1", "G2", "G3", "G4", "G5", "onnx-inference", "domain", "opset", "A1"):
+        assert fid in ENGINE and engine_id(fid) == fid
+    assert engine_id("first+second") == "contradiction"

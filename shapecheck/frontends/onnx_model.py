@@ -13,6 +13,7 @@ from typing import Any
 
 from ..atomic import refuse_inputs, write_atomic
 from ..errors import UsageError
+from ..findings import DOMAIN
 from ..result import Finding
 from ..notation.load import normalize_domain
 from ..types import TensorType
@@ -70,7 +71,7 @@ def _model_node(n, full: str, scope: str, idx: int, domain: str, opsets: dict[st
     findings = []
     if domain not in opsets:
         findings.append(Finding(
-            "domain", "a node's domain is declared in opset_import",
+            DOMAIN, "a node's domain is declared in opset_import",
             f"{n.op_type} is in domain {n.domain or 'ai.onnx'!r}, which the model's opset_import does not "
             f"declare (it declares {', '.join(repr(d) for d in opsets) or 'nothing'})",
             {"domain": n.domain or "ai.onnx"}, f"add an opset_import entry for {n.domain or 'ai.onnx'!r}"))

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..findings import DEFINED, NEGATIVE_DIM, SSA, TENSOR_DATA, TOPOLOGICAL
 from ..result import Finding
 from ..types import ONNX_CODES, numpy_dtype
 
@@ -84,9 +85,9 @@ def _graph(g, outer: frozenset, where: str, out: Wellformed) -> None:
         return d if isinstance(d, str) else f"node {_label(nodes[d], d)}"
 
     def twice(name: str, second: str | int) -> None:
-        if out.room("G1"):
+        if out.room(SSA):
             out.violations.append(Finding(
-                "G1", "a tensor is produced once (single static assignment)",
+                SSA, "a tensor is produced once (single static assignment)",
                 f"tensor {name!r} in {where} is produced twice: by {what(defined[name])} and by {what(second)}",
                 {"tensor": name}, f"rename one of the two outputs named {name!r}"))
 
@@ -126,9 +127,9 @@ def _graph(g, outer: frozenset, where: str, out: Wellformed) -> None:
                 continue
             if t in producer:
                 late.append((k, t, producer[t]))
-            elif out.room("G3"):
+            elif out.room(DEFINED):
                 out.violations.append(Finding(
-                    "G3", "every input is defined in scope",
+                    DEFINED, "every input is defined in scope",
                     f"node {_label(n, k)} in {where} reads tensor {t!r}, which no node, graph input or "
                     "initializer in scope produces", {"tensor": t},
                     f"produce {t!r} before this node, add it as a graph input, or fix the input name"))
@@ -144,7 +145,7 @@ def _order(g, late, producer: dict[str, int], where: str, out: Wellformed) -> No
         reads[k] = [(t, producer[t]) for t in n.input if t in producer]
     label = lambda k: _label(g.node[k], k)
     for reader, t, writer in late:
-        if not out.room("G2"):
+        if not out.room(TOPOLOGICAL):
             continue   # counted only: each search below walks the graph
         path = _path(writer, reader, reads)
         if path is not None:
@@ -153,11 +154,11 @@ def _order(g, late, producer: dict[str, int], where: str, out: Wellformed) -> No
             if len(chain) > 8:
                 chain = chain[:5] + [f"... {len(chain) - 7} more ..."] + chain[-2:]
             out.violations.append(Finding(
-                "G2", "the graph has no cycles", f"a cycle in {where}: " + ", ".join(chain),
+                TOPOLOGICAL, "the graph has no cycles", f"a cycle in {where}: " + ", ".join(chain),
                 {"tensor": t}, "break the cycle: a tensor cannot depend on itself (use Loop for recurrences)"))
             return      # one cycle is enough to make the point; the rest usually repeat it
         out.violations.append(Finding(
-            "G2", "nodes are in topological order",
+            TOPOLOGICAL, "nodes are in topological order",
             f"node {label(reader)} in {where} reads tensor {t!r} before node {label(writer)} produces it",
             {"tensor": t}, "sort the nodes topologically (onnx.checker requires it; onnx.utils or onnxscript's optimizer can)"))
 
@@ -198,8 +199,8 @@ def _tensor_data(t, what: str, out: Wellformed) -> None:
     """``G4``/``G5``: dims not negative, and the stored values match their count."""
     dims = [int(d) for d in t.dims]
     if any(d < 0 for d in dims):
-        if out.room("G5"):
-            out.violations.append(Finding("G5", "dims are not negative", f"{what} has dims {dims}",
+        if out.room(NEGATIVE_DIM):
+            out.violations.append(Finding(NEGATIVE_DIM, "dims are not negative", f"{what} has dims {dims}",
                                           {"tensor": t.name}, "give the tensor non-negative dims"))
         return
     if t.data_location == 1:   # external: its bytes are not read (see --load-external-data)
@@ -207,9 +208,9 @@ def _tensor_data(t, what: str, out: Wellformed) -> None:
     count = int(np.prod(dims, dtype=object)) if dims else 1
     if t.HasField("raw_data") and t.data_type in _ITEMSIZE:
         want = count * _ITEMSIZE[t.data_type]
-        if len(t.raw_data) != want and out.room("G4"):
+        if len(t.raw_data) != want and out.room(TENSOR_DATA):
             out.violations.append(Finding(
-                "G4", "a tensor's data fits its dims",
+                TENSOR_DATA, "a tensor's data fits its dims",
                 f"{what} has dims {dims} of {ONNX_CODES[t.data_type]} ({want} bytes), but its raw data is "
                 f"{len(t.raw_data)} bytes", {"tensor": t.name}, "re-export the tensor; its data is truncated or padded"))
         return
@@ -217,9 +218,9 @@ def _tensor_data(t, what: str, out: Wellformed) -> None:
     if field_name is None:
         return
     have = len(getattr(t, field_name))
-    if have != count * per and out.room("G4"):
+    if have != count * per and out.room(TENSOR_DATA):
         out.violations.append(Finding(
-            "G4", "a tensor's data fits its dims",
+            TENSOR_DATA, "a tensor's data fits its dims",
             f"{what} has dims {dims} ({count} values) but stores {have // per} in {field_name}",
             {"tensor": t.name}, "re-export the tensor; its values do not match its dims"))
 

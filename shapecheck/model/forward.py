@@ -12,7 +12,7 @@ from typing import Any
 
 import sympy
 
-from ..findings import OPSET
+from ..findings import ONNX_INFERENCE, OPSET
 from ..frontends.graph import ModelGraph, ModelNode, NodeInferenceError
 from ..result import Finding
 from ..solve_cache import SolveCache
@@ -163,7 +163,7 @@ class ForwardPass:
         except NodeInferenceError as exc:
             self.cover(node.op_type, "unknown")
             self.failed(node, [Finding(
-                "onnx-inference", f"onnx's shape inference for {node.op_type} accepts the node", str(exc),
+                ONNX_INFERENCE, f"onnx's shape inference for {node.op_type} accepts the node", str(exc),
                 {i: str(self.env[i]) for i in node.inputs if i in self.env},
                 "make the inputs fit the operator (onnx.checker and onnxruntime refuse this node too)")])
             return
