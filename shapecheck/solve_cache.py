@@ -107,7 +107,7 @@ def _canonicalize(types: dict[str, TensorType]) -> tuple[dict[str, TensorType], 
             elif d.is_Symbol:
                 out.append(canon(d))
             else:
-                syms = sorted(d.free_symbols, key=lambda s: s.name)
+                syms = sorted(d.free_symbols, key=_name)
                 for s in syms:
                     canon(s)
                 out.append(renamed(d, tuple((s, fwd[s]) for s in syms)))
@@ -122,6 +122,10 @@ def _canonicalize(types: dict[str, TensorType]) -> tuple[dict[str, TensorType], 
     for name, t in types.items():
         out[name] = tuple(one(x) for x in t) if isinstance(t, tuple) else one(t)
     return out, back
+
+
+def _name(s: sympy.Symbol) -> str:
+    return s.name
 
 
 @lru_cache(maxsize=1 << 14)
@@ -179,7 +183,7 @@ def _rename(r: Result, back: dict) -> Result:
         if ds is None:
             return None
         return tuple(d if type(d) in (int, bool) else d.xreplace(back) if d.is_Symbol else
-                     renamed(d, tuple((s, back[s]) for s in sorted(d.free_symbols, key=str) if s in back))
+                     renamed(d, tuple((s, back[s]) for s in sorted(d.free_symbols, key=_name) if s in back))
                      for d in ds)
 
     def ttype(t: TensorType) -> TensorType:
