@@ -3,13 +3,13 @@ spec file gives."""
 from __future__ import annotations
 
 from shapecheck.notation.lazy import LazyRegistry, scan
-from shapecheck.notation.load import Registry, load_files, spec_files, specs_dir
+from shapecheck.notation.load import Registry, load_files, load_specs, spec_files, specs_dir
 
 
 def test_lazy_registry_equals_loading_everything():
     files = spec_files(specs_dir())
     full = Registry(load_files(files))
-    lazy = LazyRegistry(files)
+    lazy = LazyRegistry(files, load_specs)
     for (domain, op), versions in full.by_op.items():
         assert lazy.has_op(op, domain)
         got = lazy.versions(op, domain)
@@ -19,7 +19,7 @@ def test_lazy_registry_equals_loading_everything():
 
 
 def test_only_the_ops_a_model_uses_are_compiled():
-    lazy = LazyRegistry(spec_files(specs_dir()))
+    lazy = LazyRegistry(spec_files(specs_dir()), load_specs)
     assert lazy.has_op("Reshape") and not lazy.has_op("NoSuchOp") and lazy.by_name == {}
     lazy.resolve("Abs", 13)   # Abs-6 extends Neg-6: Neg's specs come with it, nothing else
     assert {s.op for s in lazy.by_name.values()} == {"Abs", "Neg"}

@@ -6,8 +6,8 @@ each file's top-level ``op``, ``domain`` and ``extends`` keys and its ``[family]
 (a text scan; no TOML parse, no rule compiled).  ``versions``, ``resolve`` and ``get`` load
 an op's files (after the ops they extend) on first use; iterating the registry loads all.
 
->>> from shapecheck.notation.load import specs_dir, spec_files
->>> reg = LazyRegistry(spec_files(specs_dir()))
+>>> from shapecheck.notation.load import load_specs, specs_dir, spec_files
+>>> reg = LazyRegistry(spec_files(specs_dir()), load_specs)
 >>> reg.has_op("ScatterND"), len(reg.by_name)          # has_op reads the index only
 (True, 0)
 >>> reg.resolve("ScatterND", 18).name, sorted(reg.by_name)
@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
-from .load import load_specs
 from .registry import Registry
 from .schema import ONNX_DOMAIN, SPEC_NAME, Spec, normalize_domain, split_op
 
@@ -67,8 +66,11 @@ def scan(path: Path) -> tuple[str, list[str], str | None]:
 class LazyRegistry(Registry):
     """``Registry`` over spec files, each operator compiled on first use (see the module doc)."""
 
-    def __init__(self, files: Iterable[Path]):
+    def __init__(self, files: Iterable[Path], loader: Callable[..., Any]):
+        """``loader(files, base=registry)`` compiles spec files: ``load.load_specs``, passed in so
+        that this module does not import the loader that builds it (no import cycle)."""
         super().__init__()
+        self._loader = loader
         self._files: dict[tuple[str, str], list[Path]] = {}
         self._parents: dict[Path, list[tuple[str, str]]] = {}
         self._ops: dict[Path, list[tuple[str, str]]] = {}
@@ -99,7 +101,7 @@ class LazyRegistry(Registry):
                 todo += self._parents.get(f, []) + self._ops[f]
         self._loaded |= keys
         files = sorted({f for k in keys for f in self._files[k]})
-        for spec, data in load_specs(files, base=self):
+        for spec, data in self._loader(files, base=self):
             self.add(spec, data)
 
     def load_all(self) -> None:

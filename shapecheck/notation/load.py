@@ -26,6 +26,7 @@ from typing import Iterable
 from ..errors import SpecError, UsageError
 from ..types import ELEMENT_TYPES
 from .build import build_spec
+from .lazy import LazyRegistry
 from .merge import family_members, merge
 from .registry import Registry
 from .schema import ONNX_DOMAIN, Rule, Spec, normalize_domain, spec_name, split_op
@@ -125,8 +126,7 @@ def spec_files(root: Path) -> list[Path]:
 @lru_cache(maxsize=1)
 def default_registry() -> Registry:
     """The shipped specs, each operator's compiled once per process, when first needed."""
-    from .lazy import LazyRegistry
-    reg = LazyRegistry(spec_files(specs_dir()))
+    reg = LazyRegistry(spec_files(specs_dir()), load_specs)
     reg.domains = load_domains(specs_dir())
     return reg
 
