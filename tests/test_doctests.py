@@ -12,7 +12,9 @@ MODULES = ["shapecheck.types", "shapecheck.dims", "shapecheck.notation.parser", 
            "shapecheck.solver", "shapecheck.api", "shapecheck.kernels", "shapecheck.executor", "shapecheck.check", "shapecheck.solve_cache",
            "shapecheck.result", "shapecheck.batch", "shapecheck.findings", "shapecheck.report.github",
            "shapecheck.specdiff.changes", "shapecheck.model.control_flow", "shapecheck.report.text",
-           "shapecheck.frontends.onnx_types", "shapecheck.notation.lazy", "shapecheck.frontends.onnx_functions"]
+           "shapecheck.frontends.onnx_types", "shapecheck.notation.lazy", "shapecheck.frontends.onnx_functions",
+           "shapecheck.notation.tensor_ops", "shapecheck.notation.einsum", "shapecheck.notation.conv",
+           "shapecheck.notation.attention", "shapecheck.notation.more_ops"]
 
 
 @pytest.mark.parametrize("name", MODULES)
