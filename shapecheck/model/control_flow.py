@@ -70,13 +70,7 @@ def bind(graph: ModelGraph, scope: str, env: dict[str, TensorType], exact: bool)
 def is_fixpoint(owner: ModelNode, env: dict[str, TensorType]) -> bool:
     """True when the body hands every carried value back with the type it was bound with: then
     the first iteration's types hold in every iteration."""
-    names = owner.branch_inputs.get("body", [])
-    outs = owner.branches.get("body", [])
-    if owner.op_type == "Loop":
-        pairs = zip(names[2:], outs[1:1 + len(owner.inputs[2:])])
-    else:
-        pairs = zip(names, outs[:len(owner.inputs) - int(owner.attrs.get("num_scan_inputs", 0) or 0)])
-    for a, b in pairs:
+    for a, b in _CARRIED[owner.op_type](owner):
         x, y = env.get(a), env.get(b)
         if x is None or y is None or (x.dtype, x.shape) != (y.dtype, y.shape) or x.shape is None:
             return False
@@ -270,3 +264,18 @@ def _dims_of(t: TensorType | None) -> set:
 
 _RULES: dict[str, Callable[[ModelNode, dict], Outputs | None]] = {"If": _if, "Loop": _loop, "Scan": _scan}
 _BINDERS: dict[str, Callable[[ModelNode, dict, bool], list]] = {"Loop": _loop_inputs, "Scan": _scan_inputs}
+
+
+def _loop_carried(owner: ModelNode) -> list[tuple[str, str]]:
+    """(body input, body output) of each loop-carried value: Loop's inputs 2.. and outputs 1.."""
+    names, outs = owner.branch_inputs.get("body", []), owner.branches.get("body", [])
+    return list(zip(names[2:], outs[1:1 + len(owner.inputs[2:])]))
+
+
+def _scan_carried(owner: ModelNode) -> list[tuple[str, str]]:
+    """(body input, body output) of each Scan state: the first inputs and outputs."""
+    names, outs = owner.branch_inputs.get("body", []), owner.branches.get("body", [])
+    return list(zip(names, outs[:len(owner.inputs) - int(owner.attrs.get("num_scan_inputs", 0) or 0)]))
+
+
+_CARRIED: dict[str, Callable[[ModelNode], list]] = {"Loop": _loop_carried, "Scan": _scan_carried}
