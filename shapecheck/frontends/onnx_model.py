@@ -53,21 +53,22 @@ def load_model(source: Any, load_external_data: bool = False):
     return model, str(path), stored
 
 
+_GRAPH, _GRAPHS = 5, 10   # onnx.AttributeProto.GRAPH / GRAPHS (fixed by the protobuf schema)
+
+
 def _subgraphs(nodes):
     """(node, attribute name, index or None, subgraph) for every subgraph of ``nodes``."""
-    import onnx
     for n in nodes:
         for a in n.attribute:
-            if a.type == onnx.AttributeProto.GRAPH:
+            if a.type == _GRAPH:
                 yield n, a.name, None, a.g
-            elif a.type == onnx.AttributeProto.GRAPHS:
+            elif a.type == _GRAPHS:
                 for k, sg in enumerate(a.graphs):
                     yield n, a.name, k, sg
 
 
 def _model_node(n, full: str, scope: str, idx: int, domain: str, opsets: dict[str, int]) -> ModelNode:
     """One NodeProto as a ``ModelNode``; a domain the model does not declare is a finding on it."""
-    import onnx
     findings = []
     if domain not in opsets:
         findings.append(Finding(
@@ -75,9 +76,15 @@ def _model_node(n, full: str, scope: str, idx: int, domain: str, opsets: dict[st
             f"{n.op_type} is in domain {n.domain or 'ai.onnx'!r}, which the model's opset_import does not "
             f"declare (it declares {', '.join(repr(d) for d in opsets) or 'nothing'})",
             {"domain": n.domain or "ai.onnx"}, f"add an opset_import entry for {n.domain or 'ai.onnx'!r}"))
-    attrs = {a.name: attr_value(a) for a in n.attribute
-             if a.type not in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)}
-    subs = [(aname if k is None else f"{aname}[{k}]", sg) for _n, aname, k, sg in _subgraphs([n])]
+    attrs: dict[str, Any] = {}
+    subs: list = []
+    for a in n.attribute:
+        if a.type == _GRAPH:
+            subs.append((a.name, a.g))
+        elif a.type == _GRAPHS:
+            subs.extend((f"{a.name}[{k}]", sg) for k, sg in enumerate(a.graphs))
+        else:
+            attrs[a.name] = attr_value(a)
     return ModelNode(full, n.op_type, domain, opsets.get(domain), list(n.input), list(n.output), attrs, scope,
                      f"node {full!r} (#{idx})", {a: [o.name for o in sg.output] for a, sg in subs},
                      branch_inputs={a: [i.name for i in sg.input] for a, sg in subs}, proto=n, findings=findings)
@@ -144,7 +151,7 @@ class _Reader:
             self.graph.source_kind[n.output[0]] = "constant"
             return
         node = _model_node(n, full, scope, idx, domain, ops)
-        for _n, aname, k, sg in _subgraphs([n]):
+        for _n, aname, k, sg in _subgraphs([n]) if node.branches else ():
             attr = aname if k is None else f"{aname}[{k}]"
             self.graph.regions[f"{full}/{attr}"] = (node, attr)
             self.walk(sg, f"{full}/{attr}", False)
