@@ -44,13 +44,17 @@ def is_dead(graph: ModelGraph, scope: str, env: dict) -> bool:
     """True when ``scope`` lies in an If branch that the known condition value rules out."""
     while scope:
         owner, attr = graph.regions.get(scope, (None, ""))
-        if owner is not None and owner.op_type == "If" and owner.domain == ONNX_DOMAIN and owner.inputs \
-                and attr in ("then_branch", "else_branch"):
-            value = _scalar(env.get(owner.inputs[0]))
-            if value is not None and bool(value) != (attr == "then_branch"):
-                return True
+        never_runs = _NEVER_RUNS.get(owner.op_type) if owner is not None and owner.domain == ONNX_DOMAIN else None
+        if never_runs is not None and never_runs(owner, attr, env):
+            return True
         scope = scope.rpartition("/")[0]
     return False
+
+
+def _if_branch_never_runs(owner: ModelNode, attr: str, env: dict) -> bool:
+    """An If branch whose condition is a known constant of the other value."""
+    value = _scalar(env.get(owner.inputs[0])) if owner.inputs else None
+    return value is not None and attr in ("then_branch", "else_branch") and bool(value) != (attr == "then_branch")
 
 
 def binds(graph: ModelGraph, scope: str) -> bool:
@@ -279,3 +283,5 @@ def _scan_carried(owner: ModelNode) -> list[tuple[str, str]]:
 
 
 _CARRIED: dict[str, Callable[[ModelNode], list]] = {"Loop": _loop_carried, "Scan": _scan_carried}
+# op -> (owner, subgraph attribute, types so far) -> True when that subgraph never runs
+_NEVER_RUNS: dict[str, Callable[[ModelNode, str, dict], bool]] = {"If": _if_branch_never_runs}
