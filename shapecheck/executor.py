@@ -44,8 +44,12 @@ def execute(op: str, opset: int = 18, inputs: dict[str, Any] | None = None, attr
 
 
 def run_spec(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = None,
-             output_count: int | None = None) -> tuple[dict[str, np.ndarray], Result]:
-    """Check then run one spec; returns the outputs and the solver's result (its warnings)."""
+             output_count: int | None = None, checked: Result | None = None) -> tuple[dict[str, np.ndarray], Result]:
+    """Check then run one spec; returns the outputs and the solver's result (its warnings).
+
+    ``checked`` is the solver's result for these very inputs when the caller has it (the
+    forward pass folding constants): the check is then not repeated.
+    """
     arrays: dict[str, Any] = {}
     variadic = {i.name for i in spec.inputs if i.variadic}
     declared = {i.name for i in spec.inputs}
@@ -61,7 +65,7 @@ def run_spec(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = 
             arrays[name] = _as_array(spec, name, value)
     types = {n: tuple(tensor_type_of(x) for x in a) if isinstance(a, tuple) else tensor_type_of(a)
              for n, a in arrays.items()}
-    result = solve(spec, types, attrs, hints=False, output_count=output_count)
+    result = checked if checked is not None else solve(spec, types, attrs, hints=False, output_count=output_count)
     if result.violations:
         f = result.violations[0]
         raise ConstraintError(spec.name, f.constraint, f.rule, f.message + (f" ({f.detail})" if f.detail else ""), f.values)

@@ -134,11 +134,14 @@ class TensorType:
         return text
 
     def signature(self) -> tuple:
-        """A hashable key for caching solver results."""
-        val = None
-        if self.value is not None:
-            val = (self.value.dtype.str, self.value.shape, self.value.tobytes())
-        return (self.dtype, self.shape, val, self.sym)
+        """A hashable key for caching solver results (kept: a weight's bytes are read once)."""
+        sig = self.__dict__.get("_sig")
+        if sig is None:
+            val = None
+            if self.value is not None:
+                val = (self.value.dtype.str, self.value.shape, self.value.tobytes())
+            sig = self.__dict__["_sig"] = (self.dtype, self.shape, val, self.sym)
+        return sig
 
     def elements(self) -> tuple | None:
         """The value as a flat tuple of dims (ints, symbols, bools) when it is known and small."""

@@ -193,10 +193,9 @@ class ForwardPass:
         slots = output_slots(spec, n_out)
         outputs = self.unknowns.own(result.outputs, types, node,
                                     {key: t for (key, _d, _p), t in zip(slots, node.outputs) if t})
-        folded = fold(spec, types, node.attrs, n_out, self.folds) if result.status == "valid" else None
+        folded = fold(spec, types, node.attrs, n_out, self.folds, result) if result.status == "valid" else None
         nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, result.status, node.location,
-                        {k: str(v) for k, v in outputs.items()}, list(result.conditions),
-                        list(result.violations), list(result.warnings), sources,
+                        outputs, list(result.conditions), list(result.violations), list(result.warnings), sources,
                         runtime_checks=result.runtime_checks)
         if self.portability is not None and result.status != "invalid":
             nr.warnings.extend(self.portability.warnings(spec, types, node.attrs))

@@ -62,7 +62,7 @@ def _source_label(origin: str) -> str:
 def bind_inputs(graph: ModelGraph, spec, node: ModelNode, env: dict, origin: dict) -> tuple[dict, dict]:
     """The node's input tensors as the spec's named inputs (a variadic one takes the rest)."""
     types: dict[str, Any] = {}
-    sources: dict[str, dict[str, str]] = {}
+    sources: dict[str, tuple[str, TensorType | None, str]] = {}
 
     def one(tname: str) -> TensorType:
         t = env.get(tname)
@@ -77,8 +77,7 @@ def bind_inputs(graph: ModelGraph, spec, node: ModelNode, env: dict, origin: dic
             if names:
                 types[decl.name] = tuple(one(n) for n in names)
                 for j, n in enumerate(names):
-                    sources[f"{decl.name}[{j}]"] = {"tensor": n, "type": str(env.get(n, "?")),
-                                                    "source": _source_label(origin.get(n, "unknown"))}
+                    sources[f"{decl.name}[{j}]"] = (n, env.get(n), _source_label(origin.get(n, "unknown")))
                 continue
             tname = ""
         else:
@@ -90,7 +89,7 @@ def bind_inputs(graph: ModelGraph, spec, node: ModelNode, env: dict, origin: dic
                              f"{spec.name} needs {', '.join(d.name for d in spec.inputs)}")
         t = one(tname)
         types[decl.name] = t
-        sources[decl.name] = {"tensor": tname, "type": str(t), "source": _source_label(origin.get(tname, "unknown"))}
+        sources[decl.name] = (tname, t, _source_label(origin.get(tname, "unknown")))
     return types, sources
 
 
@@ -175,11 +174,13 @@ def _created(outputs: dict[str, TensorType], inputs: dict[str, Any]) -> set:
 _MAX_FOLD = 4096   # elements: larger results are left symbolic
 
 
-def fold(spec, types: dict[str, Any], attrs: dict, n_out: int, memo: dict) -> dict[str, TensorType] | None:
+def fold(spec, types: dict[str, Any], attrs: dict, n_out: int, memo: dict,
+         checked=None) -> dict[str, TensorType] | None:
     """Outputs computed by the spec's own kernel when every input is a small constant.
 
     A decoder folds the same constant subexpressions in every layer: results are kept by the
-    spec, the input values and the attributes.
+    spec, the input values and the attributes.  ``checked`` is the solver's result for
+    ``types``, so the kernel runs without checking the inputs again.
     """
     if not spec.semantics or not types:
         return None
@@ -199,7 +200,7 @@ def fold(spec, types: dict[str, Any], attrs: dict, n_out: int, memo: dict) -> di
         return memo[key]
     from ..executor import run_spec
     try:
-        out, _ = run_spec(spec, arrays, attrs, output_count=n_out)
+        out, _ = run_spec(spec, arrays, attrs, output_count=n_out, checked=checked)
         folded = {k: tensor_type_of(v) for k, v in out.items() if isinstance(v, np.ndarray) and v.size <= _MAX_FOLD}
     except Exception:  # noqa: BLE001 - folding is an optimisation: the solver's result stands without it
         folded = None

@@ -21,14 +21,27 @@ class NodeReport(Indexable):
     spec: str
     status: str
     location: str = ""
-    outputs: dict[str, str] = field(default_factory=dict)
+    output_types: dict[str, TensorType] = field(default_factory=dict)
     conditions: list[str] = field(default_factory=list)
     violations: list[Finding] = field(default_factory=list)
     warnings: list[Finding] = field(default_factory=list)
-    inputs: dict[str, dict[str, str]] = field(default_factory=dict)
+    # spec input name -> (tensor, its type when the node was checked, where that type came from)
+    input_types: dict[str, tuple[str, TensorType | None, str]] = field(default_factory=dict)
     reason: str = ""          # why an "unchecked" node was not checked
     # constraints not proved because they read values known only at run time (checked by the runtime)
     runtime_checks: list[str] = field(default_factory=list)
+
+    # the text forms are made when a report is read, not for every node of every check
+    @property
+    def outputs(self) -> dict[str, str]:
+        """Each output's inferred type as text: ``{"output": "float[N,4]"}``."""
+        return {k: str(t) for k, t in self.output_types.items()}
+
+    @property
+    def inputs(self) -> dict[str, dict[str, str]]:
+        """Each input's tensor, type as text and source: ``{"data": {"tensor": "x", "type": ..., "source": ...}}``."""
+        return {k: {"tensor": n, "type": "?" if t is None else str(t), "source": src}
+                for k, (n, t, src) in self.input_types.items()}
 
     def to_dict(self) -> dict[str, Any]:
         d = {"name": self.name, "op_type": self.op_type, "domain": self.domain, "opset": self.opset,
