@@ -57,12 +57,15 @@ class SolveCache:
         except TypeError:
             return solve(spec, types, attrs, **kw)
         extra = tuple(sorted(kw.items()))
-        exact = (spec.name, tuple((n, signature_of(t)) for n, t in types.items()), items, extra)
+        reads = spec.value_reads
+        passes = spec.value_passes
+        exact = (spec.name, tuple((n, signature_of(t) if n in reads or (n in passes and passed_on(t)) else
+                                   shape_signature_of(t)) for n, t in types.items()), items, extra)
         done = self._renamed.get(exact)
         if done is not None:
             self.hits += 1
             return done
-        canon, back = _canonicalize(types)
+        canon, back = _canonicalize(types, reads, passes)
         key = (spec.name, tuple((n, signature_of(t)) for n, t in canon.items()), items, extra)
         result = self._results.get(key)
         if result is None:
@@ -87,7 +90,22 @@ def _canonical(i: int, unknown: bool) -> sympy.Symbol:
     return sympy.Symbol(f"_c{i}_", integer=True, nonnegative=True)
 
 
-def _canonicalize(types: dict[str, TensorType]) -> tuple[dict[str, TensorType], dict]:
+def passed_on(t) -> bool:
+    """Whether a value an output's value rule reads is kept: shape-like contents (integers, few
+    of them, or symbolic), which later nodes compute shapes from.  Other values (weights) pass
+    on only by constant folding (``model.node.fold``)."""
+    items = t if isinstance(t, tuple) else (t,)
+    return any(x.sym is not None or (x.value is not None and x.value.dtype.kind in "iub" and x.value.size <= MAX_PASSED)
+               for x in items)
+
+
+MAX_PASSED = 4096   # elements of an integer value passed on through an output's value rule
+
+
+def _canonicalize(types: dict[str, TensorType], reads: frozenset, passes: frozenset
+                  ) -> tuple[dict[str, TensorType], dict]:
+    """``types`` over canonical symbols, without the values no rule depends on (so weights of
+    the same shape share a result); and the map back to the original symbols."""
     fwd: dict = {}
     back: dict = {}
     out = {}
@@ -113,14 +131,17 @@ def _canonicalize(types: dict[str, TensorType]) -> tuple[dict[str, TensorType], 
                 out.append(renamed(d, tuple((s, fwd[s]) for s in syms)))
         return tuple(out)
 
-    def one(t: TensorType) -> TensorType:
+    def one(t: TensorType, read: bool) -> TensorType:
+        if not read and (t.value is not None or t.sym is not None):
+            t = TensorType(t.dtype, t.shape)
         if (t.shape is None or all(type(d) is int for d in t.shape)) and t.sym is None:
             return t
         return TensorType(t.dtype, None if t.shape is None else dims(t.shape), t.value,
                           None if t.sym is None else dims(t.sym))
 
     for name, t in types.items():
-        out[name] = tuple(one(x) for x in t) if isinstance(t, tuple) else one(t)
+        read = name in reads or (name in passes and passed_on(t))
+        out[name] = tuple(one(x, read) for x in t) if isinstance(t, tuple) else one(t, read)
     return out, back
 
 
@@ -152,6 +173,11 @@ def _rebuild(e: Any, mapping: dict) -> Any:
 
 def signature_of(t) -> tuple:
     return tuple(x.signature() for x in t) if isinstance(t, tuple) else t.signature()
+
+
+def shape_signature_of(t) -> tuple:
+    """``signature_of`` without the value: for an input no rule reads the contents of."""
+    return tuple((x.dtype, x.shape) for x in t) if isinstance(t, tuple) else (t.dtype, t.shape)
 
 
 def _with_runtime_dims(outputs, back: dict) -> dict:

@@ -69,7 +69,7 @@ def _subgraphs(nodes):
 
 def _model_node(n, full: str, scope: str, idx: int, domain: str, opsets: dict[str, int]) -> ModelNode:
     """One NodeProto as a ``ModelNode``; a domain the model does not declare is a finding on it."""
-    findings = []
+    findings: list[Finding] = []
     if domain not in opsets:
         findings.append(Finding(
             DOMAIN, "a node's domain is declared in opset_import",
@@ -79,15 +79,19 @@ def _model_node(n, full: str, scope: str, idx: int, domain: str, opsets: dict[st
     attrs: dict[str, Any] = {}
     subs: list = []
     for a in n.attribute:
-        if a.type == _GRAPH:
+        kind = a.type
+        if kind == _GRAPH:
             subs.append((a.name, a.g))
-        elif a.type == _GRAPHS:
+        elif kind == _GRAPHS:
             subs.extend((f"{a.name}[{k}]", sg) for k, sg in enumerate(a.graphs))
         else:
             attrs[a.name] = attr_value(a)
-    return ModelNode(full, n.op_type, domain, opsets.get(domain), list(n.input), list(n.output), attrs, scope,
-                     f"node {full!r} (#{idx})", {a: [o.name for o in sg.output] for a, sg in subs},
-                     branch_inputs={a: [i.name for i in sg.input] for a, sg in subs}, proto=n, findings=findings)
+    node = ModelNode(full, n.op_type, domain, opsets.get(domain), list(n.input), list(n.output), attrs, scope,
+                     f"node {full!r} (#{idx})", proto=n, findings=findings)
+    if subs:
+        node.branches = {a: [o.name for o in sg.output] for a, sg in subs}
+        node.branch_inputs = {a: [i.name for i in sg.input] for a, sg in subs}
+    return node
 
 
 def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelGraph:

@@ -9,7 +9,9 @@ through here; nothing else in the package knows ONNX's protobuf types.
 """
 from __future__ import annotations
 
+import math
 import re
+import sys
 from functools import lru_cache
 from typing import Any
 
@@ -52,30 +54,61 @@ def tensor_type_from_proto(tp, tensor: str) -> TensorType:
 
 
 def attr_value(attr) -> Any:
-    import onnx
+    """An AttributeProto's value: strings decoded, lists as tuples, tensors as protos."""
+    kind = attr.type
+    if kind == 2:        # INT
+        return attr.i
+    if kind == 7:        # INTS
+        return tuple(attr.ints)
+    if kind == 1:        # FLOAT
+        return attr.f
+    if kind == 3:        # STRING
+        return attr.s.decode("utf-8", "replace")
+    if kind == 6:        # FLOATS
+        return tuple(attr.floats)
+    if kind == 4:        # TENSOR
+        return attr.t
     from onnx import helper
     v = helper.get_attribute_value(attr)
     if isinstance(v, bytes):
         return v.decode("utf-8", "replace")
     if isinstance(v, list):
         return tuple(x.decode("utf-8", "replace") if isinstance(x, bytes) else x for x in v)
-    if isinstance(v, onnx.TensorProto):
-        return v
     return v
 
 
+# element types whose raw bytes are one numpy dtype (little-endian, as ONNX stores them)
+_RAW_DTYPES = {1: "<f4", 2: "u1", 3: "i1", 4: "<u2", 5: "<i2", 6: "<i4", 7: "<i8", 9: "?", 10: "<f2",
+               11: "<f8", 12: "<u4", 13: "<u8"}
+_TYPED_FIELDS = {1: ("float_data", np.float32), 6: ("int32_data", np.int32), 7: ("int64_data", np.int64),
+                 11: ("double_data", np.float64)}
+
+
 def const_type(tensor_proto, name: str) -> TensorType:
-    from onnx import numpy_helper
     dtype = ONNX_CODES.get(tensor_proto.data_type)
-    shape = tuple(int(d) for d in tensor_proto.dims)
+    shape = tuple(tensor_proto.dims)
     external = tensor_proto.data_location == 1  # TensorProto.EXTERNAL
-    if external or int(np.prod(shape, dtype=np.int64)) > MAX_CONST:
+    if external or math.prod(shape) > MAX_CONST:
         return TensorType(dtype, shape)
     try:
-        value = numpy_helper.to_array(tensor_proto)
+        value = _array(tensor_proto, shape)
     except Exception:  # unreadable raw data: keep the type
         return TensorType(dtype, shape)
     return TensorType(dtype, shape, value)
+
+
+def _array(tp, shape: tuple) -> np.ndarray:
+    """A TensorProto's values: the common element types read directly, the rest by onnx."""
+    code = tp.data_type
+    raw_dtype = _RAW_DTYPES.get(code) if sys.byteorder == "little" else None
+    if raw_dtype is not None and not tp.HasField("segment"):
+        if tp.HasField("raw_data"):
+            return np.frombuffer(tp.raw_data, dtype=raw_dtype).reshape(shape)
+        typed = _TYPED_FIELDS.get(code)
+        if typed is not None:
+            return np.array(getattr(tp, typed[0]), dtype=typed[1]).reshape(shape)
+    from onnx import numpy_helper
+    return numpy_helper.to_array(tp)
 
 
 def constant_node_value(node, name: str) -> TensorType | None:

@@ -21,9 +21,11 @@ An ``opset_import`` above what the installed onnx knows is a note (a warning), n
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
 
-import numpy as np
+from dataclasses import dataclass, field
+from typing import Callable
+
 
 from ..findings import DEFINED, NEGATIVE_DIM, SSA, TENSOR_DATA, TOPOLOGICAL
 from ..result import Finding
@@ -99,7 +101,7 @@ def _graph(g, outer: frozenset, where: str, out: Wellformed) -> None:
         if defined.get(t.name, "graph input") != "graph input":   # an initializer may give an input its default
             twice(t.name, "initializer")
         defined.setdefault(t.name, "initializer")
-        _tensor_data(t, f"initializer {t.name!r} of {where}", out)
+        _tensor_data(t, lambda: f"initializer {t.name!r} of {where}", out)
     for vi in list(g.input) + list(g.output) + list(g.value_info):
         _negative_dims(vi, where, out)
     outs = [list(n.output) for n in nodes]
@@ -117,7 +119,7 @@ def _graph(g, outer: frozenset, where: str, out: Wellformed) -> None:
     for k, n in enumerate(nodes):
         for a in n.attribute if len(n.attribute) else ():
             if a.type == tensor_attr:
-                _tensor_data(a.t, f"attribute {a.name!r} of node {_label(n, k)} in {where}", out)
+                _tensor_data(a.t, lambda: f"attribute {a.name!r} of node {_label(n, k)} in {where}", out)
             subs = [a.g] if a.type == graph_attr else list(a.graphs)
             for j, sg in enumerate(subs):
                 sub_where = f"{where}/{_label(n, k)}/{a.name}" + (f"[{j}]" if len(subs) > 1 else "")
@@ -195,23 +197,24 @@ def _negative_dims(vi, where: str, out: Wellformed) -> None:
                              "negative, so it is read as unknown")
 
 
-def _tensor_data(t, what: str, out: Wellformed) -> None:
-    """``G4``/``G5``: dims not negative, and the stored values match their count."""
+def _tensor_data(t, where: Callable[[], str], out: Wellformed) -> None:
+    """``G4``/``G5``: dims not negative, and the stored values match their count (``where`` names
+    the tensor; it is only worded for a finding)."""
     dims = [int(d) for d in t.dims]
     if any(d < 0 for d in dims):
         if out.room(NEGATIVE_DIM):
-            out.violations.append(Finding(NEGATIVE_DIM, "dims are not negative", f"{what} has dims {dims}",
+            out.violations.append(Finding(NEGATIVE_DIM, "dims are not negative", f"{where()} has dims {dims}",
                                           {"tensor": t.name}, "give the tensor non-negative dims"))
         return
     if t.data_location == 1:   # external: its bytes are not read (see --load-external-data)
         return
-    count = int(np.prod(dims, dtype=object)) if dims else 1
+    count = math.prod(dims)
     if t.HasField("raw_data") and t.data_type in _ITEMSIZE:
         want = count * _ITEMSIZE[t.data_type]
         if len(t.raw_data) != want and out.room(TENSOR_DATA):
             out.violations.append(Finding(
                 TENSOR_DATA, "a tensor's data fits its dims",
-                f"{what} has dims {dims} of {ONNX_CODES[t.data_type]} ({want} bytes), but its raw data is "
+                f"{where()} has dims {dims} of {ONNX_CODES[t.data_type]} ({want} bytes), but its raw data is "
                 f"{len(t.raw_data)} bytes", {"tensor": t.name}, "re-export the tensor; its data is truncated or padded"))
         return
     field_name, per = _TYPED.get(t.data_type, (None, 1))
@@ -221,7 +224,7 @@ def _tensor_data(t, what: str, out: Wellformed) -> None:
     if have != count * per and out.room(TENSOR_DATA):
         out.violations.append(Finding(
             TENSOR_DATA, "a tensor's data fits its dims",
-            f"{what} has dims {dims} ({count} values) but stores {have // per} in {field_name}",
+            f"{where()} has dims {dims} ({count} values) but stores {have // per} in {field_name}",
             {"tensor": t.name}, "re-export the tensor; its values do not match its dims"))
 
 

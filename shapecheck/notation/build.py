@@ -39,9 +39,10 @@ def build_spec(data: dict, ctx: FileCtx, family: tuple[str, ...] = ()) -> Spec:
     attributes = _attributes(data, ctx)
     known = {i.name for i in inputs} | set(attributes) | set(types) | {"output_count"} | set(data.get("let", {}))
     lets = _lets(data, ctx, known)
-    outputs = _outputs(data, ctx, known)
     let_trees = {name: parse_text(text) for name, (text, _fn) in lets.items()}
-    constraints, warnings = _rules(data, ctx, known, let_trees, {i.name for i in inputs})
+    input_names = {i.name for i in inputs}
+    outputs = _outputs(data, ctx, known, input_names, let_trees)
+    constraints, warnings = _rules(data, ctx, known, let_trees, input_names)
     semantics, semantics_fns, kernel_inputs = _semantics(dict(data.get("semantics", {})), ctx, known, inputs)
     return Spec(op=data["op"], domain=normalize_domain(str(data["domain"])), version=data["version"], file=ctx.path,
                 summary=data.get("summary", "").strip(), source=data.get("source", ""),
@@ -49,6 +50,8 @@ def build_spec(data: dict, ctx: FileCtx, family: tuple[str, ...] = ()) -> Spec:
                 types=types, lets=lets, let_trees=let_trees, inputs=inputs, outputs=outputs, attributes=attributes,
                 constraints=constraints, warnings=warnings, semantics=semantics, semantics_fns=semantics_fns,
                 kernel_inputs=kernel_inputs, examples=_examples(data, ctx),
+                value_reads=(reads := frozenset().union(*(r.value_inputs for r in constraints + warnings + outputs))),
+                value_passes=frozenset().union(*(o.value_rule_inputs for o in outputs)) - reads,
                 notes=[n.strip() for n in data.get("notes", [])], family=family,
                 see_also=[x.strip() for x in see_also])
 
@@ -102,7 +105,7 @@ def _lets(data: dict, ctx: FileCtx, known: set[str]) -> dict[str, tuple[str, Fn]
     return out
 
 
-def _outputs(data: dict, ctx: FileCtx, known: set[str]) -> list[OutputDecl]:
+def _outputs(data: dict, ctx: FileCtx, known: set[str], input_names: set[str], let_trees: dict) -> list[OutputDecl]:
     out = []
     for raw in data.get("outputs", []):
         line = ctx.find("[[outputs]]")
@@ -111,6 +114,7 @@ def _outputs(data: dict, ctx: FileCtx, known: set[str]) -> list[OutputDecl]:
                 raise ctx.err(f"every output needs a {key}", line)
         variadic = bool(raw.get("variadic", False))
         fns = []
+        reads: dict[str, frozenset] = {}
         for key in ("type", "shape", "value"):
             if key not in raw:
                 fns.append(None)
@@ -118,8 +122,11 @@ def _outputs(data: dict, ctx: FileCtx, known: set[str]) -> list[OutputDecl]:
             tree = parse_located(ctx, raw[key], line, f"output {raw['name']} {key}")
             check_names(ctx, tree, known | ({"i"} if variadic else set()), line, f"output {raw['name']} {key}")
             fns.append(compile_expr(tree))
+            reads[key] = analysis.reads_values(tree, input_names, let_trees)
         out.append(OutputDecl(raw["name"], raw["type"], raw["shape"], fns[0], fns[1], raw.get("value", ""),
-                              fns[2], variadic, bool(raw.get("optional", False))))
+                              fns[2], variadic, bool(raw.get("optional", False)),
+                              reads.get("type", frozenset()) | reads.get("shape", frozenset()),
+                              reads.get("value", frozenset())))
     if any(o.variadic for o in out[:-1]):
         raise ctx.err("only the last output can be variadic", ctx.find("variadic"))
     return out

@@ -89,6 +89,9 @@ class OutputDecl:
     value_fn: Fn | None = field(default=None, repr=False, compare=False)
     variadic: bool = False
     optional: bool = False
+    # inputs whose contents the type and shape rules read, and those the value rule reads
+    value_inputs: frozenset = field(default=frozenset(), repr=False, compare=False)
+    value_rule_inputs: frozenset = field(default=frozenset(), repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,10 @@ class Spec:
     notes: list[str] = field(default_factory=list)
     family: tuple[str, ...] = ()   # the members of the [family] this spec was built from, in file order
     see_also: list[str] = field(default_factory=list)   # specs of other operators to diff against
+    # the inputs whose contents (not only type and shape) a constraint, warning or output type or
+    # shape rule reads; and those only output value rules read (what a value passes on)
+    value_reads: frozenset = field(default=frozenset(), repr=False, compare=False)
+    value_passes: frozenset = field(default=frozenset(), repr=False, compare=False)
 
     @property
     def name(self) -> str:
