@@ -26,6 +26,7 @@ import sympy
 from .result import ConstraintResult, Finding, Result
 from .solver import solve
 from .notation.load import Spec
+from .dims import rebuild
 from .types import RuntimeDim, TensorType, is_unknown, normalize_dim
 
 _TOKEN = re.compile(r"_[cu]\d+_")
@@ -154,21 +155,7 @@ def renamed(d: sympy.Basic, pairs: tuple) -> Any:
     """``d`` with its symbols renamed (``pairs``: (old, new)); remembered, because rebuilding a
     ``Min``/``Max`` or a ``floor`` costs sympy milliseconds and a model renames the same few dims
     to and from canonical symbols at every node that uses them."""
-    return normalize_dim(_rebuild(d, dict(pairs))) if pairs else d
-
-
-def _rebuild(e: Any, mapping: dict) -> Any:
-    """``e.xreplace(mapping)`` for a renaming of symbols, without re-evaluating ``Min``/``Max``:
-    their arguments are a set, so the renamed one equals the evaluated one, at a fraction of
-    sympy's cost (``_find_localzeros``).  Everything else is rebuilt as ``xreplace`` would."""
-    if e.is_Symbol:
-        return mapping.get(e, e)
-    if not e.args:
-        return e
-    args = [_rebuild(a, mapping) for a in e.args]
-    if isinstance(e, (sympy.Min, sympy.Max)):
-        return type(e)(*args, evaluate=False)
-    return e.func(*args)
+    return normalize_dim(rebuild(d, dict(pairs))) if pairs else d
 
 
 def signature_of(t) -> tuple:

@@ -17,7 +17,8 @@ from ..errors import UsageError
 from ..frontends.graph import ModelGraph, ModelNode
 from ..solve_cache import signature_of
 from ..notation.load import Registry
-from ..types import RuntimeDim, TensorType, expr_str, is_unknown, tensor_type_of
+from ..dims import rebuild
+from ..types import RuntimeDim, TensorType, expr_str, is_unknown, normalize_dim, tensor_type_of
 
 
 UNCHECKED = "unchecked: "
@@ -133,7 +134,7 @@ class Unknowns:
                  for s in sorted(created, key=lambda s: s.dummy_index)}
 
         def sub(dims):
-            return None if dims is None else tuple(d.xreplace(fresh) if isinstance(d, sympy.Basic) else d
+            return None if dims is None else tuple(normalize_dim(rebuild(d, fresh)) if isinstance(d, sympy.Basic) else d
                                                    for d in dims)
         return {k: TensorType(t.dtype, sub(t.shape), t.value, sub(t.sym)) for k, t in outputs.items()}
 

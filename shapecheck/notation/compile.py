@@ -201,6 +201,8 @@ def _compile_call(node: Node) -> Fn:
             return quant
         xs = [compile_expr(c) for c in node.children]
         return lambda env: combine([x(env) for x in xs])
+    if name in _LAZY and len(node.children) == 2:
+        return _LAZY[name](*(compile_expr(c) for c in node.children))
     # imported here, not at the top: a library module may import this module's names at its top
     from .library import FUNCTIONS
     fn = _guarded(name, FUNCTIONS[name])
@@ -212,6 +214,20 @@ def _compile_call(node: Node) -> Fn:
         a0 = args[0]
         return lambda env: fn(a0(env))
     return lambda env: fn(*(a(env) for a in args))
+
+
+def _otherwise(x: Fn, fallback: Fn) -> Fn:
+    """``otherwise(x, fallback)`` evaluates ``fallback`` only where ``x`` is unknown: a fallback
+    such as ``fresh_dims(n)`` makes new symbols, which a known ``x`` never needs."""
+    def otherwise(env):
+        v = x(env)
+        return fallback(env) if isinstance(v, Unknown) else v
+    return otherwise
+
+
+# library functions whose arguments are evaluated only as needed (the library's own version
+# documents them and serves direct calls)
+_LAZY: dict[str, Callable[..., Fn]] = {"otherwise": _otherwise}
 
 
 def _guarded(name: str, fn: Callable) -> Callable:

@@ -17,6 +17,7 @@ from typing import Any, Callable
 import numpy as np
 import sympy
 
+from ..dims import rebuild
 from ..types import TensorType, expr_str
 
 Env = dict
@@ -87,8 +88,8 @@ class Rel:
         return _SYMPY_REL[self.op](self.lhs, self.rhs)
 
     def xreplace(self, mapping: dict) -> "Rel":
-        """The relation with symbols renamed (cheap: no sympy relational is built)."""
-        return Rel(self.op, *(x.xreplace(mapping) if isinstance(x, sympy.Basic) else x for x in (self.lhs, self.rhs)))
+        """The relation with symbols renamed (cheap: no sympy relational is built, no Min/Max re-evaluated)."""
+        return Rel(self.op, rebuild(self.lhs, mapping), rebuild(self.rhs, mapping))
 
     @property
     def free_symbols(self) -> set:

@@ -188,8 +188,11 @@ def _quotient(total, part) -> Any:
         if part == 0 or total % part:
             raise EvalError(f"-1 in a Reshape target: {total} elements do not split into parts of {part}")
         return total // part
-    q = sympy.cancel(sympy.sympify(total) / part)
+    q = sympy.sympify(total) / part      # a product over a product of the same dims cancels as it is built
     num, den = sympy.fraction(q)
+    if den != 1:
+        q = sympy.cancel(q)
+        num, den = sympy.fraction(q)
     if den == 1 and q.is_integer is not False:
         return normalize_dim(sympy.expand(q))
     if q.is_Rational:

@@ -7,6 +7,8 @@
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from typing import Any
 
 import sympy
@@ -39,6 +41,12 @@ def _clamp(x, lo, hi):
     """min(max(x, lo), hi) on ints, or with sympy where symbols are."""
     if all(int_like(v) for v in (x, lo, hi)):
         return min(max(x, lo), hi)
+    return _clamp_symbolic(x, lo, hi)
+
+
+@lru_cache(maxsize=1 << 12)
+def _clamp_symbolic(x, lo, hi):
+    # remembered: sympy's Min/Max cost milliseconds, and solves over canonical dims repeat them
     return normalize_dim(sympy.Min(sympy.Max(x, lo), hi))
 
 
