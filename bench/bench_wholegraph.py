@@ -18,7 +18,8 @@ the stacked static-KV-cache decoders of bench/make_decoder.py, in both styles (`
 ScatterND, ``index_copy`` -> ScatterElements), one process per engine and model.  Each process
 imports its engine, warms it up on examples/kv_cache.onnx (shapecheck also compiles every spec
 then, which it otherwise does per op on first use), then times path -> shapes (model
-load included, scoring excluded); peak memory is the process's ru_maxrss (imports included).
+load included, scoring excluded; a full garbage collection after the warm-up, for every engine);
+peak memory is the process's ru_maxrss (imports included).
 Exactness is scored against onnxruntime's runs (tests/wholegraph.py: exact / total, wrong).
 Ratios are shapecheck / peer on nodes/s (above 1: shapecheck faster) and on peak memory.
 Also times ``shapecheck --version`` and ``shapecheck check examples/kv_cache.onnx`` as
@@ -28,6 +29,7 @@ first loses a dim (every input exact, an output not).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import statistics
 import subprocess
@@ -60,6 +62,9 @@ def worker(engine: str, paths: list[str]) -> None:
             getattr(default_registry(), "load_all", lambda: None)()
     except Exception as e:  # noqa: BLE001 - the warm-up only loads the engine; a failure shows below
         print(f"warm-up: {type(e).__name__}: {e}", file=sys.stderr)
+    # what the warm-up allocated is collected now, for every engine alike, so that no engine's
+    # first timed model pays for a full collection over its own start-up objects
+    gc.collect()
     for path in paths:
         truth_path = path[: -len(".onnx")] + ".truth.json"
         nodes = len(onnx.load(path, load_external_data=False).graph.node)

@@ -9,6 +9,7 @@ otherwise the comparison is a ``Cond`` holding one readable relation (``make_rel
 """
 from __future__ import annotations
 
+import math
 import operator
 from functools import lru_cache
 
@@ -38,6 +39,11 @@ def _compare_symbolic(a, op: str, b):
     d = sympy.expand(sympy.sympify(a) - sympy.sympify(b))
     if d.is_Integer:
         return PYOP[op](int(d), 0)
+    known = _linear(d, op)
+    if known is True or known is False:
+        return known
+    if known is _OPEN:
+        return Cond((make_rel(op, a, b),))
     if op == "==":
         known = True if d.is_zero else (False if d.is_zero is False else None)
     elif op == "!=":
@@ -56,6 +62,48 @@ def _compare_symbolic(a, op: str, b):
 
 
 _FLIP = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_OPEN = object()   # the relation holds for some dims and not for others
+
+
+def _linear(d, op: str):
+    """``d op 0`` decided for ``d = k + c1*s1 + ...`` over nonnegative integer dims, without
+    sympy's assumptions (which cost milliseconds on such sums): True, False, ``_OPEN`` (true for
+    some dims, false for others), or None where this reasoning does not settle it.
+
+    >>> from shapecheck.types import symbol
+    >>> n, m = symbol("N"), symbol("M")
+    >>> _linear(n + 1, ">"), _linear(n - 1, "==") is _OPEN, _linear(2 * n - 2 * m + 1, "=="), _linear(n * m, "==")
+    (True, True, False, None)
+    """
+    k, coeffs = 0, []
+    for term, c in d.as_coefficients_dict().items():
+        if term == 1:
+            k = int(c)
+        elif term.is_Symbol and c.is_Integer and term.is_integer and term.is_nonnegative:
+            coeffs.append(int(c))
+        else:
+            return None
+    if not coeffs:
+        return None
+    if all(c < 0 for c in coeffs):         # -d has positive coefficients: the same question, mirrored
+        k, coeffs, op = -k, [-c for c in coeffs], _FLIP[op]
+    if any(c < 0 for c in coeffs):         # both signs: d takes every value k + g*t, t any integer
+        g = math.gcd(*coeffs)
+        if op in ("==", "!="):
+            return (op == "!=") if k % g else _OPEN
+        return _OPEN
+    # every coefficient positive: d is k at zero dims and grows without bound
+    if op == "==":
+        return False if k > 0 else (_OPEN if k == 0 or any(-k % c == 0 for c in coeffs) else None)
+    if op == "!=":
+        return True if k > 0 else (_OPEN if k == 0 or any(-k % c == 0 for c in coeffs) else None)
+    if op == "<":
+        return False if k >= 0 else _OPEN
+    if op == "<=":
+        return False if k > 0 else _OPEN
+    if op == ">":
+        return True if k > 0 else _OPEN
+    return True if k >= 0 else _OPEN       # ">="
 
 
 def make_rel(op: str, a, b) -> Rel:
