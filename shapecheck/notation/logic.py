@@ -10,6 +10,7 @@ unknown rank or type; value: a tensor's contents, known only at run time).
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable
@@ -283,8 +284,7 @@ def _absorbed(rels: tuple) -> tuple:
     for r in rels:
         sols = _solutions(r, s)
         others = [o for o in keep if o is not r]
-        if sols is not None and others and all(
-                any(bool(o.sympy().subs(s, v)) is True for o in others) for v in sols):
+        if sols is not None and others and all(any(_holds(o, s, v) for o in others) for v in sols):
             keep = others
     return tuple(keep)
 
@@ -308,7 +308,23 @@ def _always(rels: tuple) -> bool:
     sols = None if eq is None else _solutions(eq, s)
     if sols is None:
         return False
-    return not any(all(bool(n.sympy().subs(s, v)) is True for n in negs) for v in sols)
+    return not any(all(_holds(n, s, v) for n in negs) for v in sols)
+
+
+_PYOP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+def _holds(rel: Rel, s: Any, v: int) -> bool:
+    """True when ``rel`` holds with the dim ``s`` equal to ``v`` (False also when that stays unknown)."""
+    sides = []
+    for x in (rel.lhs, rel.rhs):
+        if isinstance(x, sympy.Basic):
+            x = x.xreplace({s: sympy.Integer(v)})
+            if not x.is_Integer:
+                return False
+            x = int(x)
+        sides.append(x)
+    return bool(_PYOP[rel.op](*sides))
 
 
 def not_(v) -> Any:

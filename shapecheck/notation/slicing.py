@@ -14,7 +14,7 @@ from typing import Any
 import sympy
 
 from ..types import is_unknown, normalize_dim, unknown_dim
-from .compare import make_rel
+from .compare import compare_dims, make_rel
 from .logic import NO_VALUE, UNKNOWN, Cond, EvalError, NeedInt, Unknown, UnknownShape
 from .operators import int_like
 from .values import INT64_MAX
@@ -46,8 +46,12 @@ def _clamp(x, lo, hi):
 
 @lru_cache(maxsize=1 << 12)
 def _clamp_symbolic(x, lo, hi):
-    # remembered: sympy's Min/Max cost milliseconds, and solves over canonical dims repeat them
-    return normalize_dim(sympy.Min(sympy.Max(x, lo), hi))
+    # remembered: sympy's Min/Max cost milliseconds, and solves over canonical dims repeat them;
+    # a bound the dims are known to respect is no Min/Max at all (compare decides sums of dims cheaply)
+    above = compare_dims(x, ">=", lo)
+    y = x if above is True else lo if above is False else sympy.Max(x, lo)
+    below = compare_dims(y, "<=", hi)
+    return normalize_dim(y if below is True else hi if below is False else sympy.Min(y, hi))
 
 
 def _sign(x) -> int | None:
