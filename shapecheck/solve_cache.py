@@ -41,6 +41,8 @@ class SolveCache:
         self.limit = limit                          # entries kept; past it the cache starts over
         self.misses = 0
         self.hits = 0
+        # constant folding (``model.node.fold``) by spec, input values and attributes: pure too
+        self.folds: dict[tuple, Any] = {}
 
     @classmethod
     def of(cls, registry: Any) -> "SolveCache":
@@ -52,10 +54,8 @@ class SolveCache:
         return cache
 
     def solve(self, spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any], **kw) -> Result:
-        try:
-            items = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in attrs.items()))
-            hash(items)
-        except TypeError:
+        items = attrs_key(attrs)
+        if items is None:
             return solve(spec, types, attrs, **kw)
         extra = tuple(sorted(kw.items()))
         reads = spec.value_reads
@@ -74,6 +74,7 @@ class SolveCache:
             if len(self._results) >= self.limit or len(self._renamed) >= 4 * self.limit:
                 self._results.clear()
                 self._renamed.clear()
+                self.folds.clear()
             result = solve(spec, canon, attrs, **kw)
             self._results[key] = result
         else:
@@ -81,6 +82,29 @@ class SolveCache:
         result = _rename(result, back) if back else result
         self._renamed[exact] = result
         return result
+
+
+_PLAIN = (int, float, str, bool, type(None))
+
+
+def attrs_key(attrs: dict[str, Any]) -> tuple | None:
+    """Attributes as a hashable key: lists as tuples, a tensor attribute (a protobuf message, which
+    does not hash) as its serialized bytes; None when some value still does not hash."""
+    items = []
+    for k in sorted(attrs):
+        v = attrs[k]
+        if type(v) not in _PLAIN:
+            if isinstance(v, list):
+                v = tuple(v)
+            elif hasattr(v, "SerializeToString"):
+                v = (type(v).__name__, v.SerializeToString(deterministic=True))
+        items.append((k, v))
+    key = tuple(items)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 @lru_cache(maxsize=None)

@@ -47,7 +47,6 @@ class ForwardPass:
         self.refinements: set[str] = set()
         self.coverage: dict[str, dict[str, int]] = {}   # op type -> how its nodes were covered -> count
         self.cache = SolveCache.of(registry)   # shared by every model checked against this registry
-        self.folds: dict[tuple, Any] = {}      # constant folding, by spec, input values and attributes
         self.resolved: dict[tuple, tuple] = {}
         self.unknowns = Unknowns(_names_in(graph.sources.values()))
         self.skipped = self.dead = 0
@@ -193,7 +192,7 @@ class ForwardPass:
         slots = output_slots(spec, n_out)
         outputs = self.unknowns.own(result.outputs, types, node,
                                     {key: t for (key, _d, _p), t in zip(slots, node.outputs) if t})
-        folded = fold(spec, types, node.attrs, n_out, self.folds, result) if result.status == "valid" else None
+        folded = fold(spec, types, node.attrs, n_out, self.cache.folds, result) if result.status == "valid" else None
         nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, result.status, node.location,
                         outputs, list(result.conditions), list(result.violations), list(result.warnings), sources,
                         runtime_checks=result.runtime_checks)

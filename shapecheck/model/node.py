@@ -15,7 +15,7 @@ import sympy
 
 from ..errors import UsageError
 from ..frontends.graph import ModelGraph, ModelNode
-from ..solve_cache import signature_of
+from ..solve_cache import attrs_key, signature_of
 from ..notation.load import Registry
 from ..dims import rebuild
 from ..types import RuntimeDim, TensorType, expr_str, is_unknown, normalize_dim, tensor_type_of
@@ -191,12 +191,9 @@ def fold(spec, types: dict[str, Any], attrs: dict, n_out: int, memo: dict,
         if any(x.value is None or x.value.size > _MAX_FOLD for x in items):
             return None
         arrays[name] = tuple(x.value for x in items) if isinstance(t, tuple) else t.value
-    try:
-        key = (spec.name, n_out, tuple((n, signature_of(t)) for n, t in sorted(types.items())),
-               tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in attrs.items())))
-        hash(key)
-    except TypeError:
-        key = None
+    items = attrs_key(attrs)
+    key = None if items is None else (spec.name, n_out, tuple((n, signature_of(t)) for n, t in sorted(types.items())),
+                                      items)
     if key is not None and key in memo:
         return memo[key]
     from ..executor import run_spec
