@@ -19,7 +19,7 @@ from ..errors import UsageError
 from ..types import TensorType, unknown_dim
 
 
-@dataclass
+@dataclass(slots=True)
 class ModelNode:
     """One node: its op, the opset of its domain, tensor names in and out, attributes."""
 
