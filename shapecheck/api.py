@@ -132,22 +132,23 @@ def infer(op: Any, opset: int = 18, inputs: dict[str, Any] | None = None, attrs:
 
 def model_types(model: Any, *, registry: Registry | None = None) -> dict[str, TensorType]:
     """Every tensor of a model with its inferred type (graph inputs, initializers, node outputs)."""
-    from .check import check_graph, load_graph
+    from .check import check_graph, load_graph, no_gc_pauses
     reg = registry or default_registry()
-    graph = load_graph(model_source(model, "infer"), reg)
-    return dict(check_graph(graph, reg, False).types)
+    with no_gc_pauses():
+        graph = load_graph(model_source(model, "infer"), reg)
+        return dict(check_graph(graph, reg, False).types)
 
 
 def check_model(model: Any, *, strict: bool = False, registry: Registry | None = None,
                 load_external_data: bool = False, output: str | None = None,
-                specs: list[str] | str | None = None, pause_gc: bool = False,
+                specs: list[str] | str | None = None, pause_gc: bool = True,
                 runtime: str | None = None) -> ModelReport:
     """Check every node of a model that has a spec; see ``shapecheck.check.ModelReport``.
 
     ``model`` is a path, ``onnx.ModelProto``, bytes, ``onnx_ir.Model`` or ``torch.onnx.ONNXProgram``.
     ``output`` writes an annotated copy (ONNX only); ``specs`` adds spec directories;
-    ``pause_gc`` pauses the cyclic garbage collector during the check (faster on large models;
-    the CLI does it, a library caller opts in); ``runtime`` (``onnxruntime``, ``openvino``) warns
+    ``pause_gc`` (default) pauses the cyclic garbage collector during the check and restores it
+    after (False leaves it alone); ``runtime`` (``onnxruntime``, ``openvino``) warns
     about nodes valid by the spec that the runtime cannot run.
     """
     from .check import check_model as _check

@@ -111,7 +111,7 @@ def test_diff_is_the_function_the_readme_shows():
     assert [w.constraint for w in d.witnesses] == ["C9", "C9"]
 
 
-def test_check_model_leaves_the_garbage_collector_alone_unless_asked(monkeypatch):
+def test_check_model_pauses_the_garbage_collector_and_restores_it(monkeypatch):
     import gc
     seen = []
     from shapecheck import check
@@ -124,5 +124,5 @@ def test_check_model_leaves_the_garbage_collector_alone_unless_asked(monkeypatch
     monkeypatch.setattr(check, "check_graph", spy)
     assert gc.isenabled()
     shapecheck.check_model(str(KV))
-    shapecheck.check_model(str(KV), pause_gc=True)
-    assert seen == [True, False] and gc.isenabled()
+    shapecheck.check_model(str(KV), pause_gc=False)
+    assert seen == [False, True] and gc.isenabled()   # paused by default, restored after
