@@ -48,10 +48,12 @@ def _clamp(x, lo, hi):
 def _clamp_symbolic(x, lo, hi):
     # remembered: sympy's Min/Max cost milliseconds, and solves over canonical dims repeat them;
     # a bound the dims are known to respect is no Min/Max at all (compare decides sums of dims cheaply)
+    # (where the comparison is open, sympy's own evaluation of Min/Max, which asks the same
+    # question through its assumptions at far greater cost, could not drop an argument either)
     above = compare_dims(x, ">=", lo)
-    y = x if above is True else lo if above is False else sympy.Max(x, lo)
+    y = x if above is True else lo if above is False else sympy.Max(x, lo, evaluate=False)
     below = compare_dims(y, "<=", hi)
-    return normalize_dim(y if below is True else hi if below is False else sympy.Min(y, hi))
+    return normalize_dim(y if below is True else hi if below is False else sympy.Min(y, hi, evaluate=False))
 
 
 def _sign(x) -> int | None:
