@@ -48,6 +48,7 @@ class ForwardPass:
         self.coverage: dict[str, dict[str, int]] = {}   # op type -> how its nodes were covered -> count
         self.cache = SolveCache.of(registry)   # shared by every model checked against this registry
         self.resolved: dict[tuple, tuple] = {}
+        self.slots: dict[tuple, list] = {}     # (spec, output count) -> output slots
         self.unknowns = Unknowns(_names_in(graph.sources.values()))
         self.skipped = self.dead = 0
         self.entered: set[str] = set()   # subgraph scopes entered (a Loop/Scan body's inputs bound)
@@ -189,7 +190,9 @@ class ForwardPass:
         n_out = len(node.outputs)
         result = self.cache.solve(spec, types, node.attrs, opset=node.opset, unknown_attrs="finding",
                                   output_count=n_out, registry=self.registry)
-        slots = output_slots(spec, n_out)
+        slots = self.slots.get((spec.name, n_out))
+        if slots is None:
+            slots = self.slots[(spec.name, n_out)] = output_slots(spec, n_out)
         outputs = self.unknowns.own(result.outputs, types, node,
                                     {key: t for (key, _d, _p), t in zip(slots, node.outputs) if t})
         folded = fold(spec, types, node.attrs, n_out, self.cache.folds, result) if result.status == "valid" else None

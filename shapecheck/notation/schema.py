@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from .compile import Fn
@@ -148,8 +149,9 @@ class Spec:
     value_reads: frozenset = field(default=frozenset(), repr=False, compare=False)
     value_passes: frozenset = field(default=frozenset(), repr=False, compare=False)
 
-    @property
+    @cached_property
     def name(self) -> str:
+        # asked at every node of every model: formatted once (a spec is never changed once built)
         return spec_name(self.domain, self.op, self.version)
 
     @property
