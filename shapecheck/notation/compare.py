@@ -65,6 +65,21 @@ _FLIP = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _OPEN = object()   # the relation holds for some dims and not for others
 
 
+def _terms(d) -> tuple[int, dict] | None:
+    """``d = k + c1*s1 + ...`` over nonnegative integer dims as ``(k, {s1: c1, ...})``, else None."""
+    k, coeffs = 0, {}
+    for term, c in d.as_coefficients_dict().items():
+        if term == 1:
+            if not c.is_Integer:
+                return None
+            k = int(c)
+        elif term.is_Symbol and c.is_Integer and term.is_integer and term.is_nonnegative:
+            coeffs[term] = int(c)
+        else:
+            return None
+    return k, coeffs
+
+
 def _linear(d, op: str):
     """``d op 0`` decided for ``d = k + c1*s1 + ...`` over nonnegative integer dims, without
     sympy's assumptions (which cost milliseconds on such sums): True, False, ``_OPEN`` (true for
@@ -75,16 +90,10 @@ def _linear(d, op: str):
     >>> _linear(n + 1, ">"), _linear(n - 1, "==") is _OPEN, _linear(2 * n - 2 * m + 1, "=="), _linear(n * m, "==")
     (True, True, False, None)
     """
-    k, coeffs = 0, []
-    for term, c in d.as_coefficients_dict().items():
-        if term == 1:
-            k = int(c)
-        elif term.is_Symbol and c.is_Integer and term.is_integer and term.is_nonnegative:
-            coeffs.append(int(c))
-        else:
-            return None
-    if not coeffs:
+    terms = _terms(d)
+    if terms is None or not terms[1]:
         return None
+    k, coeffs = terms[0], list(terms[1].values())
     if all(c < 0 for c in coeffs):         # -d has positive coefficients: the same question, mirrored
         k, coeffs, op = -k, [-c for c in coeffs], _FLIP[op]
     if any(c < 0 for c in coeffs):         # both signs: d takes every value k + g*t, t any integer
@@ -115,6 +124,11 @@ def make_rel(op: str, a, b) -> Rel:
     """
     a, b = sympy.sympify(a), sympy.sympify(b)
     d = sympy.expand(a - b)
+    terms = _terms(d)
+    if terms is not None and len(terms[1]) == 1:   # c*s + k op 0, read off without sympy's coeff()
+        k, ((s, c),) = terms[0], tuple(terms[1].items())
+        if k % c == 0:
+            return Rel(op if c > 0 else _FLIP[op], s, -k // c)
     syms = d.free_symbols
     if len(syms) == 1:
         s = next(iter(syms))
