@@ -1,14 +1,16 @@
-"""``compare``'s fast path for linear dims against brute force: whatever it decides holds.
+"""``compare``'s fast path for polynomial dims against brute force: whatever it decides holds.
 
-``_linear`` answers ``k + c1*N + c2*M + ... op 0`` over nonnegative integer dims without
-sympy's assumptions.  For random small sums, every answer is checked on every assignment of
-the dims in a box: True holds on all, False on none, ``_OPEN`` on some and not on others.
+``_linear`` answers ``k + c1*m1 + c2*m2 + ... op 0`` (each ``m`` a product of powers of
+nonnegative integer dims) without sympy's assumptions.  For random small polynomials, every
+answer is checked on every assignment of the dims in a box: True holds on all, False on none,
+``_OPEN`` on some and not on others.
 """
 from __future__ import annotations
 
 import itertools
 import operator
 
+import sympy
 from hypothesis import given, settings, strategies as st
 
 from shapecheck.notation.compare import _OPEN, _linear, compare_dims
@@ -18,22 +20,48 @@ from shapecheck.types import symbol
 OPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 SYMS = [symbol("N"), symbol("M"), symbol("K")]
 BOX = range(0, 13)
+MONOMIALS = st.lists(st.tuples(st.sampled_from(range(3)), st.integers(1, 2)), min_size=1, max_size=2)
+
+
+def _check(d, op):
+    answer = _linear(d, op)
+    if answer is None or d.is_Integer:
+        return answer
+    syms = sorted(d.free_symbols, key=str)
+    box = BOX if all(d.as_poly(*syms).degree(s) <= 1 for s in syms) else range(0, 7)
+    f = sympy.lambdify(syms, d, "math")
+    truths = {OPS[op](f(*xs), 0) for xs in itertools.product(box, repeat=len(syms))}
+    if answer is _OPEN:
+        assert truths == {True, False}, (d, op)
+    else:
+        assert truths == {answer}, (d, op, answer)
+    return answer
 
 
 @settings(max_examples=400, deadline=None)
 @given(k=st.integers(-6, 6), coeffs=st.lists(st.integers(-3, 3).filter(bool), min_size=1, max_size=3),
        op=st.sampled_from(sorted(OPS)))
 def test_linear_answers_hold_on_every_dim(k, coeffs, op):
-    d = k + sum(c * s for c, s in zip(coeffs, SYMS))
-    answer = _linear(d, op)
-    if answer is None or d.is_Integer:
-        return
-    n = len(coeffs)
-    truths = {OPS[op](k + sum(c * x for c, x in zip(coeffs, xs)), 0) for xs in itertools.product(BOX, repeat=n)}
-    if answer is _OPEN:
-        assert truths == {True, False}, (d, op)
-    else:
-        assert truths == {answer}, (d, op, answer)
+    _check(k + sum(c * s for c, s in zip(coeffs, SYMS)), op)
+
+
+@settings(max_examples=300, deadline=None)
+@given(k=st.integers(-6, 6), terms=st.lists(st.tuples(st.integers(-3, 3).filter(bool), MONOMIALS), min_size=1,
+                                              max_size=3), op=st.sampled_from(sorted(OPS)))
+def test_polynomial_answers_hold_on_every_dim(k, terms, op):
+    d = k
+    for c, factors in terms:
+        m = 1
+        for i, e in factors:
+            m *= SYMS[i] ** e
+        d += c * m
+    _check(d, op)
+
+
+def test_products_of_dims_are_decided():
+    n, m = symbol("N"), symbol("M")
+    assert _linear(n * m + 1, ">") is True and _linear(n * m - n, "==") is _OPEN
+    assert _linear(2 * n * m - 2 * n + 1, "==") is False
 
 
 def test_compare_dims_uses_it_and_keeps_the_condition_readable():

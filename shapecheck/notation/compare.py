@@ -65,15 +65,29 @@ _FLIP = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _OPEN = object()   # the relation holds for some dims and not for others
 
 
+def _dim_symbol(x) -> bool:
+    return x.is_Symbol and x.is_integer and x.is_nonnegative
+
+
+def _monomial(term) -> bool:
+    """A product of powers of nonnegative integer dims (``N``, ``N*M``, ``N**2``)."""
+    if term.is_Symbol:
+        return _dim_symbol(term)
+    factors = term.args if term.is_Mul else (term,)
+    return all(_dim_symbol(f) or (f.is_Pow and _dim_symbol(f.base) and f.exp.is_Integer and f.exp > 0)
+               for f in factors)
+
+
 def _terms(d) -> tuple[int, dict] | None:
-    """``d = k + c1*s1 + ...`` over nonnegative integer dims as ``(k, {s1: c1, ...})``, else None."""
+    """``d = k + c1*m1 + ...`` with each ``m`` a monomial of nonnegative integer dims, as
+    ``(k, {m1: c1, ...})``; None for anything else (Min, floor, a rational coefficient)."""
     k, coeffs = 0, {}
     for term, c in d.as_coefficients_dict().items():
+        if not c.is_Integer:
+            return None
         if term == 1:
-            if not c.is_Integer:
-                return None
             k = int(c)
-        elif term.is_Symbol and c.is_Integer and term.is_integer and term.is_nonnegative:
+        elif _monomial(term):
             coeffs[term] = int(c)
         else:
             return None
@@ -81,31 +95,43 @@ def _terms(d) -> tuple[int, dict] | None:
 
 
 def _linear(d, op: str):
-    """``d op 0`` decided for ``d = k + c1*s1 + ...`` over nonnegative integer dims, without
-    sympy's assumptions (which cost milliseconds on such sums): True, False, ``_OPEN`` (true for
-    some dims, false for others), or None where this reasoning does not settle it.
+    """``d op 0`` decided for a polynomial ``d = k + c1*m1 + ...`` in nonnegative integer dims,
+    without sympy's assumptions (which cost milliseconds on such sums): True, False, ``_OPEN``
+    (true for some dims, false for others), or None where this reasoning does not settle it.
+
+    Each monomial is 0 at zero dims and grows without bound, so with every coefficient
+    positive, d is k at zero dims and takes arbitrarily large values.
 
     >>> from shapecheck.types import symbol
     >>> n, m = symbol("N"), symbol("M")
-    >>> _linear(n + 1, ">"), _linear(n - 1, "==") is _OPEN, _linear(2 * n - 2 * m + 1, "=="), _linear(n * m, "==")
+    >>> _linear(n + 1, ">"), _linear(n - 1, "==") is _OPEN, _linear(2 * n - 2 * m + 1, "=="), _linear(n * m - 2, "==")
     (True, True, False, None)
     """
     terms = _terms(d)
     if terms is None or not terms[1]:
         return None
-    k, coeffs = terms[0], list(terms[1].values())
-    if all(c < 0 for c in coeffs):         # -d has positive coefficients: the same question, mirrored
-        k, coeffs, op = -k, [-c for c in coeffs], _FLIP[op]
-    if any(c < 0 for c in coeffs):         # both signs: d takes every value k + g*t, t any integer
-        g = math.gcd(*coeffs)
+    k, coeffs = terms
+    if all(c < 0 for c in coeffs.values()):   # -d has positive coefficients: the same question, mirrored
+        k, coeffs, op = -k, {m: -c for m, c in coeffs.items()}, _FLIP[op]
+    cs = list(coeffs.values())
+    if any(c < 0 for c in cs):                  # both signs
+        g = math.gcd(*cs)
+        linear = all(m.is_Symbol for m in coeffs)
         if op in ("==", "!="):
-            return (op == "!=") if k % g else _OPEN
-        return _OPEN
+            if k % g:                             # every value is k modulo g: never 0
+                return op == "!="
+            # 0 at zero dims when k is 0 (and a nonzero polynomial is not 0 everywhere); for
+            # distinct dims, d takes every value k + g*t
+            return _OPEN if (linear or k == 0) else None
+        return _OPEN if linear else None
     # every coefficient positive: d is k at zero dims and grows without bound
-    if op == "==":
-        return False if k > 0 else (_OPEN if k == 0 or any(-k % c == 0 for c in coeffs) else None)
-    if op == "!=":
-        return True if k > 0 else (_OPEN if k == 0 or any(-k % c == 0 for c in coeffs) else None)
+    if op in ("==", "!="):
+        if k > 0:
+            return op == "!="
+        # k <= 0: 0 is reached at zero dims, or with one dim s alone in its term (c*s == -k, the rest 0)
+        alone = [c for m, c in coeffs.items() if m.is_Symbol and all(
+            m not in o.free_symbols for o in coeffs if o is not m)]
+        return _OPEN if k == 0 or any(-k % c == 0 for c in alone) else None
     if op == "<":
         return False if k >= 0 else _OPEN
     if op == "<=":
@@ -127,7 +153,7 @@ def make_rel(op: str, a, b) -> Rel:
     terms = _terms(d)
     if terms is not None and len(terms[1]) == 1:   # c*s + k op 0, read off without sympy's coeff()
         k, ((s, c),) = terms[0], tuple(terms[1].items())
-        if k % c == 0:
+        if s.is_Symbol and k % c == 0:
             return Rel(op if c > 0 else _FLIP[op], s, -k // c)
     syms = d.free_symbols
     if len(syms) == 1:
