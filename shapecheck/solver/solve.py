@@ -82,8 +82,10 @@ def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = Non
     if found:
         result.violations.append(found)
 
-    out_types = b.types(base, dims=True, user_ints=False) if symbolic else base
-    out_env = spec_env(spec, out_types, attr_values, output_count)
+    if symbolic and not b.empty:
+        out_env = spec_env(spec, b.types(base, dims=True, user_ints=False), attr_values, output_count)
+    else:   # the outputs see the very types the constraints saw: their lets are computed once
+        out_env = env
     for key, out, pos in output_slots(spec, output_count):
         if pos is not None:
             out_env = dict(out_env)

@@ -46,6 +46,11 @@ class Bindings:
         self.conds: dict[str, list[Rel]] = {}   # rule id -> relations assumed by these bindings
         self.refuted: dict[str, str] = {}       # rule id -> why no binding can satisfy it
 
+    @property
+    def empty(self) -> bool:
+        """Nothing learned: ``types`` gives the base types back, whatever it is asked."""
+        return not (self.dims or self.shapes or self.dtypes or self.ints)
+
     def types(self, base: dict[str, TensorType], dims=True, user_ints=True) -> dict[str, TensorType]:
         sub = dict(self.dims) if dims else {}
         for s, v in self.ints.items():
