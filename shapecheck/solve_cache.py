@@ -57,7 +57,7 @@ class SolveCache:
         items = attrs_key(attrs)
         if items is None:
             return solve(spec, types, attrs, **kw)
-        extra = tuple(sorted(kw.items()))
+        extra = tuple(kw.items())   # in call order: a caller passes them in one order
         reads = spec.value_reads
         passes = spec.value_passes
         exact = (spec.name, tuple((n, signature_of(t) if n in reads or (n in passes and passed_on(t)) else

@@ -29,7 +29,7 @@ def _rule_status(rule: Rule, env: dict, types: dict[str, TensorType], b: Binding
     """-> (status, conditions as (text, sympy relation or None), Cond-or-None, error text)"""
     if rule.id in b.refuted:
         return "refuted", [], None, b.refuted[rule.id]
-    if any(lacks_value(types[n]) for n in rule.value_inputs if n in types):
+    if rule.value_inputs and any(lacks_value(types[n]) for n in rule.value_inputs if n in types):
         return "unchecked", [], None, ""
     try:
         v = rule.fn(env)
