@@ -79,6 +79,27 @@ def rebuild(e: Any, mapping: dict) -> Any:
     return e.func(*args)
 
 
+def provably_nonnegative(a: Any) -> bool:
+    """True when the dim expression ``a`` is provably >= 0, reading ``x - k*floor(x/k)`` as the
+    remainder ``Mod(x, k)`` (torch's ``size % 2`` exports so, and sympy cannot tell its sign).
+
+    >>> from shapecheck.types import symbol
+    >>> w = symbol("w")
+    >>> provably_nonnegative(w - 2 * sympy.floor(w / 2)), provably_nonnegative(w - 3)
+    (True, False)
+    """
+    e = sympy.sympify(a)
+    if e.is_nonnegative:
+        return True
+    for f in e.atoms(sympy.floor):
+        g, k = sympy.fraction(f.args[0])
+        if k.is_Integer and k > 0 and e.coeff(f) == -k:
+            rest = sympy.expand(e - (g - k * f))
+            if not rest.has(f) and (rest == 0 or rest.is_nonnegative):
+                return True
+    return False
+
+
 def is_unknown(d: Any) -> bool:
     return isinstance(d, sympy.Dummy)
 

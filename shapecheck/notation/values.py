@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import sympy
 
+from ..dims import provably_nonnegative
 from ..types import is_unknown, normalize_dim, unknown_dim
 from .logic import NO_VALUE, EvalError, Unknown
 
@@ -89,9 +90,10 @@ def _div(a, b):
             raise EvalError("integer division by zero")
         q = abs(a) // abs(b)
         return q if (a >= 0) == (b > 0) else -q   # ONNX Div on integers truncates toward zero
-    if _is_int(b) and b > 0 and sympy.sympify(a).is_nonnegative:
+    if _is_int(b) and b > 0 and provably_nonnegative(a):
         return normalize_dim(sympy.floor(sympy.sympify(a) / b))
     return _fresh("quotient")
+
 
 
 def _mod(a, b):
