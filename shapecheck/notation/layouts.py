@@ -232,14 +232,28 @@ def relayout(v: Any, shape: Any) -> Any:
     return NO_VALUE
 
 
-def transpose_value(v: Any, perm: Any) -> Any:
-    """Transpose of a value: a constant array by ``perm``, a scalar or a vector as is."""
+def transpose_value(v: Any, perm: Any, shape: Any = None) -> Any:
+    """Transpose of a value: a constant array by ``perm``; a symbolic value (its elements in
+    row-major order) of a tensor of ``shape`` reordered likewise; a scalar or a vector as is.
+
+    >>> from shapecheck.types import symbol
+    >>> transpose_value((symbol("N"), 1, 2, symbol("M")), None, (2, 2))
+    (N, 2, 1, M)
+    """
     if isinstance(v, Unknown):
         return NO_VALUE
     if isinstance(v, np.ndarray):
         if perm is not None and sorted(int(p) for p in perm) != list(range(v.ndim)):
             return NO_VALUE   # C2 refutes it
         return np.transpose(v, None if perm is None else tuple(int(p) for p in perm))
+    if isinstance(v, tuple) and shape is not None and not isinstance(shape, Unknown) and len(shape) >= 2:
+        if not all(_is_int(d) for d in shape) or (perm is not None and
+                                                   sorted(int(p) for p in perm) != list(range(len(shape)))):
+            return NO_VALUE
+        grid = np.empty(len(v), dtype=object)
+        grid[:] = v
+        order = None if perm is None else tuple(int(p) for p in perm)
+        return tuple(grid.reshape(tuple(int(d) for d in shape)).transpose(order).reshape(-1))
     return v
 
 
