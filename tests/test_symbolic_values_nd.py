@@ -44,6 +44,9 @@ CASES = [
     ("Tile", 13, {}, [(2, 3), "repeats=[2, 1]"]),
     ("Gather", 13, {"axis": 1}, [(2, 3), "indices=[2, 0]"]),
     ("Slice", 13, {}, [(4, 2), "starts=[3]", "ends=[-9223372036854775807]", "axes=[0]", "steps=[-1]"]),
+    ("Slice", 13, {}, [(3, 4), "starts=[1, -1]", "ends=[3, 0]", "axes=[0, 1]", "steps=[1, -2]"]),
+    ("Slice", 13, {}, [(2, 5), "starts=[1]", "ends=[100]", "axes=[-1]", "steps=[2]"]),
+    ("Reshape", 14, {}, [(4, 2), "shape=[8]"]),
     ("Concat", 13, {"axis": 1}, [(2, 1), (2, 2)]),
     ("Add", 14, {}, [(2, 3), (2, 3)]),
 ]
@@ -86,6 +89,16 @@ def test_symbolic_value_matches_the_executor(op, opset, attrs, args):
             assert _concrete(t.sym, got.shape).tolist() == got.astype(np.int64).tolist(), (op, t)
         elif t.value is not None:
             assert t.value.tolist() == got.tolist(), (op, t)
+
+
+def test_the_values_pass_on():
+    """The cases above are not vacuous: these ops give a symbolic value of rank >= 2 or from one."""
+    for op, opset, attrs, args in CASES:
+        spec = default_registry().resolve(op, opset)
+        sym, _ = _inputs(spec, args)
+        out = shapecheck.infer(op, opset, sym, attrs).outputs
+        if op in ("Transpose", "Reshape", "Slice", "Identity", "Cast"):
+            assert all(t.sym is not None for t in out.values()), (op, out)
 
 
 def test_transpose_reorders_a_symbolic_matrix():

@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from typing import Any
 
+import numpy as np
 import sympy
 
 from ..types import is_unknown, normalize_dim, unknown_dim
@@ -147,25 +148,38 @@ def slice_shape(shape: Any, starts: Any, ends: Any, axes: Any = None, steps: Any
     return tuple(out)
 
 
-def slice_values(v: Any, starts: Any, ends: Any, axes: Any = None, steps: Any = None) -> Any:
-    """Slice of a vector value (a shape tensor), with ONNX's clamping: exact where the bounds are ints.
+def slice_values(v: Any, starts: Any, ends: Any, axes: Any = None, steps: Any = None, shape: Any = None) -> Any:
+    """Slice of a value with ONNX's clamping, exact where the bounds are ints: a vector's (a shape
+    tensor), or the row-major elements of a tensor of ``shape`` (a ``[4, 2]`` table of pads).
 
     >>> slice_values((2, 3, 4, 5), (-1,), (INT64_MAX,)), slice_values((2, 3, 4, 5), (-1,), (-INT64_MAX,), (0,), (-2,))
     ((5,), (5, 3))
+    >>> slice_values((1, 2, 3, 4, 5, 6), (-1,), (-INT64_MAX,), (0,), (-1,), (3, 2))
+    (5, 6, 3, 4, 1, 2)
     """
     if isinstance(v, Unknown) or not isinstance(v, tuple):
         return NO_VALUE
-    if any(isinstance(x, Unknown) for x in (starts, ends, axes, steps)):
+    if any(isinstance(x, Unknown) for x in (starts, ends, axes, steps, shape)):
         return NO_VALUE
     starts, ends = (x if isinstance(x, tuple) else (x,) for x in (starts, ends))
     if not starts and not ends:
         return v
     steps = (steps if isinstance(steps, tuple) else (steps,)) if steps is not None else (1,) * len(starts)
-    if len(starts) != 1 or len(ends) != 1 or len(steps) != 1 or not all(int_like(x) for x in starts + ends + steps) \
-            or steps[0] == 0:
+    dims = (len(v),) if shape is None or len(shape) <= 1 else tuple(shape)
+    axes = tuple(axes) if isinstance(axes, tuple) else (0,) if axes is None else (axes,)
+    if not (len(starts) == len(ends) == len(steps) == len(axes)) or \
+            not all(int_like(x) for x in starts + ends + steps + axes + dims) or 0 in steps:
         return NO_VALUE
-    s, e = _start_end(len(v), int(starts[0]), int(ends[0]), int(steps[0]))
-    return tuple(v[i] for i in range(s, e, int(steps[0])))
+    cut = [slice(None)] * len(dims)
+    for a, b, e, st in zip(axes, starts, ends, steps):
+        a = int(a) + len(dims) if int(a) < 0 else int(a)
+        if not 0 <= a < len(dims):
+            return NO_VALUE
+        lo, hi = _start_end(int(dims[a]), int(b), int(e), int(st))
+        cut[a] = slice(lo, hi if hi >= 0 else None, int(st))
+    grid = np.empty(len(v), dtype=object)
+    grid[:] = v
+    return tuple(grid.reshape(tuple(int(d) for d in dims))[tuple(cut)].reshape(-1))
 
 
 def arange(n: Any) -> Any:

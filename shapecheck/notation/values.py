@@ -48,9 +48,13 @@ def _elems(v: Any) -> tuple | None:
 
 
 def vector(v: Any) -> Any:
-    """A scalar value as a one-element vector; a vector as is."""
+    """A scalar value as a one-element vector; a vector, or the row-major elements of a symbolic
+    value of higher rank, as is; a small array's elements as a vector."""
     if isinstance(v, Unknown):
         return v
+    if isinstance(v, np.ndarray):
+        flat = _elems(v)
+        return NO_VALUE if flat is None else flat
     return v if isinstance(v, tuple) else (v,)
 
 
