@@ -6,27 +6,18 @@ Each official case carries a one-node model (its opset and attributes) and input
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from onnx import helper
 
 import shapecheck
 from shapecheck.types import dtype_of_array
+from tests.node_cases import node_testcases
 
 OPS = ("Scatter", "ScatterElements", "ScatterND")
 
 
-def _cases():
-    with warnings.catch_warnings():  # the generators of unrelated ops warn about float overflow
-        warnings.simplefilter("ignore")
-        from onnx.backend.test.case.node import collect_testcases
-        cases = collect_testcases()
-    return [c for c in cases if c.model.graph.node[0].op_type in OPS]
-
-
-CASES = _cases()
+CASES = [c for c in node_testcases() if c.model.graph.node[0].op_type in OPS]
 
 
 def _opset(model) -> int:

@@ -8,8 +8,6 @@ target shape), which must give the expected output types.
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
@@ -18,6 +16,7 @@ import shapecheck
 from shapecheck.notation.load import default_registry
 from shapecheck.types import ONNX_CODES, dtype_of_array
 from tests.layout_harness import assert_same, check_inferred
+from tests.node_cases import node_testcases
 
 OPS = ("Unsqueeze", "Squeeze", "Identity", "Flatten", "Transpose", "Cast", "CastLike", "ConstantOfShape", "Constant", "Tile")
 
@@ -30,11 +29,7 @@ def _modelled(case) -> bool:
 
 
 def _cases():
-    with warnings.catch_warnings():  # the generators of unrelated ops warn about float overflow
-        warnings.simplefilter("ignore")
-        from onnx.backend.test.case.node import collect_testcases
-        cases = collect_testcases()
-    mine = [c for c in cases if len(c.model.graph.node) == 1 and c.model.graph.node[0].op_type in OPS]
+    mine = [c for c in node_testcases() if len(c.model.graph.node) == 1 and c.model.graph.node[0].op_type in OPS]
     return [c for c in mine if _modelled(c)], len(mine)
 
 
