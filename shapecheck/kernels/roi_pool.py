@@ -72,4 +72,5 @@ def max_roi_pool(X: np.ndarray, rois: np.ndarray, *, pooled_shape, spatial_scale
             for j, (w0, w1) in enumerate(cols):
                 if h1 > h0 and w1 > w0:
                     out[r, :, i, j] = _fold_max(img[:, h0:h1, w0:w1].reshape(c, -1))
-    return out.astype(X.dtype)
+    with np.errstate(over="ignore"):   # float32's lowest is -inf in float16, as onnxruntime's cast back
+        return out.astype(X.dtype)
