@@ -42,5 +42,5 @@ def register(kind: str, *, extent: Callable[..., np.ndarray] | None = None, inde
 # every kernel module registers itself on import; add a new module to this list
 for _mod in ("scatter", "shape_ops", "elementwise", "layout", "slicing", "selection", "reduce",
              "ov_scatter", "gather", "tensor_scatter", "slice_scatter", "linalg", "norm", "tensor_ops", "conv", "attention", "contrib",
-             "recurrent", "more_ops", "more_ops2", "quantize", "grid_sample"):
+             "recurrent", "more_ops", "more_ops2", "quantize", "grid_sample", "roi_pool"):
     import_module(f"{__name__}.{_mod}")

@@ -1,0 +1,179 @@
+"""MaxRoiPool-1 and -22 against onnxruntime on seeded random cases.
+
+Each case runs a one-node model in onnxruntime and the same inputs through ``shapecheck.execute``:
+values (exactly, NaN where NaN), dtypes and shapes must agree; ``shapecheck.infer`` on the inputs'
+types (concrete, then symbolic) must give the run's output type.  The rois mix half-integer
+coordinates (rounding half away from zero), rois partly or wholly outside the image (empty bins give
+0), inverted rois (forced to 1 x 1), fractional and negative-fraction batch indices (truncated toward
+zero); X holds all-negative regions, -inf and NaN cells (onnxruntime's running maximum starts at
+float32's lowest value and restarts after a NaN).  onnxruntime has no version-22 kernel and no double
+kernel: version 22 (float and bfloat16) and double are compared with onnxruntime's float run of the same
+values (version 1 at opset 21).  Inputs onnxruntime refuses are refused by execute too.
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+from onnx import TensorProto
+
+import shapecheck
+from shapecheck.errors import ConstraintError
+
+from .moreops_kit import rng_for
+from .ort_kit import run_ort
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+def _case(seed: int) -> tuple[np.ndarray, np.ndarray, dict]:
+    """X [n, c, h, w] and rois [k, 5] of float32, and the attributes."""
+    rng = rng_for("maxroipool", seed)
+    n, c, k = (int(v) for v in rng.integers(1, 4, size=3))
+    h, w = (int(v) for v in rng.integers(2, 8, size=2))
+    x = rng.standard_normal((n, c, h, w)).astype(np.float32)
+    if seed % 3 == 0:
+        x -= 10                                                  # all negative: the maximum is negative
+    if seed % 5 == 0:
+        x[rng.random(x.shape) < 0.15] = -np.inf
+    if seed % 7 == 0:
+        x[rng.random(x.shape) < 0.1] = np.nan
+    scale = float(rng.choice([1.0, 0.5, 0.25, 0.3, 2.0]))
+    size = np.array([w, h])
+    lo = rng.integers(-2, 2 * size - 2, size=(k, 2)) / 2                 # halves: rounding ties
+    hi = lo + rng.integers(-2, size + 4, size=(k, 2)) / 2        # some inverted, some past the edge
+    if seed % 4 == 1:
+        lo[0] = hi[0] = size + 2                                      # wholly outside: empty bins give 0
+    lo, hi = lo / scale, hi / scale
+    batch = rng.integers(0, n, size=k) + rng.choice([0.0, 0.25, 0.75, -0.5], size=k) * (rng.integers(0, n, size=k) > 0)
+    batch = np.where(batch < 0, -0.5 * (rng.random(k) < 0.5), batch)   # -0.5 truncates to image 0
+    rois = np.column_stack([batch, lo, hi]).astype(np.float32)
+    attrs = {"pooled_shape": [int(v) for v in rng.integers(1, 6, size=2)]}
+    if scale != 1.0 or seed % 2:
+        attrs["spatial_scale"] = scale
+    return x, rois, attrs
+
+
+def _ort(x: np.ndarray, rois: np.ndarray, attrs: dict, opset: int = 21) -> np.ndarray:
+    return run_ort("MaxRoiPool", opset, [("X", x), ("rois", rois)], attrs, [TensorProto.FLOAT if x.dtype == np.float32
+                                                                          else TensorProto.FLOAT16])[0]
+
+
+def _check(opset: int, x: np.ndarray, rois: np.ndarray, attrs: dict, want: np.ndarray) -> None:
+    got = shapecheck.execute("MaxRoiPool", opset, {"X": x, "rois": rois}, attrs)["Y"]
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want.dtype, want.shape)
+    np.testing.assert_array_equal(got.astype(np.float64), want.astype(np.float64))
+    name = {np.dtype(np.float32): "float", np.dtype(np.float16): "float16", np.dtype(np.float64): "double", BF16: "bfloat16"}[x.dtype]
+    ph, pw = attrs["pooled_shape"]
+    concrete = shapecheck.infer("MaxRoiPool", opset, {"X": f"{name}[{','.join(map(str, x.shape))}]",
+                                                      "rois": f"{name}[{rois.shape[0]},5]"}, attrs)
+    assert concrete.status == "valid" and str(concrete.outputs["Y"]) == f"{name}[{','.join(map(str, want.shape))}]"
+    symbolic = shapecheck.infer("MaxRoiPool", opset, {"X": f"{name}[N,C,H,W]", "rois": f"{name}[R,5]"}, attrs)
+    assert symbolic.status == "valid" and str(symbolic.outputs["Y"]) == f"{name}[R,C,{ph},{pw}]"
+
+
+SEEDS = list(range(30))
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=[f"MaxRoiPool-1-{s}" for s in SEEDS])
+def test_max_roi_pool_matches_onnxruntime(seed):
+    x, rois, attrs = _case(seed)
+    _check(1 if seed % 2 else 21, x, rois, attrs, _ort(x, rois, attrs))
+
+
+F16_SEEDS = list(range(6))
+
+
+@pytest.mark.parametrize("seed", F16_SEEDS, ids=[f"MaxRoiPool-1-float16-{s}" for s in F16_SEEDS])
+def test_max_roi_pool_float16_matches_onnxruntime(seed):
+    """onnxruntime runs float16 through its float kernel (a cast each way): -inf for float32's lowest."""
+    x, rois, attrs = _case(100 + seed)
+    x16, rois16 = x.astype(np.float16), rois.astype(np.float16)
+    _check(13, x16, rois16, attrs, _ort(x16, rois16, attrs))
+
+
+V22_SEEDS = list(range(6))
+
+
+@pytest.mark.parametrize("seed", V22_SEEDS, ids=[f"MaxRoiPool-22-{s}" for s in V22_SEEDS])
+def test_max_roi_pool_22_and_double_match_the_float_run(seed):
+    """No onnxruntime kernel for version 22 or double: float, bfloat16 (22) and double (21) values
+    exactly representable in each are compared with onnxruntime's float run of the same values."""
+    x, rois, attrs = _case(200 + seed)
+    xb, rb = x.astype(BF16), rois.astype(BF16)
+    want = _ort(xb.astype(np.float32), rb.astype(np.float32), attrs)
+    _check(22, xb, rb, attrs, want.astype(BF16))
+    _check(22, x, rois, attrs, _ort(x, rois, attrs))
+    _check(21, x.astype(np.float64), rois.astype(np.float64), attrs, _ort(x, rois, attrs).astype(np.float64))
+
+
+def test_ties_round_half_away_from_zero():
+    """x1 = 0.5, y1 = 1.5, x2 = y2 = 2.5 cover cells [2, 3] x [1, 3] (half to even would give row 2 only)."""
+    x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+    rois = np.array([[0, 0.5, 1.5, 2.5, 2.5]], np.float32)
+    want = _ort(x, rois, {"pooled_shape": [1, 1]})
+    assert want.item() == 15.0
+    _check(21, x, rois, {"pooled_shape": [1, 1]}, want)
+
+
+def test_nan_restarts_the_running_maximum():
+    """[1, NaN, -2, -3] in one bin gives -2 in onnxruntime, not NaN nor 1; an all -inf bin float32's lowest."""
+    x = np.array([[[[1, np.nan], [-2, -3]]], [[[-np.inf, -np.inf], [-np.inf, -np.inf]]]], np.float32)
+    rois = np.array([[0, 0, 0, 1, 1], [1, 0, 0, 1, 1]], np.float32)
+    want = _ort(x, rois, {"pooled_shape": [1, 1]})
+    assert want[0].item() == -2.0 and want[1].item() == np.finfo(np.float32).min
+    _check(21, x, rois, {"pooled_shape": [1, 1]}, want)
+
+
+REFUSED = [
+    ("batch index 2 of 2 images", np.array([[2, 0, 0, 1, 1]], np.float32), {"pooled_shape": [1, 1]}, "C6"),
+    ("batch index -1", np.array([[-1, 0, 0, 1, 1]], np.float32), {"pooled_shape": [1, 1]}, "C6"),
+    ("spatial_scale 0", np.array([[0, 0, 0, 1, 1]], np.float32), {"pooled_shape": [1, 1], "spatial_scale": 0.0}, "C5"),
+    ("rois [1, 4]", np.array([[0, 0, 1, 1]], np.float32), {"pooled_shape": [1, 1]}, "C3"),
+    ("pooled_shape 0", np.array([[0, 0, 0, 1, 1]], np.float32), {"pooled_shape": [0, 1]}, "C4"),
+]
+
+
+@pytest.mark.parametrize("what,rois,attrs,cid", REFUSED, ids=[r[0] for r in REFUSED])
+def test_what_onnxruntime_refuses_is_refused(what, rois, attrs, cid):
+    x = np.ones((2, 1, 3, 3), np.float32)
+    with pytest.raises(Exception):
+        _ort(x, rois, attrs)
+    with pytest.raises(ConstraintError) as err:
+        shapecheck.execute("MaxRoiPool", 21, {"X": x, "rois": rois}, attrs)
+    assert cid in str(err.value)
+    res = shapecheck.infer("MaxRoiPool", 21, {"X": "float[2,1,3,3]", "rois": f"float[1,{rois.shape[1]}] = {rois.tolist()}"}, attrs)
+    assert res.status == "invalid" and cid in [v.constraint for v in res.violations]
+
+
+def test_onnxruntime_has_no_version_22_or_double_kernel():
+    """The reason version 22 and double are compared with the float run (MR3); fails when that changes."""
+    x, rois = np.ones((1, 1, 2, 2), np.float32), np.array([[0, 0, 0, 1, 1]], np.float32)
+    for args in ((x, rois, 22, TensorProto.FLOAT), (x.astype(np.float64), rois.astype(np.float64), 21, TensorProto.DOUBLE)):
+        with pytest.raises(Exception, match="Could not find an implementation"):
+            run_ort("MaxRoiPool", args[2], [("X", args[0]), ("rois", args[1])], {"pooled_shape": [1, 1]}, [args[3]])
+
+
+def test_kernel_doctest():
+    import doctest
+
+    import shapecheck.kernels.roi_pool as mod
+    result = doctest.testmod(mod)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_onnx_has_no_maxroipool_node_test():
+    """ONNX 1.23 ships no backend node test for MaxRoiPool (no generator mentions it), so there is none to
+    run through ``tests/node_cases.check_case``; when one appears this fails, and it should be run here
+    as tests/test_specs_conv_node_tests.py runs the pooling ops'."""
+    import os
+
+    import onnx.backend.test.case.node as node_cases
+    root = node_cases.__path__[0]
+    found = []
+    for name in os.listdir(root):
+        if name.endswith(".py"):
+            with open(os.path.join(root, name), encoding="utf-8") as f:
+                if "MaxRoiPool" in f.read():
+                    found.append(name)
+    assert found == [], found
