@@ -70,3 +70,22 @@ def test_compare_dims_uses_it_and_keeps_the_condition_readable():
     assert compare_dims(2 * n, "==", 2 * m + 1) is False      # parity: sympy's assumptions leave this open
     c = compare_dims(n, "==", m)
     assert isinstance(c, Cond) and [str(r) for r in c.relations()] == ["N == M"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(x=st.floats(-6, 6, allow_nan=False).map(lambda v: round(v * 2) / 2), k=st.integers(0, 3),
+       op=st.sampled_from(sorted(OPS)), flip=st.booleans())
+def test_a_float_value_against_a_dim_is_decided_or_a_condition(x, k, op, flip):
+    """A float value (a tensor's contents) compared with a symbolic dim: never an error or a
+    refutation where some dim makes it true (it was refuted: docs/runtime-findings.md MR6)."""
+    from shapecheck.notation.compare import compare
+    n = symbol("N")
+    d = n + k
+    got = compare(d, op, x) if flip else compare(x, op, d)
+    truths = {OPS[op](v + k, x) if flip else OPS[op](x, v + k) for v in BOX}
+    if isinstance(got, Cond):
+        assert truths == {True, False}, (x, op, d, flip, got.texts())
+        holds = {v for v in BOX if all(bool(r.sympy().subs(n, v)) for r in got.relations())}
+        assert holds == {v for v in BOX if (OPS[op](v + k, x) if flip else OPS[op](x, v + k))}, got.texts()
+    else:
+        assert truths == {got}, (x, op, d, flip, got)

@@ -210,9 +210,34 @@ def compare(a, op: str, b):
     if isinstance(a, (float, np.floating)) and isinstance(b, (int, float, np.number)) or \
             isinstance(b, (float, np.floating)) and isinstance(a, (int, float, np.number)):
         return bool(PYOP[op](float(a), float(b)))   # a float value (a Resize scale) against a number
+    if isinstance(a, (float, np.floating)) and isinstance(b, sympy.Basic):
+        return _float_vs_dim(float(a), op, b)
+    if isinstance(b, (float, np.floating)) and isinstance(a, sympy.Basic):
+        return _float_vs_dim(float(b), _FLIP[op], a)
     if op in ("==", "!="):
         return PYOP[op](a, b)
     raise EvalError(f"cannot compare {show(a)} {op} {show(b)}")
+
+
+def _float_vs_dim(x: float, op: str, d):
+    """``x op d`` for a float value against a symbolic dim (an integer): the same question asked of
+    an integer, so that it is decided or stated as a condition (never an error, never refuted).
+
+    >>> from shapecheck.types import symbol
+    >>> n = symbol("N")
+    >>> _float_vs_dim(0.0, "<", n).texts(), _float_vs_dim(2.5, "==", n), _float_vs_dim(-0.5, "<", n)
+    (['N > 0'], False, True)
+    """
+    if math.isnan(x):
+        return op == "!="
+    if math.isinf(x):
+        return PYOP[op](x, 0)        # beyond every dim
+    if x.is_integer():
+        return compare_dims(int(x), op, d)
+    if op in ("==", "!="):
+        return op == "!="            # a dim is an integer
+    # x is not whole: x < d and x <= d hold when floor(x) < d; x > d and x >= d when floor(x) >= d
+    return compare_dims(math.floor(x), "<" if op in ("<", "<=") else ">=", d)
 
 
 def _member(a, s, negate: bool):
