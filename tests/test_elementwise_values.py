@@ -85,3 +85,22 @@ def test_torch_expand_pattern_in_a_model_keeps_the_model_dims():
     for b, s in ((2, 3), (5, 1)):
         out, even = sess.run(None, {"x": np.zeros((b, s), np.float32), "y": np.ones((1, s), np.float32)})
         assert out.shape == (b, s) and even.tolist() == [2 * (b // 2), 2 * (s // 2)]
+
+
+def test_integer_division_of_a_symbolic_length_truncates_toward_zero():
+    """ONNX Div on integers truncates: ``(frames - 1) / 4`` is 0 at frames = 0, where floor gives -1.
+    Where the dividend may be negative but not below -divisor, the value is Max(0, floor(...));
+    torch's ``size % 2`` (``w - 2*floor(w/2)``) is never negative, so it divides as floor."""
+    import sympy
+    from shapecheck.types import symbol
+    frames, w = symbol("frames"), symbol("w")
+    q = _out("Div", {"A": "int64[] = frames - 1", "B": "int64[] = 4"}, 14)
+    (d,) = q.sym
+    for f in range(0, 13):
+        assert int(d.xreplace({frames: f})) == int((f - 1) / 4), f       # C's truncation, as onnxruntime
+    r = _out("Div", {"A": _out("Sub", {"A": "int64[] = w", "B": _out("Mul", {"A": "int64[] = 2", "B": _out(
+        "Div", {"A": "int64[] = w", "B": "int64[] = 2"}, 14)}, 14)}, 14), "B": "int64[] = 2"}, 14)
+    assert r.value is not None and int(r.value) == 0       # (w % 2) // 2 is 0 whatever w
+    # a dividend that may be far below zero stays an unknown, never a guess
+    u = _out("Div", {"A": "int64[] = frames - 9", "B": "int64[] = 4"}, 14)
+    assert u.sym is None or any(s.is_Dummy for s in sympy.sympify(u.sym[0]).free_symbols)

@@ -94,8 +94,12 @@ def _div(a, b):
             raise EvalError("integer division by zero")
         q = abs(a) // abs(b)
         return q if (a >= 0) == (b > 0) else -q   # ONNX Div on integers truncates toward zero
-    if _is_int(b) and b > 0 and provably_nonnegative(a):
-        return normalize_dim(sympy.floor(sympy.sympify(a) / b))
+    if _is_int(b) and b > 0:
+        a = sympy.sympify(a)
+        if provably_nonnegative(a):
+            return normalize_dim(sympy.floor(a / b))
+        if provably_nonnegative(a + b - 1):   # -b < a < 0 truncates to 0, where floor gives -1
+            return normalize_dim(sympy.Max(0, sympy.floor(a / b)))
     return _fresh("quotient")
 
 
