@@ -93,7 +93,7 @@ def test_integer_division_of_a_symbolic_length_truncates_toward_zero():
     torch's ``size % 2`` (``w - 2*floor(w/2)``) is never negative, so it divides as floor."""
     import sympy
     from shapecheck.types import symbol
-    frames, w = symbol("frames"), symbol("w")
+    frames = symbol("frames")
     q = _out("Div", {"A": "int64[] = frames - 1", "B": "int64[] = 4"}, 14)
     (d,) = q.sym
     for f in range(0, 13):
@@ -104,3 +104,13 @@ def test_integer_division_of_a_symbolic_length_truncates_toward_zero():
     # a dividend that may be far below zero stays an unknown, never a guess
     u = _out("Div", {"A": "int64[] = frames - 9", "B": "int64[] = 4"}, 14)
     assert u.sym is None or any(s.is_Dummy for s in sympy.sympify(u.sym[0]).free_symbols)
+
+
+def test_integer_division_by_a_symbolic_divisor_that_divides():
+    """dynamo's ``numel // (9 * batch)``: the quotient when it is a polynomial in the dims (the
+    division fails at run time where the divisor is 0); anything else stays unknown."""
+    n = _out("Mul", {"A": "int64[] = 27*B", "B": "int64[] = H*W"}, 14)
+    q = _out("Div", {"A": n, "B": "int64[] = 9*B"}, 14)
+    assert str(q) == "int64[] = 3*H*W"
+    r = _out("Div", {"A": "int64[] = B + 1", "B": "int64[] = B"}, 14)
+    assert r.sym is None or any(s.is_Dummy for s in r.sym[0].free_symbols)   # (B + 1) / B: not a polynomial

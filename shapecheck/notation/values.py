@@ -100,8 +100,31 @@ def _div(a, b):
             return normalize_dim(sympy.floor(a / b))
         if provably_nonnegative(a + b - 1):   # -b < a < 0 truncates to 0, where floor gives -1
             return normalize_dim(sympy.Max(0, sympy.floor(a / b)))
+    elif not _is_int(b):
+        # a multiple of a symbolic divisor (27*B*H*W by 9*B): exact wherever the divisor is not 0,
+        # and at 0 the division fails at run time, so no value is ever other than the quotient
+        q = _exact_quotient(a, b)
+        if q is not None:
+            return q
     return _fresh("quotient")
 
+
+
+def _exact_quotient(a, b):
+    """``a / b`` when it is a polynomial with integer coefficients in the dims and their integer
+    parts (floor, Min, Max of dims), so that it is an integer wherever ``b`` is not 0; else None."""
+    num, den = sympy.fraction(sympy.cancel(sympy.sympify(a) / b))
+    if den != 1:
+        return None
+    num = sympy.expand(num)
+    if num.is_Integer:
+        return int(num)
+    try:
+        poly = sympy.Poly(num)
+    except sympy.PolynomialError:
+        return None
+    whole = all(g.is_Symbol or isinstance(g, (sympy.floor, sympy.ceiling, sympy.Min, sympy.Max)) for g in poly.gens)
+    return normalize_dim(num) if whole and all(c.is_Integer for c in poly.coeffs()) else None
 
 
 def _mod(a, b):
