@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 import sympy
 
-from ..dims import provably_nonnegative
 from ..types import is_unknown, normalize_dim, unknown_dim
+from .integer_ops import div as _div, fmod as _fmod, mod as _mod, power as _pow
 from .logic import NO_VALUE, EvalError, Unknown
-
 from .operators import value_of
+
 INT64_MAX = (1 << 63) - 1
 
 
@@ -86,71 +86,6 @@ def concat(parts: Any) -> Any:
             return NO_VALUE
         out += e
     return out
-
-
-def _div(a, b):
-    if _is_int(a) and _is_int(b):
-        if b == 0:
-            raise EvalError("integer division by zero")
-        q = abs(a) // abs(b)
-        return q if (a >= 0) == (b > 0) else -q   # ONNX Div on integers truncates toward zero
-    if _is_int(b) and b > 0:
-        a = sympy.sympify(a)
-        if provably_nonnegative(a):
-            return normalize_dim(sympy.floor(a / b))
-        if provably_nonnegative(a + b - 1):   # -b < a < 0 truncates to 0, where floor gives -1
-            return normalize_dim(sympy.Max(0, sympy.floor(a / b)))
-    elif not _is_int(b):
-        # a multiple of a symbolic divisor (27*B*H*W by 9*B): exact wherever the divisor is not 0,
-        # and at 0 the division fails at run time, so no value is ever other than the quotient
-        q = _exact_quotient(a, b)
-        if q is not None:
-            return q
-    return _fresh("quotient")
-
-
-
-def _exact_quotient(a, b):
-    """``a / b`` when it is a polynomial with integer coefficients in the dims and their integer
-    parts (floor, Min, Max of dims), so that it is an integer wherever ``b`` is not 0; else None."""
-    num, den = sympy.fraction(sympy.cancel(sympy.sympify(a) / b))
-    if den != 1:
-        return None
-    num = sympy.expand(num)
-    if num.is_Integer:
-        return int(num)
-    try:
-        poly = sympy.Poly(num)
-    except sympy.PolynomialError:
-        return None
-    whole = all(g.is_Symbol or isinstance(g, (sympy.floor, sympy.ceiling, sympy.Min, sympy.Max)) for g in poly.gens)
-    return normalize_dim(num) if whole and all(c.is_Integer for c in poly.coeffs()) else None
-
-
-def _mod(a, b):
-    if _is_int(a) and _is_int(b):
-        if b == 0:
-            raise EvalError("integer modulo by zero")
-        return a % b   # Mod with fmod=0 takes the divisor's sign, as Python does
-    return _fresh("remainder")
-
-
-def _fmod(a, b):
-    if _is_int(a) and _is_int(b):
-        if b == 0:
-            raise EvalError("integer modulo by zero")
-        return a - b * _div(a, b)   # Mod with fmod=1 takes the dividend's sign, as C's fmod does
-    return _fresh("remainder")
-
-
-def _pow(a, b):
-    if _is_int(b) and b >= 0:
-        return a ** b if _is_int(a) else normalize_dim(sympy.sympify(a) ** b)
-    if _is_int(a) and _is_int(b) and a in (0, 1, -1):   # a negative power of 0 is inf, then an undefined cast
-        return None if a == 0 else (1 if a == 1 or b % 2 == 0 else -1)
-    if _is_int(a) and _is_int(b):
-        return 0   # |a| > 1: onnxruntime truncates a ** b (in (-1, 1)) toward zero
-    return _fresh("power")
 
 
 def _minmax(fn, pyfn):
