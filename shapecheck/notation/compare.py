@@ -155,6 +155,18 @@ def make_rel(op: str, a, b) -> Rel:
         k, ((s, c),) = terms[0], tuple(terms[1].items())
         if s.is_Symbol and k % c == 0:
             return Rel(op if c > 0 else _FLIP[op], s, -k // c)
+    if terms is not None and terms[1] and all(m.is_Symbol for m in terms[1]):
+        # 12*N - 12*M op 0 -> N op M, from the linear terms (what the general case below does with
+        # sympy's content and signs, at a fraction of the cost)
+        k, cs = terms
+        g = math.gcd(k, *cs.values())
+        pos = [c // g * m for m, c in cs.items() if c > 0] + ([k // g] if k > 0 else [])
+        neg = [-c // g * m for m, c in cs.items() if c < 0] + ([-k // g] if k < 0 else [])
+        if pos and neg:
+            lhs, rhs = sympy.Add(*pos), sympy.Add(*neg)
+            if lhs.is_Integer:
+                return Rel(_FLIP[op], normalize_dim(rhs), normalize_dim(lhs))
+            return Rel(op, normalize_dim(lhs), normalize_dim(rhs))
     syms = d.free_symbols
     if len(syms) == 1:
         s = next(iter(syms))
