@@ -27,7 +27,8 @@ PYOP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.l
 
 
 def compare_dims(a, op: str, b):
-    """Compare two dims: ints directly, symbols by sympy's assumptions, else a Cond."""
+    """Compare two dims: ints directly; sums of products of dims by their terms (``_linear``);
+    anything else (Min, floor) by sympy's assumptions; what none decides is a Cond."""
     if type(a) is int and type(b) is int:
         return PYOP[op](a, b)
     return _compare_symbolic(a, op, b)
