@@ -7,7 +7,7 @@ model's opset.  The node-test files (tests/test_*_node_tests.py) each expose the
 is covered when some file runs it and not by the solver alone.  The few that cannot run are in
 ``ALLOWED`` with the reason, and tests keep that list from going stale: each entry is a case of a
 spec'd op that no file covers, and its reason is checked against onnx's schemas (a version past the
-specs) or against a file's ``INFER_ONLY``.
+specs).  (Resize's four antialias cases, once checked by the solver alone, now run through both.)
 """
 from __future__ import annotations
 
@@ -30,7 +30,6 @@ def _later(version: str, what: str) -> str:
 
 ATTENTION_25 = _later("Attention-25", "local-window attention (left_window_size, right_window_size)")
 BITSHIFT_28 = _later("BitShift-28", "the signed integer types")
-ANTIALIAS = "the executor does not compute Resize's antialias filter: the solver alone checks the case"
 # case name -> why no node-test file runs it through infer and execute
 ALLOWED: dict[str, str] = {
     **dict.fromkeys(("test_attention_3d_local_window", "test_attention_bidirectional_window",
@@ -63,9 +62,6 @@ ALLOWED: dict[str, str] = {
     **dict.fromkeys(("test_spacetodepth_crd_mode_example", "test_spacetodepth_dcr_mode_example"),
                     _later("SpaceToDepth-28", "the mode attribute (DCR, CRD)")),
     "test_unique_bfloat16_sorted_without_axis": _later("Unique-28", "bfloat16"),
-    **dict.fromkeys(("test_resize_downsample_scales_cubic_antialias", "test_resize_downsample_scales_linear_antialias",
-                     "test_resize_downsample_sizes_cubic_antialias", "test_resize_downsample_sizes_linear_antialias"),
-                    ANTIALIAS),
 }
 
 
@@ -112,14 +108,10 @@ def test_every_case_of_a_specd_op_runs_through_infer_and_execute():
 
 @pytest.mark.parametrize("name", sorted(ALLOWED))
 def test_an_allowed_case_is_still_needed(name):
-    """The case exists, is of a spec'd op, no file covers it, and its reason holds: either the case's
-    opset brings a version of the op past every spec (onnx's schema says which, and the reason names
-    it), or a file runs it through the solver alone."""
+    """The case exists, is of a spec'd op, no file covers it, and its reason holds: the case's opset
+    brings a version of the op past every spec (onnx's schema says which, and the reason names it)."""
     assert name in SPECD and name not in COVERED
     reason, case = ALLOWED[name], SPECD[name]
-    if reason == ANTIALIAS:
-        assert name in INFER_ONLY
-        return
     node, opset = case.model.graph.node[0], _opset(case)
     since = onnx.defs.get_schema(node.op_type, opset, node.domain).since_version
     assert since > REG.resolve(node.op_type, opset, node.domain or None).version

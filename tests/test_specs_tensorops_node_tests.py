@@ -4,10 +4,9 @@ Every one-node case of Pad, Resize, Upsample, DepthToSpace, SpaceToDepth, Einsum
 whose tensors have element types shapecheck models runs through the solver given the inputs'
 types (and the values of the inputs that say sizes: pads, scales, sizes, depth, axes), which must
 give the expected output types and shapes, and through ``execute``, which must reproduce the
-expected outputs (within a float tolerance for interpolation and sums).  The executor does not compute
-Resize's antialias filter: those four cases are checked by the solver alone, and a test counts them
-so that none hides elsewhere.  A case stamped with an opset past 24 (this project's range) runs at
-24, except the cases of what later versions add.
+expected outputs (within a float tolerance for interpolation and sums), Resize's four antialias
+cases too (a test keeps them among the cases run).  A case stamped with an opset past 24 (this
+project's range) runs at 24, except the cases of what later versions add.
 """
 from __future__ import annotations
 
@@ -36,20 +35,16 @@ def _attrs(node) -> dict:
     return {a.name: helper.get_attribute_value(a) for a in node.attribute}
 
 
-def _not_run(node) -> bool:
-    """Resize with antialias: the executor does not compute it."""
-    return node.op_type == "Resize" and bool(_attrs(node).get("antialias", 0))
-
-
-# the cases checked by the solver alone (tests/test_node_test_coverage.py reads this)
-INFER_ONLY = {c.name for c in CASES if _not_run(c.model.graph.node[0])}
+# Resize's antialias cases (once checked by the solver alone; now run like the others)
+ANTIALIAS = {c.name for c in CASES
+             if c.model.graph.node[0].op_type == "Resize" and _attrs(c.model.graph.node[0]).get("antialias", 0)}
 
 
 def test_node_cases_are_collected():
     assert LATER <= {c.name for c in ALL} and all(opset_of(c.model) > LAST for c in ALL if c.name in LATER)
     assert {c.model.graph.node[0].op_type for c in CASES} == set(OPS)
     assert len(CASES) >= 70
-    assert all("antialias" in n for n in INFER_ONLY) and len(INFER_ONLY) == 4, INFER_ONLY
+    assert ANTIALIAS == {f"test_resize_downsample_{g}_{m}_antialias" for g in ("scales", "sizes") for m in ("linear", "cubic")}
 
 
 def _feeds(spec, node, inputs):
@@ -77,8 +72,6 @@ def test_official_node_case(case):
         for t, expected in zip(result.outputs.values(), outputs):
             check_inferred(t, expected, {}, False)
             assert t.shape == expected.shape, (str(t), expected.shape)
-        if case.name in INFER_ONLY:
-            continue
         got = list(shapecheck.execute(node.op_type, opset, feeds, attrs).values())
         for ours, expected in zip(got, outputs):
             assert ours.dtype == expected.dtype and ours.shape == expected.shape, (ours.dtype, ours.shape, expected.dtype, expected.shape)

@@ -2,8 +2,8 @@
 OneHot, Clip.  Each is the plain numpy meaning of its op, every argument bound by the spec.
 
 Resize computes the nearest, linear and cubic modes (every coordinate transformation and nearest
-mode, extrapolation for tf_crop_and_resize), one axis at a time; antialias (a downsampling filter)
-is not computed here (a clear error), and the spec says so.
+mode, extrapolation for tf_crop_and_resize), one axis at a time; antialias (linear and cubic, on an
+axis that shrinks) stretches the kernel by 1/scale (kernels/resize_antialias.py).
 
 >>> import numpy as np
 >>> pad(np.arange(3), pads=(1, 2), mode="reflect").tolist(), depth_to_space(np.arange(8).reshape(1, 8, 1, 1), blocksize=2).shape
@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from . import register
+from .resize_antialias import antialias_axis
 
 _NP_PAD = {"constant": "constant", "reflect": "reflect", "edge": "edge", "wrap": "wrap"}
 
@@ -107,8 +108,6 @@ def resize(X: np.ndarray, *, scales=None, sizes=None, axes=None, mode: str = "ne
     sz = None if sc is not None or sizes is None else tuple(_ints(sizes))
     out = resize_shape(X.shape, None if sc is None else tuple(sc.tolist()), sz, None if axes is None else tuple(ax),
                        keep_aspect_ratio_policy)
-    if antialias and mode == "linear" and any(o < X.shape[a] for a, o in ((a, out[a]) for a in ax)):
-        raise ValueError("the executor does not compute Resize's antialias filter")
     rois = np.asarray(roi, np.float64).reshape(-1) if roi is not None and np.asarray(roi).size else None
     y = X.astype(np.float64) if mode != "nearest" else X
     outside = np.zeros(out, dtype=bool)
@@ -129,7 +128,9 @@ def resize(X: np.ndarray, *, scales=None, sizes=None, axes=None, mode: str = "ne
             shape = [1] * r
             shape[a] = n_out
             outside |= bad.reshape(shape)
-        if mode == "nearest":
+        if antialias and mode != "nearest" and s < 1:
+            y = antialias_axis(y, a, src, n_in, s, mode, cubic_coeff_a, exclude_outside)
+        elif mode == "nearest":
             idx = np.clip(_nearest(src, nearest_mode, s), 0, n_in - 1).astype(np.int64)
             y = np.take(y, idx, axis=a)
         elif mode == "cubic":
