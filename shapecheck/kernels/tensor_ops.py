@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from . import register
-from .resize_antialias import antialias_axis
+from .resize_antialias import antialias_axis, keys_cubic as _cubic_weight
 
 _NP_PAD = {"constant": "constant", "reflect": "reflect", "edge": "edge", "wrap": "wrap"}
 
@@ -146,13 +146,6 @@ def resize(X: np.ndarray, *, scales=None, sizes=None, axes=None, mode: str = "ne
     if X.dtype.kind in "iu":
         y = np.rint(y)
     return y.astype(X.dtype)
-
-
-def _cubic_weight(d: np.ndarray, a: float) -> np.ndarray:
-    d = np.abs(d)
-    near = ((a + 2) * d - (a + 3)) * d * d + 1
-    far = ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
-    return np.where(d <= 1, near, np.where(d < 2, far, 0.0))
 
 
 def _cubic_axis(y: np.ndarray, axis: int, src: np.ndarray, n_in: int, a: float, exclude_outside: int) -> np.ndarray:
