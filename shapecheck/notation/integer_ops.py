@@ -9,44 +9,35 @@ allows it (a length known to be >= 0 divides as floor), else a fresh unknown dim
 """
 from __future__ import annotations
 
-from typing import Any
 
-import numpy as np
 import sympy
 
 from ..dims import provably_nonnegative
 from ..types import normalize_dim, unknown_dim
 from .logic import EvalError
-
-
-def _is_int(x: Any) -> bool:
-    return type(x) is int or isinstance(x, np.integer)
-
-
-def _fresh(label: str) -> sympy.Dummy:
-    return unknown_dim(label)
+from .operators import int_like
 
 
 def div(a, b):
     """Integer ``a / b`` as ONNX computes it: truncated toward zero."""
-    if _is_int(a) and _is_int(b):
+    if int_like(a) and int_like(b):
         if b == 0:
             raise EvalError("integer division by zero")
         q = abs(a) // abs(b)
         return q if (a >= 0) == (b > 0) else -q   # ONNX Div on integers truncates toward zero
-    if _is_int(b) and b > 0:
+    if int_like(b) and b > 0:
         a = sympy.sympify(a)
         if provably_nonnegative(a):
             return normalize_dim(sympy.floor(a / b))
         if provably_nonnegative(a + b - 1):   # -b < a < 0 truncates to 0, where floor gives -1
             return normalize_dim(sympy.Max(0, sympy.floor(a / b)))
-    elif not _is_int(b):
+    elif not int_like(b):
         # a multiple of a symbolic divisor (27*B*H*W by 9*B): exact wherever the divisor is not 0,
         # and at 0 the division fails at run time, so no value is ever other than the quotient
         q = _exact_quotient(a, b)
         if q is not None:
             return q
-    return _fresh("quotient")
+    return unknown_dim("quotient")
 
 
 
@@ -69,28 +60,28 @@ def _exact_quotient(a, b):
 
 def mod(a, b):
     """Integer ``Mod`` with fmod=0: the remainder takes the divisor's sign."""
-    if _is_int(a) and _is_int(b):
+    if int_like(a) and int_like(b):
         if b == 0:
             raise EvalError("integer modulo by zero")
         return a % b   # Mod with fmod=0 takes the divisor's sign, as Python does
-    return _fresh("remainder")
+    return unknown_dim("remainder")
 
 
 def fmod(a, b):
     """Integer ``Mod`` with fmod=1: the remainder takes the dividend's sign."""
-    if _is_int(a) and _is_int(b):
+    if int_like(a) and int_like(b):
         if b == 0:
             raise EvalError("integer modulo by zero")
         return a - b * div(a, b)   # Mod with fmod=1 takes the dividend's sign, as C's fmod does
-    return _fresh("remainder")
+    return unknown_dim("remainder")
 
 
 def power(a, b):
     """Integer ``Pow``: a negative exponent truncates toward zero, as onnxruntime does."""
-    if _is_int(b) and b >= 0:
-        return a ** b if _is_int(a) else normalize_dim(sympy.sympify(a) ** b)
-    if _is_int(a) and _is_int(b) and a in (0, 1, -1):   # a negative power of 0 is inf, then an undefined cast
+    if int_like(b) and b >= 0:
+        return a ** b if int_like(a) else normalize_dim(sympy.sympify(a) ** b)
+    if int_like(a) and int_like(b) and a in (0, 1, -1):   # a negative power of 0 is inf, then an undefined cast
         return None if a == 0 else (1 if a == 1 or b % 2 == 0 else -1)
-    if _is_int(a) and _is_int(b):
+    if int_like(a) and int_like(b):
         return 0   # |a| > 1: onnxruntime truncates a ** b (in (-1, 1)) toward zero
-    return _fresh("power")
+    return unknown_dim("power")
