@@ -20,7 +20,7 @@ import sympy
 from .errors import UsageError
 
 __all__ = ["Dim", "symbol", "unknown_dim", "RuntimeDim", "is_unknown", "has_unknown", "dim_str", "expr_str", "parse_dim",
-           "normalize_dim", "MAX_DIM_NESTING", "MAX_DIM_TOKENS", "INT64_MAX"]
+           "normalize_dim", "floor_div", "floor_bounds", "MAX_DIM_NESTING", "MAX_DIM_TOKENS", "INT64_MAX"]
 
 Dim = Union[int, sympy.Expr]
 
@@ -87,10 +87,15 @@ def provably_nonnegative(a: Any) -> bool:
     >>> w = symbol("w")
     >>> provably_nonnegative(w - 2 * sympy.floor(w / 2)), provably_nonnegative(w - 3)
     (True, False)
+    >>> provably_nonnegative(sympy.floor(w / 2) - 2 * sympy.floor(w / 4))
+    True
     """
     e = sympy.sympify(a)
     if e.is_nonnegative:
         return True
+    bounds = floor_bounds(e) if e.has(sympy.floor) else None
+    if bounds is not None and e.is_integer and (bounds[0] + 1).is_positive:
+        return True   # an integer above -1: floor(h/2) - 2*floor(h/4) >= (h - 1)/2 - h/2
     for f in e.atoms(sympy.floor):
         g, k = sympy.fraction(f.args[0])
         if k.is_Integer and k > 0 and e.coeff(f) == -k:
@@ -98,6 +103,54 @@ def provably_nonnegative(a: Any) -> bool:
             if not rest.has(f) and (rest == 0 or rest.is_nonnegative):
                 return True
     return False
+
+
+def floor_div(a: Any, s: int) -> Any:
+    """``floor(a / s)`` for a dim ``a`` and an int ``s > 0``, with a floor inside ``a`` taken in:
+    ``floor((floor(x/m) + c) / s) == floor((x + c*m) / (m*s))`` for an integer ``c``, so that
+    two strided convolutions give the one floor that a single stride of 4 does.
+
+    >>> f = symbol("frames")
+    >>> floor_div(sympy.floor((f - 1) / 2), 2), floor_div(sympy.floor((f - 1) / 2) + 1, 2), floor_div(7, 2)
+    (floor(frames/4 - 1/4), floor(frames/4 + 1/4), 3)
+    """
+    if type(a) is int:
+        return a // s
+    a = sympy.sympify(a)
+    floors = [t for t in sympy.Add.make_args(a) if isinstance(t, sympy.floor)]
+    if len(floors) == 1:
+        rest = a - floors[0]
+        num, m = sympy.fraction(sympy.together(floors[0].args[0]))
+        if m.is_Integer and m > 0 and rest.is_integer and not rest.has(sympy.floor, sympy.ceiling):
+            return normalize_dim(sympy.floor(sympy.expand(num + m * rest) / (m * s)))
+    return normalize_dim(sympy.floor(a / s))
+
+
+def floor_bounds(d: Any) -> tuple[Any, Any] | None:
+    """``(lo, hi)``, floor-free, with ``lo <= d <= hi`` for every value of the dims; None when ``d``
+    is not a sum of terms free of floors and of ``c*floor(p/q)`` (``p`` with integer coefficients,
+    ``q`` an int).  For an integer ``p``: ``(p - q + 1)/q <= floor(p/q) <= p/q``.
+
+    >>> f = symbol("frames")
+    >>> floor_bounds(sympy.floor((f - 1) / 4) + 2)
+    (frames/4 + 1, frames/4 + 7/4)
+    """
+    lo = hi = sympy.Integer(0)
+    for term, c in sympy.sympify(d).as_coefficients_dict().items():
+        if not term.has(sympy.floor):
+            lo, hi = lo + c * term, hi + c * term
+            continue
+        if not isinstance(term, sympy.floor) or not c.is_Rational:
+            return None
+        p, q = sympy.fraction(sympy.together(term.args[0]))
+        p = sympy.expand(p)
+        syms = sorted(p.free_symbols, key=str)
+        if not (q.is_Integer and q > 0) or not p.is_polynomial(*syms) or not (
+                p.is_Integer if not syms else all(k.is_Integer for k in sympy.Poly(p, *syms).coeffs())):
+            return None
+        below, above = (p - q + 1) / q, p / q
+        lo, hi = (lo + c * below, hi + c * above) if c > 0 else (lo + c * above, hi + c * below)
+    return sympy.expand(lo), sympy.expand(hi)
 
 
 def is_unknown(d: Any) -> bool:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import sympy
+
 from .types import TensorType
 
 STATUSES = ("valid", "conditional", "invalid")
@@ -108,7 +110,24 @@ class Result(Indexable):
     @property
     def runtime_checks(self) -> list[str]:
         """Constraints left to the runtime: they read values (index values) known only at run time."""
-        return [c.id for c in self.constraints if c.status == "unchecked"]
+        ids = self.__dict__.get("_runtime")
+        if ids is None:   # a cached result is read by every node that shares it
+            ids = self.__dict__["_runtime"] = tuple(c.id for c in self.constraints if c.status == "unchecked")
+        return list(ids)
+
+    @property
+    def has_unknowns(self) -> bool:
+        """Whether an output holds an unknown dim (a ``Dummy``), from an input or made by the solve.
+
+        Cached results are shared by every node with the same signature, so a node makes the
+        unknowns a solve made its own (``model.node.Unknowns``); a result without any needs
+        nothing done.  Kept with the result, which is not changed once solved."""
+        made = self.__dict__.get("_unknowns")
+        if made is None:
+            made = self.__dict__["_unknowns"] = any(
+                isinstance(s, sympy.Dummy) for t in self.outputs.values() for d in (t.shape or ()) + (t.sym or ())
+                if isinstance(d, sympy.Basic) for s in d.free_symbols)
+        return made
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -53,15 +53,21 @@ class SolveCache:
             cache = registry.solve_cache = cls()
         return cache
 
-    def solve(self, spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any], **kw) -> Result:
-        items = attrs_key(attrs)
+    def solve(self, spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any], *, items: Any = False,
+              **kw) -> Result:
+        """``solve(spec, types, attrs, **kw)``, cached; ``items`` is ``attrs_key(attrs)`` when the caller has it."""
+        if items is False:
+            items = attrs_key(attrs)
         if items is None:
             return solve(spec, types, attrs, **kw)
-        extra = tuple(kw.items())   # in call order: a caller passes them in one order
+        opset = kw.get("opset")
+        # in call order (a caller passes them in one order); the model's opset only labels the result,
+        # so the ts14 and ts17 exports of one model share their solves
+        extra = tuple((k, v) for k, v in kw.items() if k != "opset")
         reads = spec.value_reads
         passes = spec.value_passes
         exact = (spec.name, tuple((n, signature_of(t) if n in reads or (n in passes and passed_on(t)) else
-                                   shape_signature_of(t)) for n, t in types.items()), items, extra)
+                                   shape_signature_of(t)) for n, t in types.items()), items, extra, opset)
         done = self._renamed.get(exact)
         if done is not None:
             self.hits += 1
@@ -80,6 +86,8 @@ class SolveCache:
         else:
             self.hits += 1
         result = _rename(result, back) if back else result
+        if result.opset != opset:
+            result = replace(result, opset=opset)
         self._renamed[exact] = result
         return result
 

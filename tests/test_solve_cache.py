@@ -28,9 +28,9 @@ class _Recorder(SolveCache):
         super().__init__()
         self.queries: list = []
 
-    def solve(self, spec, types, attrs, **kw):
+    def solve(self, spec, types, attrs, *, items=False, **kw):
         self.queries.append((spec, types, attrs, kw))
-        return super().solve(spec, types, attrs, **kw)
+        return super().solve(spec, types, attrs, items=items, **kw)
 
 
 def _facts(r, values: bool = True) -> tuple:
@@ -110,3 +110,27 @@ def test_value_reads_lists_what_the_rules_read():
     a = cache.solve(spec, {"X": x, "W": w1}, {})
     b = cache.solve(spec, {"X": x, "W": w2}, {})
     assert cache.misses == 1 and str(a.outputs["Y"]) == str(b.outputs["Y"]) == "float[N,4,6,6]"
+
+
+def test_the_models_opset_labels_a_shared_result():
+    """The ts14 and ts17 exports of one model ask the same queries: one solve, each result
+    labelled with the opset it was asked at, as a fresh solve labels it."""
+    spec = default_registry().resolve("ScatterND", 18)
+    q = {"data": parse_type("float[N,4]"), "indices": parse_type("int64[M,1]"), "updates": parse_type("float[K,4]")}
+    cache = SolveCache()
+    a, b = cache.solve(spec, q, {}, opset=18), cache.solve(spec, q, {}, opset=21)
+    assert cache.misses == 1
+    assert (a.opset, b.opset) == (18, 21) == (solve(spec, q, {}, opset=18).opset, solve(spec, q, {}, opset=21).opset)
+    assert a.to_dict() | {"opset": 21} == b.to_dict()
+    assert cache.solve(spec, q, {}, opset=18) is a
+
+
+def test_has_unknowns_marks_results_whose_outputs_hold_unknown_dims():
+    """The forward pass skips making unknowns a node's own for results without any; a result
+    with one (from an input or made by the solve, here NonZero's count) must say so."""
+    nonzero = solve(default_registry().resolve("NonZero", 13), {"X": parse_type("float[N,3]")}, {})
+    assert nonzero.has_unknowns
+    relu = solve(default_registry().resolve("Relu", 14), {"X": parse_type("float[N,3]")}, {})
+    assert not relu.has_unknowns
+    unknown_in = solve(default_registry().resolve("Relu", 14), {"X": parse_type("float[?,3]")}, {})
+    assert unknown_in.has_unknowns

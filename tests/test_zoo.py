@@ -114,6 +114,15 @@ def _corpus_coverage() -> tuple[int, int, dict[str, int]]:
     return spec, nodes, missing
 
 
+@pytest.mark.parametrize("stem", MODELS)
+def test_every_tensor_exact_or_a_named_runtime_size(stem):
+    """Issue 16's bar: every tensor exact over the input dims; a tensor whose size the runs show
+    to depend on the data (MoE's routing) gets a named run-time size ("fresh"), never ``?``."""
+    score = _score(stem)
+    left = {n: d for n, d in score.details.items() if d[0] not in ("exact", "fresh")}
+    assert not left, f"{stem}: {score.line()}; not exact: {[(n, d[1]) for n, d in list(left.items())[:5]]}"
+
+
 def test_zoo_spec_coverage_target():
     spec, nodes, missing = _corpus_coverage()
     assert spec >= TARGET * nodes, (f"{spec}/{nodes} = {100 * spec / nodes:.1f}% of the zoo's nodes checked by "

@@ -25,8 +25,13 @@ MAX_CONST = 1 << 20   # constants larger than this are kept as types only
 
 @lru_cache(maxsize=1 << 14)
 def dim_from_param(param: str):
-    """A dim_param is a name (``batch``) or, as shapecheck writes them, an expression (``2*N``)."""
-    if not re.fullmatch(r"[A-Za-z0-9_ ]*[+*][A-Za-z0-9_ +*()-]*", param):
+    """A dim_param is a name (``batch``) or, as shapecheck and torch write them, an expression
+    (``2*N``, torch dynamo's ``((frames - 1)//4) + 1``).
+
+    >>> dim_from_param("2*N"), dim_from_param("((frames - 1)//4) + 1"), dim_from_param("batch-size")
+    (2*N, floor(frames/4 - 1/4) + 1, batch-size)
+    """
+    if not (re.fullmatch(r"[A-Za-z0-9_ +*/%()-]+", param) and re.search(r"[+*%(]|//", param)):
         return symbol(param)  # a plain name, or one with characters that are not arithmetic ("batch-size")
     try:
         return parse_dim(param)

@@ -15,12 +15,13 @@ import sympy
 from ..findings import ONNX_INFERENCE, OPSET
 from ..frontends.graph import ModelGraph, ModelNode, NodeInferenceError
 from ..result import Finding
-from ..solve_cache import SolveCache
+from ..solve_cache import SolveCache, attrs_key
 from ..solver import contradiction_of, equalities, output_slots
 from ..notation.load import Registry
 from ..types import TensorType
 from .control_flow import bind, binds, is_dead, is_fixpoint, region_outputs
 from .declarations import check_declaration
+from .facts import Facts
 from .node import UNCHECKED, Unknowns, bind_inputs, fill, fold, resolve
 from .result import ModelReport, NodeReport
 
@@ -45,6 +46,7 @@ class ForwardPass:
         self.assumptions: dict[str, dict[str, None]] = {}   # condition -> the nodes needing it, in order
         self.relations: dict[str, Any] = {}   # condition text -> its relation (never parsed back from the text)
         self.refinements: set[str] = set()
+        self.facts = Facts()   # lower bounds the conditions of nodes that always run put on the input dims
         self.coverage: dict[str, dict[str, int]] = {}   # op type -> how its nodes were covered -> count
         self.cache = SolveCache.of(registry)   # shared by every model checked against this registry
         self.resolved: dict[tuple, tuple] = {}
@@ -123,11 +125,12 @@ class ForwardPass:
     def snapshot(self) -> tuple:
         return (len(self.report.nodes), len(self.report.declarations), {k: dict(v) for k, v in self.assumptions.items()},
                 dict(self.relations), set(self.refinements), {k: dict(v) for k, v in self.coverage.items()},
-                self.unknowns.snapshot(), self.skipped, self.dead, set(self.entered))
+                self.unknowns.snapshot(), self.skipped, self.dead, set(self.entered), self.facts.snapshot())
 
     def restore(self, saved: tuple) -> None:
         (n_nodes, n_decls, self.assumptions, self.relations, self.refinements, self.coverage, unknowns,
-         self.skipped, self.dead, self.entered) = saved
+         self.skipped, self.dead, self.entered, facts) = saved
+        self.facts.restore(facts)
         del self.report.nodes[n_nodes:], self.report.declarations[n_decls:]
         self.unknowns.restore(unknowns)
 
@@ -188,14 +191,15 @@ class ForwardPass:
         self.cover(node.op_type, "spec")
         types, sources = bind_inputs(self.graph, spec, node, self.env, self.origin)
         n_out = len(node.outputs)
-        result = self.cache.solve(spec, types, node.attrs, opset=node.opset, unknown_attrs="finding",
+        items = attrs_key(node.attrs) if node.attrs else ()
+        result = self.cache.solve(spec, types, node.attrs, items=items, opset=node.opset, unknown_attrs="finding",
                                   output_count=n_out, registry=self.registry)
         slots = self.slots.get((spec.name, n_out))
         if slots is None:
             slots = self.slots[(spec.name, n_out)] = output_slots(spec, n_out)
-        outputs = self.unknowns.own(result.outputs, types, node,
-                                    {key: t for (key, _d, _p), t in zip(slots, node.outputs) if t})
-        folded = fold(spec, types, node.attrs, n_out, self.cache.folds, result) if result.status == "valid" else None
+        outputs = result.outputs if not result.has_unknowns else self.unknowns.own(
+            result.outputs, types, node, {key: t for (key, _d, _p), t in zip(slots, node.outputs) if t})
+        folded = fold(spec, types, node.attrs, n_out, self.cache.folds, result, items) if result.status == "valid" else None
         nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, result.status, node.location,
                         outputs, list(result.conditions), list(result.violations), list(result.warnings), sources,
                         runtime_checks=result.runtime_checks)
@@ -203,13 +207,19 @@ class ForwardPass:
             nr.warnings.extend(self.portability.warnings(spec, types, node.attrs))
         self.report.nodes.append(nr)
         for c in result.conditions:
-            self.assume(c, node.name, relation=result.relations.get(c))
+            rel = result.relations.get(c)
+            if c not in self.assumptions and self.facts.implies(rel):
+                continue   # the conditions already stated imply it: the model's list stays the shortest
+            self.assume(c, node.name, relation=rel)
+            if not node.scope:   # a node that always runs: what it needs holds for every input the model accepts
+                self.facts.learn(rel)
         for (key, _decl, _pos), tname in zip(slots, node.outputs):
             if tname:
                 if folded and key in folded:
                     self.env[tname], self.origin[tname] = folded[key], "folded"
                 else:
-                    self.env[tname], self.origin[tname] = fill(outputs[key], self.graph.fallback.get(tname)), "inferred"
+                    self.env[tname] = self.facts.settle_type(fill(outputs[key], self.graph.fallback.get(tname)))
+                    self.origin[tname] = "inferred"
                 check_declaration(self.graph, self.report, self.env, node, tname, self.assume)
 
     def failed(self, node: ModelNode, findings: list[Finding]) -> None:

@@ -176,12 +176,13 @@ _MAX_FOLD = 4096   # elements: larger results are left symbolic
 
 
 def fold(spec, types: dict[str, Any], attrs: dict, n_out: int, memo: dict,
-         checked=None) -> dict[str, TensorType] | None:
+         checked=None, items: Any = False) -> dict[str, TensorType] | None:
     """Outputs computed by the spec's own kernel when every input is a small constant.
 
     A decoder folds the same constant subexpressions in every layer: results are kept by the
     spec, the input values and the attributes.  ``checked`` is the solver's result for
-    ``types``, so the kernel runs without checking the inputs again.
+    ``types``, so the kernel runs without checking the inputs again; ``items`` is
+    ``attrs_key(attrs)`` when the caller has it.
     """
     if not spec.semantics or not types:
         return None
@@ -191,7 +192,8 @@ def fold(spec, types: dict[str, Any], attrs: dict, n_out: int, memo: dict,
         if any(x.value is None or x.value.size > _MAX_FOLD for x in items):
             return None
         arrays[name] = tuple(x.value for x in items) if isinstance(t, tuple) else t.value
-    items = attrs_key(attrs)
+    if items is False:
+        items = attrs_key(attrs)
     key = None if items is None else (spec.name, n_out, tuple((n, signature_of(t)) for n, t in sorted(types.items())),
                                       items)
     if key is not None and key in memo:

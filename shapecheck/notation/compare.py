@@ -16,6 +16,7 @@ from functools import lru_cache
 import numpy as np
 import sympy
 
+from ..dims import floor_bounds
 from ..types import normalize_dim
 from .logic import Cond, EvalError, Rel, TensorVal, Unknown, and_, not_, or_
 from .operators import is_dim, show, values
@@ -59,7 +60,35 @@ def _compare_symbolic(a, op: str, b):
         known = True if d.is_nonnegative else (False if d.is_negative else None)
     if known is not None:
         return known
+    known = _by_floor_bounds(d, op) if d.has(sympy.floor) else None
+    if known is not None:
+        return known
     return Cond((make_rel(op, a, b),))
+
+
+def _by_floor_bounds(d, op: str):
+    """``d op 0`` decided from floor-free bounds on ``d`` (``floor(x) > x - 1``), or None.
+
+    >>> from shapecheck.types import symbol
+    >>> f = symbol("frames")
+    >>> _by_floor_bounds(sympy.floor((f - 1) / 4) + 2, "!="), _by_floor_bounds(sympy.floor((f - 1) / 4) + 1, ">=")
+    (True, True)
+    """
+    bounds = floor_bounds(d)
+    if bounds is None:
+        return None
+    lo, hi = bounds
+    step = 1 if d.is_integer else 0   # an integer above -1 is at least 0, one below 1 at most 0
+    positive = _compare_symbolic(lo, ">", 0) is True
+    nonnegative = positive or _compare_symbolic(lo + step, ">" if step else ">=", 0) is True
+    negative = _compare_symbolic(hi, "<", 0) is True
+    nonpositive = negative or _compare_symbolic(hi - step, "<" if step else "<=", 0) is True
+    decided = {"==": False if positive or negative else None, "!=": True if positive or negative else None,
+               ">": True if positive else (False if nonpositive else None),
+               ">=": True if nonnegative else (False if negative else None),
+               "<": True if negative else (False if nonnegative else None),
+               "<=": True if nonpositive else (False if positive else None)}
+    return decided[op]
 
 
 _FLIP = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}

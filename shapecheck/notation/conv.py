@@ -21,6 +21,7 @@ from typing import Any
 
 import sympy
 
+from ..dims import floor_div
 from ..types import is_unknown, normalize_dim, unknown_dim
 from .logic import EvalError, NeedInt, Unknown, UnknownShape
 
@@ -60,9 +61,7 @@ def effective_kernel(k: Any, d: Any = 1) -> Any:
 
 
 def _floordiv(a: Any, s: int) -> Any:
-    if _is_int(a):
-        return int(a) // s
-    return normalize_dim(sympy.floor(sympy.sympify(a) / s))
+    return int(a) // s if _is_int(a) else floor_div(a, s)
 
 
 def conv_out(h: Any, k: Any, s: Any = 1, d: Any = 1, pb: Any = 0, pe: Any = 0, ceil_mode: Any = 0) -> Any:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sympy
 
-from ..dims import provably_nonnegative
+from ..dims import floor_div, provably_nonnegative
 from ..types import normalize_dim, unknown_dim
 from .logic import EvalError
 from .operators import int_like
@@ -28,9 +28,9 @@ def div(a, b):
     if int_like(b) and b > 0:
         a = sympy.sympify(a)
         if provably_nonnegative(a):
-            return normalize_dim(sympy.floor(a / b))
+            return floor_div(a, b)
         if provably_nonnegative(a + b - 1):   # -b < a < 0 truncates to 0, where floor gives -1
-            return normalize_dim(sympy.Max(0, sympy.floor(a / b)))
+            return normalize_dim(sympy.Max(0, floor_div(a, b)))
     elif not int_like(b):
         # a multiple of a symbolic divisor (27*B*H*W by 9*B): exact wherever the divisor is not 0,
         # and at 0 the division fails at run time, so no value is ever other than the quotient
