@@ -67,13 +67,14 @@ def _subgraphs(nodes):
                     yield n, a.name, k, sg
 
 
-def _model_node(n, full: str, scope: str, idx: int, domain: str, opsets: dict[str, int]) -> ModelNode:
-    """One NodeProto as a ``ModelNode``; a domain the model does not declare is a finding on it."""
+def _model_node(n, op: str, full: str, scope: str, idx: int, domain: str, opsets: dict[str, int]) -> ModelNode:
+    """One NodeProto as a ``ModelNode``; a domain the model does not declare is a finding on it.
+    (Each protobuf field is read once: reading one builds Python objects every time.)"""
     findings: list[Finding] = []
     if domain not in opsets:
         findings.append(Finding(
             DOMAIN, "a node's domain is declared in opset_import",
-            f"{n.op_type} is in domain {n.domain or 'ai.onnx'!r}, which the model's opset_import does not "
+            f"{op} is in domain {n.domain or 'ai.onnx'!r}, which the model's opset_import does not "
             f"declare (it declares {', '.join(repr(d) for d in opsets) or 'nothing'})",
             {"domain": n.domain or "ai.onnx"}, f"add an opset_import entry for {n.domain or 'ai.onnx'!r}"))
     attrs: dict[str, Any] = {}
@@ -86,7 +87,7 @@ def _model_node(n, full: str, scope: str, idx: int, domain: str, opsets: dict[st
             subs.extend((f"{a.name}[{k}]", sg) for k, sg in enumerate(a.graphs))
         else:
             attrs[a.name] = attr_value(a)
-    node = ModelNode(full, n.op_type, domain, opsets.get(domain), list(n.input), list(n.output), attrs, scope,
+    node = ModelNode(full, op, domain, opsets.get(domain), list(n.input), list(n.output), attrs, scope,
                      f"node {full!r} (#{idx})", proto=n, findings=findings)
     if subs:
         node.branches = {a: [o.name for o in sg.output] for a, sg in subs}
@@ -140,26 +141,29 @@ class _Reader:
     def visit(self, n, scope: str, ops: dict[str, int], calls: list) -> None:
         idx = self.counter
         self.counter += 1
-        full = f"{scope}/{n.name or f'{n.op_type}_{idx}'}" if scope else (n.name or f"{n.op_type}_{idx}")
+        op, name = n.op_type, n.name
+        full = (name or f"{op}_{idx}") if not scope else f"{scope}/{name or f'{op}_{idx}'}"
         domain = normalize_domain(n.domain)
-        fn = self.functions.called(n)
+        fn = self.functions.called(n) if self.functions.by_key else None
         if fn is not None:   # a model-local function: its body, at the call site
             check_depth(calls, fn)
             inner = self.functions.opsets(fn, ops)
             for body in inline(n, fn):
                 self.visit(body, scope, inner, [*calls, (fn.domain, fn.name)])
             return
-        t = constant_node_value(n, n.output[0]) if n.op_type == "Constant" and domain == "ai.onnx" and n.output else None
-        if t is not None:   # a Constant is a source, as an initializer is
-            self.graph.sources[n.output[0]] = t
-            self.graph.source_kind[n.output[0]] = "constant"
-            return
-        node = _model_node(n, full, scope, idx, domain, ops)
+        if op == "Constant" and domain == "ai.onnx":
+            out = n.output
+            t = constant_node_value(n, out[0]) if out else None
+            if t is not None:   # a Constant is a source, as an initializer is
+                self.graph.sources[out[0]] = t
+                self.graph.source_kind[out[0]] = "constant"
+                return
+        node = _model_node(n, op, full, scope, idx, domain, ops)
         for _n, aname, k, sg in _subgraphs([n]) if node.branches else ():
             attr = aname if k is None else f"{aname}[{k}]"
             self.graph.regions[f"{full}/{attr}"] = (node, attr)
             self.walk(sg, f"{full}/{attr}", False)
-        self.needs_onnx |= not self.registry.has_op(n.op_type, domain)
+        self.needs_onnx |= not self.registry.has_op(op, domain)
         self.graph.nodes.append(node)
 
 

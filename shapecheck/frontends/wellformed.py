@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable
 
 
@@ -60,15 +61,21 @@ def check_wellformed(model) -> Wellformed:
     """Every well-formedness problem of an ONNX ``ModelProto``, each naming its tensor."""
     import onnx
     out = Wellformed()
-    known = onnx.defs.onnx_opset_version()
     for imp in model.opset_import:
-        if imp.domain in ("", "ai.onnx") and imp.version > known:
+        if imp.domain in ("", "ai.onnx") and imp.version > (known := _known_opset()):
             out.notes.append(f"warning: the model imports opset {imp.version} of the ai.onnx domain, but the installed "
                              f"onnx {onnx.__version__} knows opsets up to {known}; nodes are checked with the newest "
                              "spec and schema each op has, which may not match what that opset means")
     _graph(model.graph, frozenset(), "graph", out)
     _cap(out)
     return out
+
+
+@lru_cache(maxsize=1)
+def _known_opset() -> int:
+    """The newest ai.onnx opset the installed onnx knows (asking onnx costs a schema walk)."""
+    import onnx
+    return onnx.defs.onnx_opset_version()
 
 
 def _cap(out: Wellformed) -> None:
@@ -115,12 +122,14 @@ def _graph(g, outer: frozenset, where: str, out: Wellformed) -> None:
     producer = {t: d for t, d in defined.items() if type(d) is int}
     visible = set(outer) | {t for t, d in defined.items() if type(d) is str}
     late: list[tuple[int, str, int]] = []   # (reader, tensor, producer) for reads before the write
-    graph_attr, tensor_attr = onnx.AttributeProto.GRAPH, onnx.AttributeProto.TENSOR
+    graph_attr, graphs_attr, tensor_attr = onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS, onnx.AttributeProto.TENSOR
     for k, n in enumerate(nodes):
-        for a in n.attribute if len(n.attribute) else ():
-            if a.type == tensor_attr:
+        for a in n.attribute:
+            kind = a.type
+            if kind == tensor_attr:
                 _tensor_data(a.t, lambda: f"attribute {a.name!r} of node {_label(n, k)} in {where}", out)
-            subs = [a.g] if a.type == graph_attr else list(a.graphs)
+                continue
+            subs = [a.g] if kind == graph_attr else list(a.graphs) if kind == graphs_attr else ()
             for j, sg in enumerate(subs):
                 sub_where = f"{where}/{_label(n, k)}/{a.name}" + (f"[{j}]" if len(subs) > 1 else "")
                 _graph(sg, frozenset(visible), sub_where, out)
