@@ -89,3 +89,12 @@ def test_a_float_value_against_a_dim_is_decided_or_a_condition(x, k, op, flip):
         assert holds == {v for v in BOX if (OPS[op](v + k, x) if flip else OPS[op](x, v + k))}, got.texts()
     else:
         assert truths == {got}, (x, op, d, flip, got)
+
+
+def test_a_dim_against_itself_is_decided_without_arithmetic():
+    """The same object on both sides (a symbol, an unknown, a Min, a floor) compares as equal
+    numbers do, with no sympy Add built: the first Add imports sympy's tensor module (60 ms)."""
+    unknown = sympy.Dummy("u", integer=True, nonnegative=True)
+    for d in (symbol("N"), unknown, sympy.Min(symbol("N"), 4), sympy.floor(symbol("N") / 2) + 1):
+        for op, fn in OPS.items():
+            assert compare_dims(d, op, d) is fn(0, 0), (d, op)

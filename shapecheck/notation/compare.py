@@ -32,7 +32,12 @@ def compare_dims(a, op: str, b):
     anything else (Min, floor) by sympy's assumptions; what none decides is a Cond."""
     if type(a) is int and type(b) is int:
         return PYOP[op](a, b)
+    if a is b:   # the same dim on both sides (data.shape[0] against updates.shape[0]): no sympy arithmetic
+        return op in _REFLEXIVE
     return _compare_symbolic(a, op, b)
+
+
+_REFLEXIVE = frozenset(("==", "<=", ">="))
 
 
 @lru_cache(maxsize=1 << 16)

@@ -25,6 +25,7 @@ from .schema import ONNX_DOMAIN, SPEC_NAME, Spec, normalize_domain, split_op
 _TOP_KEY = re.compile(r'^(op|domain|extends)\s*=\s*"([^"]*)"\s*(?:#.*)?$')
 _SECTION = re.compile(r"^\[+\s*([A-Za-z0-9_.]+)\s*\]+")
 _MEMBER = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*=")
+_FAMILY = re.compile(r"^\[\s*family\s*\]", re.M)
 
 
 def scan(path: Path) -> tuple[str, list[str], str | None]:
@@ -38,7 +39,9 @@ def scan(path: Path) -> tuple[str, list[str], str | None]:
     members: list[str] = []
     section = ""
     quote = False
-    for line in path.read_text(encoding="utf-8").splitlines():
+    text = path.read_text(encoding="utf-8")
+    family = _FAMILY.search(text) is not None
+    for line in text.splitlines():
         if line.count('"""') % 2 or line.count("'''") % 2:
             quote = not quote
             continue
@@ -47,6 +50,8 @@ def scan(path: Path) -> tuple[str, list[str], str | None]:
         m = _SECTION.match(line)
         if m:
             section = m.group(1)
+            if not family:   # the top-level keys come before every section: the rules are not read
+                break
             continue
         if section == "":
             k = _TOP_KEY.match(line)
