@@ -17,8 +17,9 @@ per engine, and
 the stacked static-KV-cache decoders of bench/make_decoder.py, in both styles (``setitem`` ->
 ScatterND, ``index_copy`` -> ScatterElements), one process per engine and model.  Each process
 imports its engine, warms it up on examples/kv_cache.onnx (shapecheck also compiles every spec
-then, which it otherwise does per op on first use), then times path -> shapes (model
-load included, scoring excluded; a full garbage collection after the warm-up, for every engine);
+then, which it otherwise does per op on first use) and on a two-node model whose dim is computed
+in the graph (``2*N``: modules a library imports on first use, as sympy imports its tensor module
+on the first sum, load there), then times path -> shapes (model load included, scoring excluded; a full garbage collection after the warm-up, for every engine);
 peak memory is the process's ru_maxrss (imports included).  The machine's speed drifts by tens
 of percent from one minute to the next: each engine runs the corpora ``--repeats`` times (3),
 the engines taking turns, and each model's median time is kept.
@@ -49,6 +50,24 @@ WARMUP = ROOT / "examples" / "kv_cache.onnx"
 
 # ---------------------------------------------------------------- worker (one per subprocess)
 
+def _arithmetic_warmup() -> str:
+    """A two-node model in a temporary file, ``Concat(x, x)`` of ``float[N]``: its output dim
+    ``2*N`` is computed, so a library that imports modules on its first sum does so here
+    (sympy imports its tensor module, 60 ms, on the first ``Add``), not in the first timed model."""
+    import tempfile
+
+    import onnx
+    from onnx import TensorProto, helper
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N"])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    graph = helper.make_graph([helper.make_node("Concat", ["x", "x"], ["c"], axis=0),
+                               helper.make_node("Relu", ["c"], ["y"])], "warmup", [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    path = Path(tempfile.mkdtemp()) / "warmup.onnx"
+    onnx.save(model, str(path))
+    return str(path)
+
+
 def worker(engine: str, paths: list[str]) -> None:
     import resource
 
@@ -59,6 +78,7 @@ def worker(engine: str, paths: list[str]) -> None:
     run = wg.ENGINES[engine]
     try:
         run(WARMUP)  # imports and one-time setup (spec files, registries) outside the timings
+        run(_arithmetic_warmup())   # a dim computed in the graph: modules imported on first use
         if engine == "shapecheck":   # every spec compiled up front, as the peers load every op handler at import
             from shapecheck.notation.load import default_registry
             getattr(default_registry(), "load_all", lambda: None)()

@@ -8,6 +8,7 @@ answer is checked on every assignment of the dims in a box: True holds on all, F
 from __future__ import annotations
 
 import itertools
+import math
 import operator
 
 import sympy
@@ -29,7 +30,9 @@ def _check(d, op):
         return answer
     syms = sorted(d.free_symbols, key=str)
     box = BOX if all(d.as_poly(*syms).degree(s) <= 1 for s in syms) else range(0, 7)
-    f = sympy.lambdify(syms, d, "math")
+    # exact integers for the brute force (a positive factor keeps every sign): 2/3 - 1 + 1/3 is not 0 in floats
+    scale = math.lcm(*(int(c.q) for c in d.as_coefficients_dict().values()))
+    f = sympy.lambdify(syms, sympy.expand(d * scale), "math")
     truths = {OPS[op](f(*xs), 0) for xs in itertools.product(box, repeat=len(syms))}
     if answer is _OPEN:
         assert truths == {True, False}, (d, op)
@@ -43,6 +46,14 @@ def _check(d, op):
        op=st.sampled_from(sorted(OPS)))
 def test_linear_answers_hold_on_every_dim(k, coeffs, op):
     _check(k + sum(c * s for c, s in zip(coeffs, SYMS)), op)
+
+
+@settings(max_examples=300, deadline=None)
+@given(k=st.integers(-6, 6), coeffs=st.lists(st.integers(-3, 3).filter(bool), min_size=1, max_size=3),
+       dens=st.lists(st.integers(1, 4), min_size=4, max_size=4), op=st.sampled_from(sorted(OPS)))
+def test_rational_coefficients_are_scaled_and_hold_on_every_dim(k, coeffs, dens, op):
+    """Floor bounds are linear with rational coefficients (``frames/4 + 3/4``)."""
+    _check(sympy.Rational(k, dens[-1]) + sum(sympy.Rational(c, q) * s for c, q, s in zip(coeffs, dens, SYMS)), op)
 
 
 @settings(max_examples=300, deadline=None)

@@ -113,11 +113,20 @@ def _monomial(term) -> bool:
                for f in factors)
 
 
-def _terms(d) -> tuple[int, dict] | None:
+def _terms(d, scaled: bool = False) -> tuple[int, dict] | None:
     """``d = k + c1*m1 + ...`` with each ``m`` a monomial of nonnegative integer dims, as
-    ``(k, {m1: c1, ...})``; None for anything else (Min, floor, a rational coefficient)."""
+    ``(k, {m1: c1, ...})``; None for anything else (Min, floor, a rational coefficient).
+    With ``scaled``, rational coefficients are allowed and all are multiplied by the least
+    common multiple of their denominators (a positive factor: the sign of ``d`` is kept)."""
     k, coeffs = 0, {}
-    for term, c in d.as_coefficients_dict().items():
+    items = d.as_coefficients_dict().items()
+    if scaled:
+        if not all(c.is_Rational for _t, c in items):
+            return None
+        lcm = math.lcm(*(int(c.q) for _t, c in items)) if items else 1
+        if lcm != 1:
+            items = [(t, c * lcm) for t, c in items]
+    for term, c in items:
         if not c.is_Integer:
             return None
         if term == 1:
@@ -141,8 +150,10 @@ def _linear(d, op: str):
     >>> n, m = symbol("N"), symbol("M")
     >>> _linear(n + 1, ">"), _linear(n - 1, "==") is _OPEN, _linear(2 * n - 2 * m + 1, "=="), _linear(n * m - 2, "==")
     (True, True, False, None)
+    >>> _linear(n / 4 + sympy.Rational(3, 4), ">"), _linear(n / 2 - m / 2 + sympy.Rational(1, 4), "==")
+    (True, False)
     """
-    terms = _terms(d)
+    terms = _terms(d, scaled=True)
     if terms is None or not terms[1]:
         return None
     k, coeffs = terms
