@@ -114,3 +114,27 @@ def test_speech_front_end_is_exact_and_states_one_condition():
     assert [a["condition"] for a in report.assumptions] == ["frames >= 1"]
     assert str(report.types["hidden"]) == "float[batch,floor(frames/4-1/4)+1,32]"
     assert report.summary["invalid"] == 0
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 3), st.integers(-4, 4), st.integers(1, 4), st.integers(-5, 5),
+       st.sampled_from([">=", ">"]))
+def test_a_floor_condition_gives_the_lower_bound_it_states(c, a, b, q, k, op):
+    """``c*floor((a*N + b)/q) + k op 0`` holds exactly from the bound on: checked on every value."""
+    d = c * sympy.floor((a * F + b) / sympy.Integer(q)) + k
+    facts = Facts()
+    learned = facts.learn(Rel(op, d, 0))
+    holds = [v for v in range(0, 80) if (_at(d, v) >= 0 if op == ">=" else _at(d, v) > 0)]
+    if learned:
+        bound = facts.lower[F]
+        assert holds == [v for v in range(0, 80) if v >= bound], (d, op, bound)
+    else:   # nothing new: it holds everywhere (bound <= 0) or never on the range
+        assert holds in ([], list(range(0, 80))), (d, op)
+
+
+def test_a_unet_lists_the_strongest_bound_once():
+    """Each pool halves the size: the convolutions need height >= 1, then floor(height/2) >= 1,
+    then floor(height/4) >= 1; the last implies the others, which are not listed again."""
+    report = check_model(str(ZOO / "unet_ts14.onnx"))
+    conds = [a["condition"] for a in report.assumptions if "Conv" not in a["condition"]]
+    assert conds == ["floor(height/4) >= 1", "floor(width/4) >= 1"]

@@ -5,7 +5,8 @@ convolution over ``frames``).  Where a later dim is ``Max(0, floor((frames - 1)/
 (torch's truncating ``//`` of a length that may be 0), the condition settles it to
 ``floor((frames - 1)/4)`` for every input that the model accepts, and that dim then
 equals the one a convolution computes.  Only lower bounds on one dim are kept
-(``c*N + k >= 0`` with ``c > 0``), and only from nodes that always run (not from a
+(``c*N + k >= 0`` with ``c > 0``, or ``floor((a*N + b)/q) >= t``, a pool's ``floor(h/4) >= 1``),
+and only from nodes that always run (not from a
 branch or a loop body, whose conditions hold only when it runs).
 
 >>> from shapecheck.notation.logic import Rel
@@ -54,25 +55,42 @@ class Facts:
         if len(syms) != 1:
             return False
         (s,) = syms
-        if not (s.is_integer and s.is_nonnegative) or isinstance(s, sympy.Dummy) or not d.is_polynomial(s):
+        if not (s.is_integer and s.is_nonnegative) or isinstance(s, sympy.Dummy):
             return False
-        poly = sympy.Poly(d, s)
-        if poly.degree() != 1:
-            return False
-        c, k = (int(x) for x in poly.all_coeffs())
-        if c <= 0 and op != "==":
-            return False
-        if op == "==":   # c*s + k == 0 holds at one value, which is also a lower bound
-            if k % c:
-                return False
-            bound = -k // c
-        else:            # c*s + k >= 0 (> 0: >= 1): s >= ceil(-k / c)
-            bound = -((k - (op == ">")) // c)
-        if bound <= self.lower.get(s, 0):
+        bound = _floor_bound(d, s, op) if op != "==" and d.has(sympy.floor) else _linear_bound(d, s, op)
+        if bound is None or bound <= self.lower.get(s, 0):
             return False
         self.lower[s] = bound
         self._settled.clear()
         return True
+
+    def redundant(self, conditions: list[tuple[str, Any]]) -> set[str]:
+        """The conditions (text, relation) that the bounds imply, except the first to state each
+        bound (its source): ``height >= 1`` once ``floor(height/4) >= 1`` (``height >= 4``) is known.
+
+        >>> from shapecheck.notation.logic import Rel
+        >>> from shapecheck.types import symbol
+        >>> h = symbol("height")
+        >>> weak, strong = Rel(">=", h, 1), Rel(">=", sympy.floor(h / 4), 1)
+        >>> facts = Facts()
+        >>> facts.learn(weak), facts.learn(strong)
+        (True, True)
+        >>> sorted(facts.redundant([("height >= 1", weak), ("floor(height/4) >= 1", strong)]))
+        ['height >= 1']
+        """
+        out: set[str] = set()
+        sources: set[sympy.Symbol] = set()
+        for text, rel in conditions:
+            if not self.implies(rel):
+                continue
+            bound = Facts()
+            if bound.learn(rel):
+                (sym, value), = bound.lower.items()
+                if value == self.lower.get(sym) and sym not in sources:
+                    sources.add(sym)   # the first condition that states the bound stays
+                    continue
+            out.add(text)
+        return out
 
     def implies(self, relation: Any) -> bool:
         """True when the bounds prove ``relation`` (a ``Rel`` or an ``AnyOf``): a condition that
@@ -130,6 +148,54 @@ class Facts:
         if shape == t.shape and sym == t.sym:
             return t
         return TensorType(t.dtype, shape, t.value, sym)
+
+
+def _linear_bound(d: Any, s: sympy.Symbol, op: str) -> int | None:
+    """The lower bound on ``s`` that ``c*s + k op 0`` (``>=``, ``>``, ``==``) states, or None."""
+    if not d.is_polynomial(s):
+        return None
+    poly = sympy.Poly(d, s)
+    if poly.degree() != 1:
+        return None
+    c, k = (int(x) for x in poly.all_coeffs())
+    if op == "==":   # c*s + k == 0 holds at one value, which is also a lower bound
+        return None if k % c else -k // c
+    if c <= 0:
+        return None
+    return -((k - (op == ">")) // c)   # c*s + k >= 0 (> 0: >= 1): s >= ceil(-k / c)
+
+
+def _floor_bound(d: Any, s: sympy.Symbol, op: str) -> int | None:
+    """The lower bound on ``s`` that ``c*floor((a*s + b)/q) + k op 0`` states (``c, a > 0``), or None:
+    ``floor(x) >= t`` for an integer ``t`` is ``x >= t``.
+
+    >>> from shapecheck.types import symbol
+    >>> h = symbol("height")
+    >>> _floor_bound(sympy.floor(h / 4) - 1, h, ">="), _floor_bound(2 * sympy.floor((h - 1) / 2) + 1, h, ">")
+    (4, 1)
+    """
+    k, floors = 0, []
+    for term, c in d.as_coefficients_dict().items():
+        if term == 1 and c.is_Integer:
+            k = int(c)
+        elif isinstance(term, sympy.floor) and c.is_Integer and c > 0:
+            floors.append((term, int(c)))
+        else:
+            return None
+    if len(floors) != 1:
+        return None
+    (f, c), = floors
+    num, q = sympy.fraction(sympy.together(f.args[0]))
+    if not (q.is_Integer and q > 0 and num.is_polynomial(s)):
+        return None
+    poly = sympy.Poly(num, s)
+    if poly.degree() != 1 or not all(x.is_Integer for x in poly.all_coeffs()):
+        return None
+    a, b = (int(x) for x in poly.all_coeffs())
+    if a <= 0:
+        return None
+    t = -((k - (op == ">")) // c)          # c*floor + k >= 0 (> 0: >= 1): floor >= ceil(-k / c)
+    return -((b - int(q) * t) // a)        # a*s + b >= q*t: s >= ceil((q*t - b) / a)
 
 
 def _decided(m: sympy.Basic, b: Any, a: Any, shift: dict) -> bool:

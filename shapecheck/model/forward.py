@@ -233,8 +233,10 @@ class ForwardPass:
 
     def finish(self) -> ModelReport:
         report = self.report
+        implied = self.facts.redundant([(c, self.relations.get(c)) for c in self.assumptions
+                                        if c not in self.refinements])
         report.assumptions = [{"condition": c, "kind": "refinement" if c in self.refinements else "condition",
-                               "nodes": list(ns)} for c, ns in self.assumptions.items()]
+                               "nodes": list(ns)} for c, ns in self.assumptions.items() if c not in implied]
         eqs = equalities((c, self.relations.get(c)) for c in self.assumptions if c not in self.refinements)
         if len(eqs) >= 2:
             bad = contradiction_of(eqs, lambda c: list(self.assumptions.get(c, {})))
