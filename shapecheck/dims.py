@@ -106,6 +106,7 @@ def provably_nonnegative(a: Any) -> bool:
 
 
 def floor_div(a: Any, s: int) -> Any:
+    from .rounding import floor_of
     """``floor(a / s)`` for a dim ``a`` and an int ``s > 0``, with a floor inside ``a`` taken in:
     ``floor((floor(x/m) + c) / s) == floor((x + c*m) / (m*s))`` for an integer ``c``, so that
     two strided convolutions give the one floor that a single stride of 4 does.
@@ -122,8 +123,8 @@ def floor_div(a: Any, s: int) -> Any:
         rest = a - floors[0]
         num, m = sympy.fraction(sympy.together(floors[0].args[0]))
         if m.is_Integer and m > 0 and rest.is_integer and not rest.has(sympy.floor, sympy.ceiling):
-            return normalize_dim(sympy.floor(sympy.expand(num + m * rest) / (m * s)))
-    return normalize_dim(sympy.floor(a / s))
+            return normalize_dim(floor_of(sympy.expand(num + m * rest) / (m * s)))
+    return normalize_dim(floor_of(a / s))
 
 
 def floor_bounds(d: Any) -> tuple[Any, Any] | None:

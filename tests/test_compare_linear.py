@@ -24,12 +24,12 @@ BOX = range(0, 13)
 MONOMIALS = st.lists(st.tuples(st.sampled_from(range(3)), st.integers(1, 2)), min_size=1, max_size=2)
 
 
-def _check(d, op):
+def _check(d, op, box=None):
     answer = _linear(d, op)
     if answer is None or d.is_Integer:
         return answer
     syms = sorted(d.free_symbols, key=str)
-    box = BOX if all(d.as_poly(*syms).degree(s) <= 1 for s in syms) else range(0, 7)
+    box = box or (BOX if all(d.as_poly(*syms).degree(s) <= 1 for s in syms) else range(0, 7))
     # exact integers for the brute force (a positive factor keeps every sign): 2/3 - 1 + 1/3 is not 0 in floats
     scale = math.lcm(*(int(c.q) for c in d.as_coefficients_dict().values()))
     f = sympy.lambdify(syms, sympy.expand(d * scale), "math")
@@ -49,11 +49,13 @@ def test_linear_answers_hold_on_every_dim(k, coeffs, op):
 
 
 @settings(max_examples=300, deadline=None)
-@given(k=st.integers(-6, 6), coeffs=st.lists(st.integers(-3, 3).filter(bool), min_size=1, max_size=3),
-       dens=st.lists(st.integers(1, 4), min_size=4, max_size=4), op=st.sampled_from(sorted(OPS)))
+@given(k=st.integers(-6, 6), coeffs=st.lists(st.integers(-3, 3).filter(bool), min_size=1, max_size=2),
+       dens=st.lists(st.integers(1, 4), min_size=3, max_size=3), op=st.sampled_from(sorted(OPS)))
 def test_rational_coefficients_are_scaled_and_hold_on_every_dim(k, coeffs, dens, op):
-    """Floor bounds are linear with rational coefficients (``frames/4 + 3/4``)."""
-    _check(sympy.Rational(k, dens[-1]) + sum(sympy.Rational(c, q) * s for c, q, s in zip(coeffs, dens, SYMS)), op)
+    """Floor bounds are linear with rational coefficients (``frames/4 + 3/4``); the box is wide
+    enough that a relation true only for large dims (``3 - N/4 < 0``) is seen true there."""
+    d = sympy.Rational(k, dens[-1]) + sum(sympy.Rational(c, q) * s for c, q, s in zip(coeffs, dens, SYMS))
+    _check(d, op, range(0, 50))
 
 
 @settings(max_examples=300, deadline=None)

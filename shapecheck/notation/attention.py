@@ -10,6 +10,7 @@ from typing import Any
 import sympy
 
 from ..types import normalize_dim, unknown_dim
+from ..rounding import ceiling_of
 from .logic import Unknown
 
 
@@ -49,7 +50,7 @@ def ceil_div(a: Any, b: Any) -> Any:
         return unknown_dim("ceil_div")
     if _is_int(a):
         return -(-a // b)
-    q = sympy.ceiling(sympy.sympify(a) / b)
+    q = ceiling_of(sympy.sympify(a) / b)
     return normalize_dim(q) if q.is_integer and not q.has(sympy.ceiling) else unknown_dim("ceil_div")
 
 

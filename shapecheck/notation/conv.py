@@ -23,6 +23,7 @@ import sympy
 
 from ..dims import floor_div
 from ..types import is_unknown, normalize_dim, unknown_dim
+from ..rounding import ceiling_of
 from .logic import EvalError, NeedInt, Unknown, UnknownShape
 
 AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
@@ -114,7 +115,7 @@ def same_out(h: Any, s: Any) -> Any:
         return unknown_dim("conv")
     if _is_int(h):
         return -(-int(h) // int(s))
-    return normalize_dim(sympy.ceiling(sympy.sympify(h) / int(s)))
+    return normalize_dim(ceiling_of(sympy.sympify(h) / int(s)))
 
 
 def _same_pool(h: Any, k: Any, s: int, d: int, ceil_mode: Any) -> Any:
@@ -254,7 +255,7 @@ def transpose_min_input(kernel: Any, strides: Any = None, pads: Any = None, dila
         pb, pe = (0, 0) if auto_pad == "VALID" else (int(pads[i]), int(pads[i + n]))
         need = 1 + pb + pe - int(op[i]) - effective_kernel(kernel[i], dilations[i])
         s = int(strides[i])
-        out.append(normalize_dim((-(-need // s) if _is_int(need) else sympy.ceiling(sympy.sympify(need) / s)) + 1))
+        out.append(normalize_dim((-(-need // s) if _is_int(need) else ceiling_of(sympy.sympify(need) / s)) + 1))
     return tuple(out)
 
 

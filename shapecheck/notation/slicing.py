@@ -15,6 +15,7 @@ import numpy as np
 import sympy
 
 from ..types import is_unknown, normalize_dim, unknown_dim
+from ..rounding import ceiling_of
 from .compare import compare_dims, make_rel
 from .logic import NO_VALUE, UNKNOWN, Cond, EvalError, NeedInt, Unknown, UnknownShape
 from .operators import int_like
@@ -34,7 +35,7 @@ def range_len(start: Any, limit: Any, delta: Any) -> Any:
         return unknown_dim("range")
     if any(is_unknown(s) for s in sympy.sympify(limit - start).free_symbols):
         return unknown_dim("range")
-    n = sympy.ceiling(sympy.sympify(limit - start) / delta)
+    n = ceiling_of(sympy.sympify(limit - start) / delta)
     return normalize_dim(n if n.is_nonnegative else sympy.Max(0, n))
 
 
@@ -109,7 +110,7 @@ def slice_dim(dim: Any, start: Any, end: Any, step: Any = 1) -> Any:
     s, e = se
     if all(int_like(v) for v in (s, e)):
         return max(-(-(e - s) // step), 0)
-    n = sympy.ceiling((sympy.sympify(e) - s) / step)   # no simplify(): 100 ms a call, and exact without it
+    n = ceiling_of((sympy.sympify(e) - s) / step)   # no simplify(): 100 ms a call, and exact without it
     return normalize_dim(n if n.is_nonnegative else sympy.Max(0, n))
 
 
@@ -229,7 +230,7 @@ def split_sizes(dim: Any, n: Any, uneven: Any = 0) -> Any:
         return (int(dim) // n,) * n
     q = sympy.sympify(dim) / n
     if uneven:
-        c = normalize_dim(sympy.ceiling(q))
+        c = normalize_dim(ceiling_of(q))
         return (c,) * (n - 1) + (normalize_dim(sympy.sympify(dim) - c * (n - 1)),)
     part = normalize_dim(q) if q.is_integer else unknown_dim("split")
     return (part,) * n

@@ -21,6 +21,7 @@ import numpy as np
 import sympy
 
 from ..types import normalize_dim, unknown_dim
+from ..rounding import floor_of
 from .layouts import _is_int, _value
 from .logic import NO_VALUE, EvalError, TensorVal, Unknown, UnknownShape, and_
 from .values import elementwise
@@ -137,7 +138,7 @@ def _scale_dim(d: Any, s: float) -> Any:
     """``floor(d * s)`` with the float32 product of onnxruntime on ints, exactly on symbols."""
     if _is_int(d):
         return int(math.floor(float(np.float32(d) * np.float32(s))))
-    return normalize_dim(sympy.floor(sympy.sympify(d) * sympy.Rational(float(np.float32(s)))))
+    return normalize_dim(floor_of(sympy.sympify(d) * sympy.Rational(float(np.float32(s)))))
 
 
 def resize_shape(shape: Any, scales: Any = None, sizes: Any = None, axes: Any = None,
@@ -198,7 +199,7 @@ def quotient(a: Any, b: Any) -> Any:
             raise EvalError("division by 0")
         return int(a) // int(b)
     q = sympy.sympify(a) / b
-    return normalize_dim(q if q.is_integer else sympy.floor(q))
+    return normalize_dim(q if q.is_integer else floor_of(q))
 
 
 def onehot_depth(depth: Any) -> Any:

@@ -1,0 +1,33 @@
+"""``rounding.floor_of``/``ceiling_of`` build the very expression sympy's ``floor``/``ceiling``
+build, on random sums of the terms dims are made of (integer and rational multiples of
+symbols and their products, floors, ``Min``/``Max``, unknown dims, numbers).  Equal forms
+matter: a dim built one way must compare equal to the same dim built the other way."""
+from __future__ import annotations
+
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shapecheck.rounding import ceiling_of, floor_of
+from shapecheck.types import symbol, unknown_dim
+
+N, M = symbol("N"), symbol("M")
+U = unknown_dim("u")
+rationals = st.builds(sympy.Rational, st.integers(-9, 9), st.integers(1, 6))
+atoms = st.sampled_from([N, M, U, N * M, N ** 2, sympy.floor(N / 2), sympy.Min(N, 4), sympy.Max(M, 1),
+                         sympy.ceiling(M / 3)])
+terms = st.one_of(rationals, st.builds(lambda c, a: c * a, rationals, atoms))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(terms, min_size=1, max_size=4), st.one_of(st.integers(1, 5), st.sampled_from([M, M + 1, 2 * N])))
+def test_floor_and_ceiling_are_sympys(parts, q):
+    x = sympy.Add(*parts) / q
+    assert floor_of(x) == sympy.floor(x), x
+    assert ceiling_of(x) == sympy.ceiling(x), x
+
+
+def test_plain_values():
+    assert floor_of(sympy.Rational(-7, 2)) == -4 and ceiling_of(sympy.Rational(-7, 2)) == -3
+    assert floor_of(N) == N and floor_of(3 * N + 1) == 3 * N + 1
+    assert floor_of(7) == 7
