@@ -14,7 +14,8 @@ MODULES = ["shapecheck.types", "shapecheck.dims", "shapecheck.notation.parser", 
            "shapecheck.specdiff.changes", "shapecheck.model.control_flow", "shapecheck.report.text",
            "shapecheck.frontends.onnx_types", "shapecheck.notation.lazy", "shapecheck.frontends.onnx_functions",
            "shapecheck.notation.tensor_ops", "shapecheck.notation.einsum", "shapecheck.notation.conv",
-           "shapecheck.notation.attention", "shapecheck.notation.more_ops", "shapecheck.notation.integer_ops"]
+           "shapecheck.notation.attention", "shapecheck.notation.more_ops", "shapecheck.notation.integer_ops",
+           "shapecheck.rounding", "shapecheck.model.facts"]
 
 
 @pytest.mark.parametrize("name", MODULES)
