@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,7 +84,12 @@ def numpy_dtype(elem: str) -> np.dtype:
 
 def dtype_of_array(arr: np.ndarray) -> str:
     """ONNX element type name of a numpy array."""
-    kind = arr.dtype
+    return _dtype_name(arr.dtype)
+
+
+@lru_cache(maxsize=64)
+def _dtype_name(kind: np.dtype) -> str:
+    # numpy builds a dtype's name in Python each time it is asked; a model asks for a few dtypes
     if kind.kind in "OUS":
         return "string"
     if kind.name == "bfloat16":
