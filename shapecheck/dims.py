@@ -10,6 +10,7 @@ never touches sympy.
 """
 from __future__ import annotations
 
+import math
 import re
 from functools import lru_cache
 from typing import Any, Union
@@ -20,7 +21,7 @@ import sympy
 from .errors import UsageError
 
 __all__ = ["Dim", "symbol", "unknown_dim", "RuntimeDim", "is_unknown", "has_unknown", "dim_str", "expr_str", "parse_dim",
-           "normalize_dim", "floor_div", "floor_bounds", "MAX_DIM_NESTING", "MAX_DIM_TOKENS", "INT64_MAX"]
+           "normalize_dim", "floor_div", "floor_bounds", "integral", "MAX_DIM_NESTING", "MAX_DIM_TOKENS", "INT64_MAX"]
 
 Dim = Union[int, sympy.Expr]
 
@@ -94,7 +95,7 @@ def provably_nonnegative(a: Any) -> bool:
     if e.is_nonnegative:
         return True
     bounds = floor_bounds(e) if e.has(sympy.floor) else None
-    if bounds is not None and e.is_integer and (bounds[0] + 1).is_positive:
+    if bounds is not None and integral(e) and (bounds[0] + 1).is_positive:
         return True   # an integer above -1: floor(h/2) - 2*floor(h/4) >= (h - 1)/2 - h/2
     for f in e.atoms(sympy.floor):
         g, k = sympy.fraction(f.args[0])
@@ -136,22 +137,51 @@ def floor_bounds(d: Any) -> tuple[Any, Any] | None:
     >>> floor_bounds(sympy.floor((f - 1) / 4) + 2)
     (frames/4 + 1, frames/4 + 7/4)
     """
-    lo = hi = sympy.Integer(0)
+    lo: list = []
+    hi: list = []
     for term, c in sympy.sympify(d).as_coefficients_dict().items():
         if not term.has(sympy.floor):
-            lo, hi = lo + c * term, hi + c * term
+            lo.append(c * term)
+            hi.append(c * term)
             continue
         if not isinstance(term, sympy.floor) or not c.is_Rational:
             return None
-        p, q = sympy.fraction(sympy.together(term.args[0]))
-        p = sympy.expand(p)
-        syms = sorted(p.free_symbols, key=str)
-        if not (q.is_Integer and q > 0) or not p.is_polynomial(*syms) or not (
-                p.is_Integer if not syms else all(k.is_Integer for k in sympy.Poly(p, *syms).coeffs())):
+        # floor(x) with x = p/q: q the common denominator of x's rational coefficients (read off
+        # its terms; sympy's together and Poly cost milliseconds), p integer on integer dims
+        parts = term.args[0].as_coefficients_dict()
+        if not all(k.is_Rational and _monomial_term(t) for t, k in parts.items()):
             return None
-        below, above = (p - q + 1) / q, p / q
-        lo, hi = (lo + c * below, hi + c * above) if c > 0 else (lo + c * above, hi + c * below)
-    return sympy.expand(lo), sympy.expand(hi)
+        q = math.lcm(*(int(k.q) for k in parts.values()))
+        x = term.args[0]
+        below, above = x - sympy.Rational(q - 1, q), x
+        lo.append(c * (below if c > 0 else above))
+        hi.append(c * (above if c > 0 else below))
+    return sympy.expand(sympy.Add(*lo)), sympy.expand(sympy.Add(*hi))
+
+
+def integral(e: Any) -> bool:
+    """True when the dim expression ``e`` is an integer for every value of its dims, read off its
+    structure: integer multiples of products of integer dims, floors, ceilings, and ``Min``/``Max``
+    of such (sympy's ``is_integer`` on a sum calls ``Abs``: milliseconds).  False where unsure.
+
+    >>> n = symbol("N")
+    >>> integral(sympy.floor(n / 2) - 2 * sympy.Max(n, 3) + n ** 2), integral(n / 2)
+    (True, False)
+    """
+    if e.is_Integer or (e.is_Symbol and e.is_integer) or isinstance(e, (sympy.floor, sympy.ceiling)):
+        return True
+    if e.is_Add or e.is_Mul or isinstance(e, (sympy.Min, sympy.Max)):
+        return all(integral(a) for a in e.args)
+    if e.is_Pow:
+        return e.exp.is_Integer and e.exp >= 0 and integral(e.base)
+    return False
+
+
+def _monomial_term(t: Any) -> bool:
+    """1, or a product of powers of integer symbols."""
+    return all(f is sympy.S.One or (f.is_Symbol and f.is_integer) or
+               (f.is_Pow and f.base.is_Symbol and f.base.is_integer and f.exp.is_Integer and f.exp > 0)
+               for f in sympy.Mul.make_args(t))
 
 
 def is_unknown(d: Any) -> bool:

@@ -16,10 +16,11 @@ from functools import lru_cache
 import numpy as np
 import sympy
 
-from ..dims import floor_bounds
+from ..dims import floor_bounds, integral
 from ..types import normalize_dim
 from .logic import Cond, EvalError, Rel, TensorVal, Unknown, and_, not_, or_
 from .operators import is_dim, show, values
+from .probe import is_open
 
 __all__ = ["compare", "compare_dims", "make_rel", "is_dim", "PYOP"]
 
@@ -49,7 +50,7 @@ def _compare_symbolic(a, op: str, b):
     known = _linear(d, op)
     if known is True or known is False:
         return known
-    if known is _OPEN:
+    if known is _OPEN or is_open(d, op):   # witnesses both ways: a condition, whatever else is tried
         return Cond((make_rel(op, a, b),))
     bounds = floor_bounds(d) if d.has(sympy.floor) else None
     if bounds is not None:
@@ -85,7 +86,7 @@ def _by_bounds(d, bounds: tuple, op: str):
     (True, True, None)
     """
     lo, hi = bounds
-    step = 1 if d.is_integer else 0   # an integer above -1 is at least 0, one below 1 at most 0
+    step = 1 if integral(d) else 0   # an integer above -1 is at least 0, one below 1 at most 0
     positive = _compare_symbolic(lo, ">", 0) is True
     nonnegative = positive or _compare_symbolic(lo + step, ">" if step else ">=", 0) is True
     negative = _compare_symbolic(hi, "<", 0) is True
