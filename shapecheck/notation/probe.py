@@ -1,7 +1,7 @@
 """Witnesses that a relation over dims is open: true for some dims and false for others.
 
 Before the costlier reasoning (bounds, sympy's assumptions), ``d op 0`` is evaluated at a few
-points (every dim 0, 1, 7, 64, and mixed).  A point where it holds and one where it fails prove
+points (every dim 0, 1, 2, 3, 4, 7, 16 or 64, and mixed).  A point where it holds and one where it fails prove
 that the relation depends on the dims, so it is a condition; nothing is decided from points
 alone.  Every dim is a non-negative integer with no other bound, except a run-time size, which
 has an upper bound: a relation over one is not probed.
@@ -24,7 +24,7 @@ import sympy
 
 from ..dims import RuntimeDim
 
-_VALUES = (0, 1, 7, 64)
+_VALUES = (0, 1, 2, 3, 4, 7, 16, 64)
 _OPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
         ">=": operator.ge}
 
