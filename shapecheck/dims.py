@@ -10,7 +10,6 @@ never touches sympy.
 """
 from __future__ import annotations
 
-import math
 import re
 from functools import lru_cache
 from typing import Any, Union
@@ -19,9 +18,10 @@ import numpy as np
 import sympy
 
 from .errors import UsageError
+from .rounding import floor_bounds, integral
 
 __all__ = ["Dim", "symbol", "unknown_dim", "RuntimeDim", "is_unknown", "has_unknown", "dim_str", "expr_str", "parse_dim",
-           "normalize_dim", "floor_div", "floor_bounds", "integral", "MAX_DIM_NESTING", "MAX_DIM_TOKENS", "INT64_MAX"]
+           "normalize_dim", "MAX_DIM_NESTING", "MAX_DIM_TOKENS", "INT64_MAX"]
 
 Dim = Union[int, sympy.Expr]
 
@@ -104,84 +104,6 @@ def provably_nonnegative(a: Any) -> bool:
             if not rest.has(f) and (rest == 0 or rest.is_nonnegative):
                 return True
     return False
-
-
-def floor_div(a: Any, s: int) -> Any:
-    from .rounding import floor_of
-    """``floor(a / s)`` for a dim ``a`` and an int ``s > 0``, with a floor inside ``a`` taken in:
-    ``floor((floor(x/m) + c) / s) == floor((x + c*m) / (m*s))`` for an integer ``c``, so that
-    two strided convolutions give the one floor that a single stride of 4 does.
-
-    >>> f = symbol("frames")
-    >>> floor_div(sympy.floor((f - 1) / 2), 2), floor_div(sympy.floor((f - 1) / 2) + 1, 2), floor_div(7, 2)
-    (floor(frames/4 - 1/4), floor(frames/4 + 1/4), 3)
-    """
-    if type(a) is int:
-        return a // s
-    a = sympy.sympify(a)
-    floors = [t for t in sympy.Add.make_args(a) if isinstance(t, sympy.floor)]
-    if len(floors) == 1:
-        rest = a - floors[0]
-        num, m = sympy.fraction(sympy.together(floors[0].args[0]))
-        if m.is_Integer and m > 0 and rest.is_integer and not rest.has(sympy.floor, sympy.ceiling):
-            return normalize_dim(floor_of(sympy.expand(num + m * rest) / (m * s)))
-    return normalize_dim(floor_of(a / s))
-
-
-def floor_bounds(d: Any) -> tuple[Any, Any] | None:
-    """``(lo, hi)``, floor-free, with ``lo <= d <= hi`` for every value of the dims; None when ``d``
-    is not a sum of terms free of floors and of ``c*floor(p/q)`` (``p`` with integer coefficients,
-    ``q`` an int).  For an integer ``p``: ``(p - q + 1)/q <= floor(p/q) <= p/q``.
-
-    >>> f = symbol("frames")
-    >>> floor_bounds(sympy.floor((f - 1) / 4) + 2)
-    (frames/4 + 1, frames/4 + 7/4)
-    """
-    lo: list = []
-    hi: list = []
-    for term, c in sympy.sympify(d).as_coefficients_dict().items():
-        if not term.has(sympy.floor):
-            lo.append(c * term)
-            hi.append(c * term)
-            continue
-        if not isinstance(term, sympy.floor) or not c.is_Rational:
-            return None
-        # floor(x) with x = p/q: q the common denominator of x's rational coefficients (read off
-        # its terms; sympy's together and Poly cost milliseconds), p integer on integer dims
-        parts = term.args[0].as_coefficients_dict()
-        if not all(k.is_Rational and _monomial_term(t) for t, k in parts.items()):
-            return None
-        q = math.lcm(*(int(k.q) for k in parts.values()))
-        x = term.args[0]
-        below, above = x - sympy.Rational(q - 1, q), x
-        lo.append(c * (below if c > 0 else above))
-        hi.append(c * (above if c > 0 else below))
-    return sympy.expand(sympy.Add(*lo)), sympy.expand(sympy.Add(*hi))
-
-
-def integral(e: Any) -> bool:
-    """True when the dim expression ``e`` is an integer for every value of its dims, read off its
-    structure: integer multiples of products of integer dims, floors, ceilings, and ``Min``/``Max``
-    of such (sympy's ``is_integer`` on a sum calls ``Abs``: milliseconds).  False where unsure.
-
-    >>> n = symbol("N")
-    >>> integral(sympy.floor(n / 2) - 2 * sympy.Max(n, 3) + n ** 2), integral(n / 2)
-    (True, False)
-    """
-    if e.is_Integer or (e.is_Symbol and e.is_integer) or isinstance(e, (sympy.floor, sympy.ceiling)):
-        return True
-    if e.is_Add or e.is_Mul or isinstance(e, (sympy.Min, sympy.Max)):
-        return all(integral(a) for a in e.args)
-    if e.is_Pow:
-        return e.exp.is_Integer and e.exp >= 0 and integral(e.base)
-    return False
-
-
-def _monomial_term(t: Any) -> bool:
-    """1, or a product of powers of integer symbols."""
-    return all(f is sympy.S.One or (f.is_Symbol and f.is_integer) or
-               (f.is_Pow and f.base.is_Symbol and f.base.is_integer and f.exp.is_Integer and f.exp > 0)
-               for f in sympy.Mul.make_args(t))
 
 
 def is_unknown(d: Any) -> bool:

@@ -7,7 +7,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shapecheck.dims import integral
+from shapecheck.rounding import integral
 from shapecheck.notation.probe import is_open, value
 from shapecheck.types import symbol
 

@@ -16,7 +16,7 @@ from functools import lru_cache
 import numpy as np
 import sympy
 
-from ..dims import floor_bounds, integral
+from ..rounding import floor_bounds, integral
 from ..types import normalize_dim
 from .logic import Cond, EvalError, Rel, TensorVal, Unknown, and_, not_, or_
 from .operators import is_dim, show, values

@@ -21,9 +21,8 @@ from typing import Any
 
 import sympy
 
-from ..dims import floor_div
 from ..types import is_unknown, normalize_dim, unknown_dim
-from ..rounding import ceiling_of
+from ..rounding import ceiling_of, floor_div
 from .logic import EvalError, NeedInt, Unknown, UnknownShape
 
 AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")

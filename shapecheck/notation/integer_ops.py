@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import sympy
 
-from ..dims import floor_div, provably_nonnegative
+from ..dims import provably_nonnegative
+from ..rounding import floor_div
 from ..types import normalize_dim, unknown_dim
 from .logic import EvalError
 from .operators import int_like
