@@ -75,3 +75,30 @@ def test_disjunctions_over_one_dim_are_simplified_never_weakened():
     assert or_([Cond((Rel("!=", s, 0),)), Cond((Rel("==", s, 4),))]).texts() == ["seq != 0"]
     assert or_([Cond((Rel("==", n, 1),)), Cond((Rel("==", n, 4),))]).texts() == ["N == 1 or N == 4"]
     assert or_([Cond((Rel("==", n, 1),)), Cond((Rel("==", s, 4),))]).texts() == ["N == 1 or seq == 4"]
+
+
+def test_model_conditions_name_only_the_models_dims_or_reported_runtime_sizes():
+    """Issue 15, item 4, over both corpora: every condition of a model's list names only dims the
+    model declares (inputs, outputs, value_info) or run-time sizes the report defines; never an
+    internal tensor's dim (``/Expand_output_0.shape[0]``) and never an unnamed unknown."""
+    import re
+    from pathlib import Path
+
+    import onnx
+
+    from shapecheck.frontends.onnx_types import dim_from_param
+    fixtures = Path(__file__).resolve().parent / "fixtures"
+    paths = sorted((fixtures / "exports").glob("*.onnx")) + sorted((fixtures / "zoo").glob("*.onnx"))
+    assert len(paths) == 57
+    functions = {"floor", "ceiling", "Min", "Max", "Mod", "or", "and"}
+    for path in paths:
+        g = onnx.load(str(path), load_external_data=False).graph
+        declared = {str(s) for vi in [*g.input, *g.output, *g.value_info] for d in vi.type.tensor_type.shape.dim
+                    if d.dim_param for s in getattr(dim_from_param(d.dim_param), "free_symbols", ())}
+        rep = check_model(str(path))
+        runtime = {s["name"] for s in rep.symbols}
+        for a in rep.assumptions:
+            if a["kind"] == "condition":
+                names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", a["condition"])) - functions
+                assert names <= declared | runtime, (path.stem, a["condition"], names - declared - runtime)
+                assert "?" not in a["condition"], (path.stem, a["condition"])
