@@ -6,8 +6,8 @@ convolution over ``frames``).  Where a later dim is ``Max(0, floor((frames - 1)/
 ``floor((frames - 1)/4)`` for every input that the model accepts, and that dim then
 equals the one a convolution computes.  Only lower bounds on one dim are kept
 (``c*N + k >= 0`` with ``c > 0``, or ``floor((a*N + b)/q) >= t``, a pool's ``floor(h/4) >= 1``),
-and only from nodes that always run (not from a
-branch or a loop body, whose conditions hold only when it runs).
+and only from nodes that always run (not from a branch or a loop body, whose conditions hold
+only when it runs).
 
 >>> from shapecheck.notation.logic import Rel
 >>> from shapecheck.types import symbol
