@@ -92,19 +92,45 @@ def test_declared_output_on_scatter_contradicts_its_data():
     assert rep.nodes[0].status == "valid" and rep.exit_code == 1
 
 
-def test_declared_symbol_against_inferred_symbol_is_a_condition():
-    m = model([node("ScatterND", ["d", "i", "u"], ["y"], "nd"), node("Relu", ["y"], ["z"], "relu")],
-              [vi("d", FLOAT, ["N", 4]), vi("i", INT64, ["K", 1]), vi("u", FLOAT, ["K", 4])],
-              [vi("z", FLOAT, None)], value_info=[vi("y", FLOAT, ["M", 4])])
+def _scatter_with_value_info(name, out_name=None):
+    outs = [vi("z", FLOAT, None if out_name is None else [out_name, 4])]
+    return model([node("ScatterND", ["d", "i", "u"], ["y"], "nd"), node("Relu", ["y"], ["z"], "relu")],
+                 [vi("d", FLOAT, ["N", 4]), vi("i", INT64, ["K", 1]), vi("u", FLOAT, ["K", 4])],
+                 outs, value_info=[vi("y", FLOAT, [name, 4])])
+
+
+def test_a_declared_input_name_against_another_inferred_dim_is_a_condition():
+    # y's dim 0 is N; value_info calls it K, which the inputs declare for another dim
+    m = _scatter_with_value_info("K")
     rep = shapecheck.check_model(m)
     d = decl(rep, "y")
-    assert (d.status, d.severity, d.conditions) == ("condition", "info", ["M == N"])
-    assert {"condition": "M == N", "kind": "condition", "nodes": ["y (value_info)"]} in rep.assumptions
+    assert (d.status, d.severity, d.conditions) == ("condition", "info", ["K == N"])
+    assert {"condition": "K == N", "kind": "condition", "nodes": ["y (value_info)"]} in rep.assumptions
     assert rep.exit_code == 0 and shapecheck.check_model(m, strict=True).exit_code == 1
-    # annotate writes the inferred N, not the declared M
+    # annotate writes the inferred N, not the declared K
     out = shapecheck.annotate(m)
     (y,) = [v for v in out.graph.value_info if v.name == "y"]
     assert [dd.dim_param or dd.dim_value for dd in y.type.tensor_type.shape.dim] == ["N", 4]
+
+
+def test_a_name_no_input_declares_is_defined_by_inference():
+    """TorchScript names output dims it could not infer (``Convmask_dim_0``): such a name
+    constrains nothing, so it is defined by the dim it names, and strict mode passes."""
+    m = _scatter_with_value_info("M")
+    rep = shapecheck.check_model(m)
+    d = decl(rep, "y")
+    assert d.status == "agrees" and "M = N" in d.message
+    assert not [a for a in rep.assumptions if a["kind"] == "condition"]
+    assert shapecheck.check_model(m, strict=True).exit_code == 0
+
+
+def test_a_defined_name_used_again_is_compared_with_its_definition():
+    # M is defined as N by y; z = Relu(y) declares the same M (agrees), then one declaring M + 1
+    agree = shapecheck.check_model(_scatter_with_value_info("M", "M"))
+    assert [x.status for x in agree.declarations] == ["agrees", "agrees"]
+    clash = shapecheck.check_model(_scatter_with_value_info("M", "M + 1"))
+    z = decl(clash, "z")
+    assert z.status == "contradicts" and "dim 0" in z.message and clash.exit_code == 1
 
 
 def unknown_dim_model(with_value_info: bool):

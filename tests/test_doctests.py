@@ -15,7 +15,8 @@ MODULES = ["shapecheck.types", "shapecheck.dims", "shapecheck.notation.parser", 
            "shapecheck.frontends.onnx_types", "shapecheck.notation.lazy", "shapecheck.frontends.onnx_functions",
            "shapecheck.notation.tensor_ops", "shapecheck.notation.einsum", "shapecheck.notation.conv",
            "shapecheck.notation.attention", "shapecheck.notation.more_ops", "shapecheck.notation.integer_ops",
-           "shapecheck.rounding", "shapecheck.model.facts", "shapecheck.notation.probe"]
+           "shapecheck.rounding", "shapecheck.model.facts", "shapecheck.notation.probe",
+           "shapecheck.model.declarations"]
 
 
 @pytest.mark.parametrize("name", MODULES)

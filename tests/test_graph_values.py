@@ -112,10 +112,14 @@ def test_expression_dim_params_unify_with_derived_dims():
     rep = check_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]))
     assert str(rep.types["y"]) == "float[batch,past_seq_len+seq_len,4]"
     assert [d.status for d in rep.declarations] == ["agrees"] and rep.exit_code == 0
-    # a declaration that names the sum differently is a stated condition, not an agreement
+    # a name no input declares is defined by the sum it names: nothing to assume
     g.output[0].type.tensor_type.shape.dim[1].dim_param = "total_len"
     rep = check_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]))
-    assert [a["condition"] for a in rep.assumptions] == ["total_len == past_seq_len + seq_len"]
+    assert not rep.assumptions and "total_len = past_seq_len+seq_len" in rep.declarations[0].message
+    # a declaration that names the sum by an input's name is a stated condition, not an agreement
+    g.output[0].type.tensor_type.shape.dim[1].dim_param = "seq_len"
+    rep = check_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]))
+    assert [a["condition"] for a in rep.assumptions] == ["past_seq_len == 0"]
 
 
 def test_an_export_that_bakes_the_batch_size_is_valid_only_for_that_batch():

@@ -3,15 +3,22 @@ with the inferred type, and may only fill in what inference left unknown.
 
 A declaration agrees, refines (fills an unknown dim, dtype or rank), states a condition (its
 dims are named differently and are equal only if a relation holds) or contradicts inference.
+
+A dim name that no input of the model declares (TorchScript names every output dim it could not
+infer: ``Convmask_dim_0``) constrains nothing: the first dim it names defines it (``Names``),
+and each later use is compared with that definition.  Only a name the inputs declare, or a
+name used twice, can make a condition.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import sympy
+
 from ..frontends.graph import Declaration, ModelGraph, ModelNode
 from ..notation.compile import Cond, compare_dims
-from ..types import TensorType, dim_str, is_unknown
+from ..types import TensorType, dim_str, has_unknown, is_unknown, normalize_dim
 from .result import DeclarationReport, ModelReport
 
 
@@ -26,7 +33,40 @@ class _Comparison:
     refined: list[str] = field(default_factory=list)
 
 
-def _compare(d: TensorType, inf: TensorType) -> _Comparison:
+class Names:
+    """The dim names declarations introduce, each defined by the first inferred dim it names.
+
+    >>> from shapecheck.types import symbol
+    >>> names = Names({"N"})
+    >>> names.resolve(symbol("T"), symbol("N") + 1), names.resolve(symbol("T") * 2, 4), names.resolve(symbol("N"), 3)
+    (N + 1, 2*N + 2, N)
+    >>> names.defined
+    ['T = N+1']
+    """
+
+    def __init__(self, source_names: set[str]):
+        self.sources = source_names   # names the model's inputs declare: those stay the model's dims
+        self.bound: dict[Any, Any] = {}
+
+    @property
+    def defined(self) -> list[str]:
+        return [f"{s} = {dim_str(v)}" for s, v in self.bound.items()]
+
+    def resolve(self, declared: Any, inferred: Any) -> Any:
+        """``declared`` with the names defined so far replaced; a free name standing alone is
+        defined here, as ``inferred``."""
+        if not isinstance(declared, sympy.Basic) or is_unknown(declared):
+            return declared
+        if (declared.is_Symbol and declared not in self.bound and declared.name not in self.sources
+                and not has_unknown(inferred)):
+            self.bound[declared] = inferred
+            return inferred
+        if self.bound and any(s in self.bound for s in declared.free_symbols):
+            return normalize_dim(declared.xreplace(self.bound))
+        return declared
+
+
+def _compare(d: TensorType, inf: TensorType, names: Names | None = None) -> _Comparison:
     out = _Comparison(inf.dtype, inf.shape)
     if d.dtype and inf.dtype and d.dtype != inf.dtype:
         out.contradictions.append(f"element type {d.dtype} declared, {inf.dtype} inferred")
@@ -40,15 +80,19 @@ def _compare(d: TensorType, inf: TensorType) -> _Comparison:
         if len(d.shape) != len(inf.shape):
             out.contradictions.append(f"rank {len(d.shape)} declared, {len(inf.shape)} inferred")
         else:
-            out.shape = _compare_dims(d.shape, inf.shape, out)
+            out.shape = _compare_dims(d.shape, inf.shape, out, names)
     return out
 
 
-def _compare_dims(declared: tuple, inferred: tuple, out: _Comparison) -> tuple:
+def _compare_dims(declared: tuple, inferred: tuple, out: _Comparison, names: Names | None) -> tuple:
     new = list(inferred)
     for i, (dd, ii) in enumerate(zip(declared, inferred)):
         if is_unknown(dd) or dd == ii:
             continue
+        if names is not None:
+            dd = names.resolve(dd, ii)
+            if dd == ii:
+                continue
         if is_unknown(ii):
             new[i] = dd
             out.refined.append(f"dim {i} = {dim_str(dd)}")
@@ -62,8 +106,9 @@ def _compare_dims(declared: tuple, inferred: tuple, out: _Comparison) -> tuple:
 
 
 def check_declaration(graph: ModelGraph, report: ModelReport, env: dict, node: ModelNode, tname: str,
-                      assume: Callable[..., None]) -> None:
-    """Compare ``tname``'s declaration (if any) with ``env[tname]``; record the verdict in ``report``."""
+                      assume: Callable[..., None], names: Names | None = None) -> None:
+    """Compare ``tname``'s declaration (if any) with ``env[tname]``; record the verdict in ``report``
+    (``names``: the model's declared dim names so far, see ``Names``)."""
     decl: Declaration | None = graph.declared.get(tname)
     if decl is None:
         return
@@ -74,7 +119,9 @@ def check_declaration(graph: ModelGraph, report: ModelReport, env: dict, node: M
         text = str(d)
         report.declarations.append(DeclarationReport(tname, node.name, decl.kind, text, text, "agrees", "info"))
         return
-    c = _compare(d, inf)
+    before = len(names.bound) if names is not None else 0
+    c = _compare(d, inf, names)
+    defined = names.defined[before:] if names is not None else []
     who = f"{tname} ({decl.kind})"
     if c.contradictions:
         severity = "error" if decl.kind == "graph output" else "warning"
@@ -98,4 +145,7 @@ def check_declaration(graph: ModelGraph, report: ModelReport, env: dict, node: M
             tname, node.name, decl.kind, str(d), str(inf), "refines", "info",
             f"inference left part of {tname!r} unknown; the {decl.kind} fills in " + ", ".join(c.refined)))
     else:
-        report.declarations.append(DeclarationReport(tname, node.name, decl.kind, str(d), str(inf), "agrees", "info"))
+        named = (f"the {decl.kind} of {tname!r} names dims no input of the model names, which inference "
+                 "defines: " + ", ".join(defined)) if defined else ""
+        report.declarations.append(DeclarationReport(tname, node.name, decl.kind, str(d), str(inf), "agrees", "info",
+                                                     named))

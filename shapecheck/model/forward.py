@@ -20,7 +20,7 @@ from ..solver import contradiction_of, equalities, output_slots
 from ..notation.load import Registry
 from ..types import TensorType
 from .control_flow import bind, binds, is_dead, is_fixpoint, region_outputs
-from .declarations import check_declaration
+from .declarations import Names, check_declaration
 from .facts import Facts
 from .node import UNCHECKED, Unknowns, bind_inputs, fill, fold, resolve
 from .result import ModelReport, NodeReport
@@ -51,7 +51,9 @@ class ForwardPass:
         self.cache = SolveCache.of(registry)   # shared by every model checked against this registry
         self.resolved: dict[tuple, tuple] = {}
         self.slots: dict[tuple, list] = {}     # (spec, output count) -> output slots
-        self.unknowns = Unknowns(_names_in(graph.sources.values()))
+        source_names = _names_in(graph.sources.values())
+        self.unknowns = Unknowns(source_names)
+        self.names = Names(source_names)   # dim names declarations introduce, defined on first use
         self.skipped = self.dead = 0
         self.entered: set[str] = set()   # subgraph scopes entered (a Loop/Scan body's inputs bound)
         self.owner_index: dict[int, int] | None = None
@@ -125,11 +127,12 @@ class ForwardPass:
     def snapshot(self) -> tuple:
         return (len(self.report.nodes), len(self.report.declarations), {k: dict(v) for k, v in self.assumptions.items()},
                 dict(self.relations), set(self.refinements), {k: dict(v) for k, v in self.coverage.items()},
-                self.unknowns.snapshot(), self.skipped, self.dead, set(self.entered), self.facts.snapshot())
+                self.unknowns.snapshot(), self.skipped, self.dead, set(self.entered), self.facts.snapshot(),
+                dict(self.names.bound))
 
     def restore(self, saved: tuple) -> None:
         (n_nodes, n_decls, self.assumptions, self.relations, self.refinements, self.coverage, unknowns,
-         self.skipped, self.dead, self.entered, facts) = saved
+         self.skipped, self.dead, self.entered, facts, self.names.bound) = saved
         self.facts.restore(facts)
         del self.report.nodes[n_nodes:], self.report.declarations[n_decls:]
         self.unknowns.restore(unknowns)
@@ -185,7 +188,7 @@ class ForwardPass:
                 self.env[t], self.origin[t] = declared, "declared"
             else:
                 self.env[t], self.origin[t] = TensorType(None, None), "unknown"
-            check_declaration(self.graph, self.report, self.env, node, t, self.assume)
+            check_declaration(self.graph, self.report, self.env, node, t, self.assume, self.names)
 
     def with_spec(self, node: ModelNode, spec) -> None:
         self.cover(node.op_type, "spec")
@@ -220,7 +223,7 @@ class ForwardPass:
                 else:
                     self.env[tname] = self.facts.settle_type(fill(outputs[key], self.graph.fallback.get(tname)))
                     self.origin[tname] = "inferred"
-                check_declaration(self.graph, self.report, self.env, node, tname, self.assume)
+                check_declaration(self.graph, self.report, self.env, node, tname, self.assume, self.names)
 
     def failed(self, node: ModelNode, findings: list[Finding]) -> None:
         """A node found invalid before any spec: reported with ``findings``, its outputs unknown."""
