@@ -40,3 +40,21 @@ def test_open_only_with_a_witness_each_way(e, op):
 def test_integral_only_where_every_value_is_an_integer(e):
     if integral(e):
         assert all(e.subs({N: n, M: m}).is_Integer for n in range(0, 6) for m in range(0, 6)), e
+
+
+rels = st.builds(lambda op, a, b: (op, a, b), st.sampled_from(["==", "!="]),
+                 st.sampled_from([N, M, N * M, 2 * N, N + M, sympy.Integer(0), sympy.Integer(1)]),
+                 st.sampled_from([N, M, N * M, 4 * N, sympy.Integer(0), sympy.Integer(2)]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(rels, min_size=2, max_size=3))
+def test_a_disjunction_called_always_true_holds_everywhere(parts):
+    """``logic._always`` (``batch != 0 or batch == batch*seq``) on random disjunctions."""
+    from shapecheck.notation.logic import Rel, _always
+    rs = tuple(Rel(op, a, b) for op, a, b in parts)
+    if _always(rs):
+        for n in range(0, 6):
+            for m in range(0, 6):
+                vals = [(sympy.sympify(a) - sympy.sympify(b)).subs({N: n, M: m}) for _op, a, b in parts]
+                assert any((v == 0) == (op == "==") for (op, _a, _b), v in zip(parts, vals)), (parts, n, m)

@@ -291,24 +291,29 @@ def _absorbed(rels: tuple) -> tuple:
 
 @lru_cache(maxsize=4096)
 def _always(rels: tuple) -> bool:
-    """True when a disjunction of relations over one dim holds for every dim: its negation, a
-    conjunction, has no solution (``batch != 0 or batch == 4*batch``).  False when unsure.
+    """True when a disjunction of relations holds for every dim: its negation, a conjunction, has
+    no solution.  An equality in the negation that fixes one dim (``batch == 0``) is tried at
+    each value it allows; if there some other negated relation is false whatever the other dims
+    (``0 != 0*seq``), no dims satisfy the negation (``batch != 0 or batch == batch*seq``, a
+    Reshape whose target dim copies an input dim that is 0 exactly when it is).  False when unsure.
 
     >>> from shapecheck.types import symbol
-    >>> b = symbol("batch")
+    >>> b, s = symbol("batch"), symbol("seq")
     >>> _always((Rel("!=", b, 0), Rel("==", b, 4 * b))), _always((Rel("!=", b, 0), Rel("==", b, 4)))
     (True, False)
+    >>> _always((Rel("!=", b, 0), Rel("==", b, b * s))), _always((Rel("!=", b, 0), Rel("==", s, b * s)))
+    (True, False)
     """
-    syms = set().union(*(r.free_symbols for r in rels))
-    if len(syms) != 1:
-        return False
-    (s,) = syms
     negs = [r.negate() for r in rels]
-    eq = next((n for n in negs if n.op == "=="), None)
-    sols = None if eq is None else _solutions(eq, s)
-    if sols is None:
-        return False
-    return not any(all(_holds(n, s, v) for n in negs) for v in sols)
+    for eq in negs:
+        syms = eq.free_symbols if eq.op == "==" else ()
+        if len(syms) != 1:
+            continue
+        (s,) = syms
+        sols = _solutions(eq, s)
+        if sols is not None and all(any(_false_at(n, s, v) for n in negs) for v in sols):
+            return True
+    return False
 
 
 _PYOP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
@@ -325,6 +330,14 @@ def _holds(rel: Rel, s: Any, v: int) -> bool:
             x = int(x)
         sides.append(x)
     return bool(_PYOP[rel.op](*sides))
+
+
+def _false_at(rel: Rel, s: Any, v: int) -> bool:
+    """True when ``rel`` is false with the dim ``s`` equal to ``v``, whatever the other dims are
+    (its two sides then differ by a fixed integer); False also when that is not known."""
+    d = sympy.expand(sympy.sympify(rel.lhs).xreplace({s: sympy.Integer(v)})
+                     - sympy.sympify(rel.rhs).xreplace({s: sympy.Integer(v)}))
+    return d.is_Integer and not _PYOP[rel.op](int(d), 0)
 
 
 def not_(v) -> Any:
