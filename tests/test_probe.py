@@ -50,10 +50,11 @@ rels = st.builds(lambda op, a, b: (op, a, b), st.sampled_from(["==", "!="]),
 @settings(max_examples=200, deadline=None)
 @given(st.lists(rels, min_size=2, max_size=3))
 def test_a_disjunction_called_always_true_holds_everywhere(parts):
-    """``logic._always`` (``batch != 0 or batch == batch*seq``) on random disjunctions."""
-    from shapecheck.notation.logic import Rel, _always
+    """``disjunction.always`` (``batch != 0 or batch == batch*seq``) on random disjunctions."""
+    from shapecheck.notation.disjunction import always
+    from shapecheck.notation.logic import Rel
     rs = tuple(Rel(op, a, b) for op, a, b in parts)
-    if _always(rs):
+    if always(rs):
         for n in range(0, 6):
             for m in range(0, 6):
                 vals = [(sympy.sympify(a) - sympy.sympify(b)).subs({N: n, M: m}) for _op, a, b in parts]
