@@ -23,7 +23,7 @@ from typing import Any
 
 import sympy
 
-__all__ = ["floor_of", "ceiling_of", "floor_div", "floor_bounds", "integral"]
+__all__ = ["floor_of", "ceiling_of", "floor_div", "floor_bounds", "integral", "monomial"]
 
 
 def floor_of(x: Any) -> Any:
@@ -126,7 +126,7 @@ def floor_bounds(d: Any) -> tuple[Any, Any] | None:
         # floor(x) with x = p/q: q the common denominator of x's rational coefficients (read off
         # its terms; sympy's together and Poly cost milliseconds), p integer on integer dims
         parts = term.args[0].as_coefficients_dict()
-        if not all(k.is_Rational and _monomial_term(t) for t, k in parts.items()):
+        if not all(k.is_Rational and (t == 1 or monomial(t)) for t, k in parts.items()):
             return None
         q = math.lcm(*(int(k.q) for k in parts.values()))
         x = term.args[0]
@@ -155,11 +155,23 @@ def integral(e: Any) -> bool:
     return False
 
 
-def _monomial_term(t: Any) -> bool:
-    """1, or a product of powers of integer symbols."""
-    return all(f is sympy.S.One or (f.is_Symbol and f.is_integer) or
-               (f.is_Pow and f.base.is_Symbol and f.base.is_integer and f.exp.is_Integer and f.exp > 0)
-               for f in sympy.Mul.make_args(t))
+def _dim_symbol(x: Any) -> bool:
+    return x.is_Symbol and x.is_integer and x.is_nonnegative
+
+
+def monomial(term: Any) -> bool:
+    """A product of positive powers of non-negative integer dims (``N``, ``N*M``, ``N**2``).
+
+    >>> from shapecheck.dims import symbol
+    >>> n = symbol("N")
+    >>> monomial(n * n * symbol("M")), monomial(sympy.floor(n / 2)), monomial(sympy.Integer(1))
+    (True, False, False)
+    """
+    if term.is_Symbol:
+        return _dim_symbol(term)
+    factors = term.args if term.is_Mul else (term,)
+    return all(_dim_symbol(f) or (f.is_Pow and _dim_symbol(f.base) and f.exp.is_Integer and f.exp > 0)
+               for f in factors)
 
 
 def _normalize(d: Any) -> Any:

@@ -10,22 +10,19 @@ otherwise the comparison is a ``Cond`` holding one readable relation (``make_rel
 from __future__ import annotations
 
 import math
-import operator
 from functools import lru_cache
 
 import numpy as np
 import sympy
 
-from ..rounding import floor_bounds, integral
+from ..rounding import floor_bounds, integral, monomial
 from ..types import normalize_dim
-from .logic import Cond, EvalError, Rel, TensorVal, Unknown, and_, not_, or_
+from .logic import PYOP, Cond, EvalError, Rel, TensorVal, Unknown, and_, not_, or_
 from .operators import is_dim, show, values
 from .probe import is_open
 
 __all__ = ["compare", "compare_dims", "make_rel", "is_dim", "PYOP"]
 
-PYOP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
-        ">": operator.gt, ">=": operator.ge}
 
 
 def compare_dims(a, op: str, b):
@@ -103,19 +100,6 @@ _FLIP = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _OPEN = object()   # the relation holds for some dims and not for others
 
 
-def _dim_symbol(x) -> bool:
-    return x.is_Symbol and x.is_integer and x.is_nonnegative
-
-
-def _monomial(term) -> bool:
-    """A product of powers of nonnegative integer dims (``N``, ``N*M``, ``N**2``)."""
-    if term.is_Symbol:
-        return _dim_symbol(term)
-    factors = term.args if term.is_Mul else (term,)
-    return all(_dim_symbol(f) or (f.is_Pow and _dim_symbol(f.base) and f.exp.is_Integer and f.exp > 0)
-               for f in factors)
-
-
 def _terms(d, scaled: bool = False) -> tuple[int, dict] | None:
     """``d = k + c1*m1 + ...`` with each ``m`` a monomial of nonnegative integer dims, as
     ``(k, {m1: c1, ...})``; None for anything else (Min, floor, a rational coefficient).
@@ -134,7 +118,7 @@ def _terms(d, scaled: bool = False) -> tuple[int, dict] | None:
             return None
         if term == 1:
             k = int(c)
-        elif _monomial(term):
+        elif monomial(term):
             coeffs[term] = int(c)
         else:
             return None

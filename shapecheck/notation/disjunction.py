@@ -7,13 +7,12 @@ dropped, or the whole is called true, only when that is proved.
 """
 from __future__ import annotations
 
-import operator
 from functools import lru_cache
 from typing import Any
 
 import sympy
 
-from .logic import Rel
+from .logic import PYOP, Rel
 
 __all__ = ["always", "absorbed"]
 
@@ -88,9 +87,6 @@ def always(rels: tuple) -> bool:
     return False
 
 
-_PYOP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
-
-
 def _holds(rel: Rel, s: Any, v: int) -> bool:
     """True when ``rel`` holds with the dim ``s`` equal to ``v`` (False also when that stays unknown)."""
     sides = []
@@ -101,7 +97,7 @@ def _holds(rel: Rel, s: Any, v: int) -> bool:
                 return False
             x = int(x)
         sides.append(x)
-    return bool(_PYOP[rel.op](*sides))
+    return bool(PYOP[rel.op](*sides))
 
 
 def _false_at(rel: Rel, s: Any, v: int) -> bool:
@@ -109,4 +105,4 @@ def _false_at(rel: Rel, s: Any, v: int) -> bool:
     (its two sides then differ by a fixed integer); False also when that is not known."""
     d = sympy.expand(sympy.sympify(rel.lhs).xreplace({s: sympy.Integer(v)})
                      - sympy.sympify(rel.rhs).xreplace({s: sympy.Integer(v)}))
-    return d.is_Integer and not _PYOP[rel.op](int(d), 0)
+    return d.is_Integer and not PYOP[rel.op](int(d), 0)

@@ -16,17 +16,15 @@ True
 from __future__ import annotations
 
 import math
-import operator
 from fractions import Fraction
 from typing import Any
 
 import sympy
 
 from ..dims import RuntimeDim
+from .logic import PYOP
 
 _VALUES = (0, 1, 2, 3, 4, 7, 16, 64)
-_OPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
-        ">=": operator.ge}
 
 
 def is_open(d: Any, op: str) -> bool:
@@ -41,7 +39,7 @@ def is_open(d: Any, op: str) -> bool:
         v = value(d, dict(zip(syms, point)))
         if v is None:
             return False   # something these values do not evaluate: leave it to the reasoning
-        seen.add(_OPS[op](v, 0))
+        seen.add(PYOP[op](v, 0))
         if len(seen) == 2:
             return True
     return False
