@@ -203,12 +203,6 @@ class ForwardPass:
         outputs = result.outputs if not result.has_unknowns else self.unknowns.own(
             result.outputs, types, node, {key: t for (key, _d, _p), t in zip(slots, node.outputs) if t})
         folded = fold(spec, types, node.attrs, n_out, self.cache.folds, result, items) if result.status == "valid" else None
-        nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, result.status, node.location,
-                        outputs, list(result.conditions), list(result.violations), list(result.warnings), sources,
-                        runtime_checks=result.runtime_checks)
-        if self.portability is not None and result.status != "invalid":
-            nr.warnings.extend(self.portability.warnings(spec, types, node.attrs))
-        self.report.nodes.append(nr)
         for c in result.conditions:
             rel = result.relations.get(c)
             if c not in self.assumptions and self.facts.implies(rel):
@@ -216,6 +210,14 @@ class ForwardPass:
             self.assume(c, node.name, relation=rel)
             if not node.scope:   # a node that always runs: what it needs holds for every input the model accepts
                 self.facts.learn(rel)
+        if self.facts.lower:     # the report shows the dims that flow on
+            outputs = {k: self.facts.settle_type(t) for k, t in outputs.items()}
+        nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, result.status, node.location,
+                        outputs, list(result.conditions), list(result.violations), list(result.warnings), sources,
+                        runtime_checks=result.runtime_checks)
+        if self.portability is not None and result.status != "invalid":
+            nr.warnings.extend(self.portability.warnings(spec, types, node.attrs))
+        self.report.nodes.append(nr)
         for (key, _decl, _pos), tname in zip(slots, node.outputs):
             if tname:
                 if folded and key in folded:
