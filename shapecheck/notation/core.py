@@ -89,13 +89,30 @@ _max = _minmax(np.max, "_max")
 
 
 def _prod(shape):
-    """The product of the dims of a shape: ``prod(data.shape)`` is its number of elements."""
+    """The product of the dims of a shape: ``prod(data.shape)`` is its number of elements.
+
+    >>> from shapecheck.types import symbol
+    >>> _prod((2, symbol("N"), 3, symbol("M"))), _prod((2, 0, symbol("N"))), _prod(())
+    (6*M*N, 0, 1)
+    """
     if isinstance(shape, Unknown):
         return shape
-    out = 1
+    # the integer dims first, then the symbolic ones in one sympy product (built one factor at
+    # a time, a product costs one sympy flatten per factor)
+    ints, syms = 1, []
     for d in shape:
-        out = arith("*", out, d)
-    return out
+        if type(d) is int:
+            ints *= d
+        else:
+            syms.append(d)
+    if not syms:
+        return ints
+    if len(syms) == 1 or not all(isinstance(d, sympy.Basic) for d in syms):
+        out = ints
+        for d in syms:
+            out = arith("*", out, d)
+        return out
+    return arith("*", ints, sympy.Mul(*syms))
 
 
 
