@@ -18,7 +18,6 @@ import numpy as np
 import sympy
 
 from .errors import UsageError
-from .rounding import floor_bounds, integral
 
 __all__ = ["Dim", "symbol", "unknown_dim", "RuntimeDim", "is_unknown", "has_unknown", "dim_str", "expr_str", "parse_dim",
            "normalize_dim", "MAX_DIM_NESTING", "MAX_DIM_TOKENS", "INT64_MAX"]
@@ -78,32 +77,6 @@ def rebuild(e: Any, mapping: dict) -> Any:
     if isinstance(e, (sympy.Min, sympy.Max)):
         return type(e)(*args, evaluate=False)
     return e.func(*args)
-
-
-def provably_nonnegative(a: Any) -> bool:
-    """True when the dim expression ``a`` is provably >= 0, reading ``x - k*floor(x/k)`` as the
-    remainder ``Mod(x, k)`` (torch's ``size % 2`` exports so, and sympy cannot tell its sign).
-
-    >>> from shapecheck.types import symbol
-    >>> w = symbol("w")
-    >>> provably_nonnegative(w - 2 * sympy.floor(w / 2)), provably_nonnegative(w - 3)
-    (True, False)
-    >>> provably_nonnegative(sympy.floor(w / 2) - 2 * sympy.floor(w / 4))
-    True
-    """
-    e = sympy.sympify(a)
-    if e.is_nonnegative:
-        return True
-    bounds = floor_bounds(e) if e.has(sympy.floor) else None
-    if bounds is not None and integral(e) and (bounds[0] + 1).is_positive:
-        return True   # an integer above -1: floor(h/2) - 2*floor(h/4) >= (h - 1)/2 - h/2
-    for f in e.atoms(sympy.floor):
-        g, k = sympy.fraction(f.args[0])
-        if k.is_Integer and k > 0 and e.coeff(f) == -k:
-            rest = sympy.expand(e - (g - k * f))
-            if not rest.has(f) and (rest == 0 or rest.is_nonnegative):
-                return True
-    return False
 
 
 def is_unknown(d: Any) -> bool:

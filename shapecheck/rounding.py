@@ -1,6 +1,7 @@
 """Floors and ceilings of dims: built as sympy builds them but without its assumption queries
 (``floor_of``, ``ceiling_of``); a floor of a floor taken in (``floor_div``); floor-free bounds
-on a sum of floors (``floor_bounds``); integer-valued by structure (``integral``).
+on a sum of floors (``floor_bounds``); signs through them (``provably_nonnegative``);
+integer-valued by structure (``integral``).
 
 sympy's ``floor(x)`` splits an ``Add`` into integer terms (pulled out), numbers and the rest,
 and asks the assumption system about ``x`` as a whole and about each term (is it an integer,
@@ -23,7 +24,8 @@ from typing import Any
 
 import sympy
 
-__all__ = ["floor_of", "ceiling_of", "floor_div", "floor_bounds", "integral", "monomial"]
+__all__ = ["floor_of", "ceiling_of", "floor_div", "floor_bounds", "floor_argument", "provably_nonnegative",
+           "integral", "monomial"]
 
 
 def floor_of(x: Any) -> Any:
@@ -123,17 +125,58 @@ def floor_bounds(d: Any) -> tuple[Any, Any] | None:
             continue
         if not isinstance(term, sympy.floor) or not c.is_Rational:
             return None
-        # floor(x) with x = p/q: q the common denominator of x's rational coefficients (read off
-        # its terms; sympy's together and Poly cost milliseconds), p integer on integer dims
-        parts = term.args[0].as_coefficients_dict()
-        if not all(k.is_Rational and (t == 1 or monomial(t)) for t, k in parts.items()):
+        pq = floor_argument(term)
+        if pq is None:
             return None
-        q = math.lcm(*(int(k.q) for k in parts.values()))
+        q = pq[1]
         x = term.args[0]
         below, above = x - sympy.Rational(q - 1, q), x
         lo.append(c * (below if c > 0 else above))
         hi.append(c * (above if c > 0 else below))
     return sympy.expand(sympy.Add(*lo)), sympy.expand(sympy.Add(*hi))
+
+
+def floor_argument(f: Any) -> tuple[Any, int] | None:
+    """``(p, q)`` for ``floor(p/q)``: ``q`` the common denominator of the argument's rational
+    coefficients (read off its terms; sympy's ``together`` and ``Poly`` cost milliseconds), ``p``
+    a polynomial with integer coefficients in the dims; None for any other argument.
+
+    >>> from shapecheck.dims import symbol
+    >>> h = symbol("h")
+    >>> floor_argument(sympy.floor((h - 1) / 4)), floor_argument(sympy.floor(sympy.Min(h, 3) / 2))
+    ((h - 1, 4), None)
+    """
+    parts = f.args[0].as_coefficients_dict()
+    if not all(k.is_Rational and (t == 1 or monomial(t)) for t, k in parts.items()):
+        return None
+    q = math.lcm(*(int(k.q) for k in parts.values()))
+    return sympy.expand(f.args[0] * q), q
+
+
+def provably_nonnegative(a: Any) -> bool:
+    """True when the dim expression ``a`` is provably >= 0, reading ``x - k*floor(x/k)`` as the
+    remainder ``Mod(x, k)`` (torch's ``size % 2`` exports so, and sympy cannot tell its sign).
+
+    >>> from shapecheck.dims import symbol
+    >>> w = symbol("w")
+    >>> provably_nonnegative(w - 2 * sympy.floor(w / 2)), provably_nonnegative(w - 3)
+    (True, False)
+    >>> provably_nonnegative(sympy.floor(w / 2) - 2 * sympy.floor(w / 4))
+    True
+    """
+    e = sympy.sympify(a)
+    if e.is_nonnegative:
+        return True
+    bounds = floor_bounds(e) if e.has(sympy.floor) else None
+    if bounds is not None and integral(e) and (bounds[0] + 1).is_positive:
+        return True   # an integer above -1: floor(h/2) - 2*floor(h/4) >= (h - 1)/2 - h/2
+    for f in e.atoms(sympy.floor):
+        g, k = sympy.fraction(f.args[0])
+        if k.is_Integer and k > 0 and e.coeff(f) == -k:
+            rest = sympy.expand(e - (g - k * f))
+            if not rest.has(f) and (rest == 0 or rest.is_nonnegative):
+                return True
+    return False
 
 
 def integral(e: Any) -> bool:

@@ -14,8 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shapecheck.check import check_model
-from shapecheck.dims import provably_nonnegative
-from shapecheck.rounding import floor_bounds, floor_div
+from shapecheck.rounding import floor_bounds, floor_div, provably_nonnegative
 from shapecheck.model.facts import Facts
 from shapecheck.notation.compare import compare_dims
 from shapecheck.notation.logic import Rel

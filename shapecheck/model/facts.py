@@ -24,9 +24,10 @@ from typing import Any
 
 import sympy
 
-from ..dims import normalize_dim, provably_nonnegative
+from ..dims import normalize_dim
 from ..notation.compare import compare_dims
 from ..notation.logic import AnyOf, Rel
+from ..rounding import floor_argument, provably_nonnegative
 from ..types import TensorType
 
 
@@ -185,17 +186,18 @@ def _floor_bound(d: Any, s: sympy.Symbol, op: str) -> int | None:
     if len(floors) != 1:
         return None
     (f, c), = floors
-    num, q = sympy.fraction(sympy.together(f.args[0]))
-    if not (q.is_Integer and q > 0 and num.is_polynomial(s)):
+    pq = floor_argument(f)
+    if pq is None:
         return None
-    poly = sympy.Poly(num, s)
-    if poly.degree() != 1 or not all(x.is_Integer for x in poly.all_coeffs()):
+    num, q = pq                            # num = a*s + b with integer coefficients, or not linear
+    a, b = num.coeff(s, 1), num.coeff(s, 0)
+    if not (a.is_Integer and b.is_Integer) or sympy.expand(a * s + b - num) != 0:
         return None
-    a, b = (int(x) for x in poly.all_coeffs())
+    a, b = int(a), int(b)
     if a <= 0:
         return None
     t = -((k - (op == ">")) // c)          # c*floor + k >= 0 (> 0: >= 1): floor >= ceil(-k / c)
-    return -((b - int(q) * t) // a)        # a*s + b >= q*t: s >= ceil((q*t - b) / a)
+    return -((b - q * t) // a)             # a*s + b >= q*t: s >= ceil((q*t - b) / a)
 
 
 def _decided(m: sympy.Basic, b: Any, a: Any, shift: dict) -> bool:

@@ -26,8 +26,10 @@ __all__ = ["compare", "compare_dims", "make_rel", "is_dim", "PYOP"]
 
 
 def compare_dims(a, op: str, b):
-    """Compare two dims: ints directly; sums of products of dims by their terms (``_linear``);
-    anything else (Min, floor) by sympy's assumptions; what none decides is a Cond."""
+    """Compare two dims: ints directly; the same dim on both sides at once; sums of products of
+    dims by their terms (``_linear``); a relation with witnesses both ways (``probe``) is a Cond;
+    sums of floors by their bounds; anything else (Min) by sympy's assumptions; what none decides
+    is a Cond."""
     if type(a) is int and type(b) is int:
         return PYOP[op](a, b)
     if a is b:   # the same dim on both sides (data.shape[0] against updates.shape[0]): no sympy arithmetic
@@ -73,10 +75,10 @@ def _compare_symbolic(a, op: str, b):
 
 
 def _by_bounds(d, bounds: tuple, op: str):
-    """``d op 0`` decided from floor-free bounds ``lo <= d <= hi`` (``dims.floor_bounds``), or None.
+    """``d op 0`` decided from floor-free bounds ``lo <= d <= hi`` (``rounding.floor_bounds``), or None.
 
     >>> from shapecheck.types import symbol
-    >>> from shapecheck.dims import floor_bounds
+    >>> from shapecheck.rounding import floor_bounds
     >>> f = symbol("frames")
     >>> d, e = sympy.floor((f - 1) / 4) + 2, sympy.floor((f - 1) / 4) + 1
     >>> _by_bounds(d, floor_bounds(d), "!="), _by_bounds(e, floor_bounds(e), ">="), _by_bounds(e, floor_bounds(e), ">")

@@ -9,11 +9,9 @@ allows it (a length known to be >= 0 divides as floor), else a fresh unknown dim
 """
 from __future__ import annotations
 
-
 import sympy
 
-from ..dims import provably_nonnegative
-from ..rounding import floor_div
+from ..rounding import floor_div, provably_nonnegative
 from ..types import normalize_dim, unknown_dim
 from .logic import EvalError
 from .operators import int_like
@@ -39,7 +37,6 @@ def div(a, b):
         if q is not None:
             return q
     return unknown_dim("quotient")
-
 
 
 def _exact_quotient(a, b):

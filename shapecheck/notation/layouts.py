@@ -41,7 +41,7 @@ from .logic import (
     UnknownShape,
     and_,
 )
-from .operators import value_of
+from .operators import element_grid, value_of
 
 # element types ONNX defines whose values shapecheck does not model (float8*, int4, uint4, float4e2m1, ...)
 UNMODELLED_CODES = {17: "float8e4m3fn", 18: "float8e4m3fnuz", 19: "float8e5m2", 20: "float8e5m2fnuz",
@@ -250,10 +250,8 @@ def transpose_value(v: Any, perm: Any, shape: Any = None) -> Any:
         if not all(_is_int(d) for d in shape) or (perm is not None and
                                                    sorted(int(p) for p in perm) != list(range(len(shape)))):
             return NO_VALUE
-        grid = np.empty(len(v), dtype=object)
-        grid[:] = v
         order = None if perm is None else tuple(int(p) for p in perm)
-        return tuple(grid.reshape(tuple(int(d) for d in shape)).transpose(order).reshape(-1))
+        return tuple(element_grid(v, shape).transpose(order).reshape(-1))
     return v
 
 

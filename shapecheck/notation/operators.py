@@ -11,7 +11,7 @@ import sympy
 from ..types import expr_str, normalize_dim
 from .logic import NO_VALUE, EvalError, NeedInt, TensorVal, Unknown, UnknownShape
 
-__all__ = ["arith", "need_int", "subscript", "value_of", "values", "show", "is_dim"]
+__all__ = ["arith", "need_int", "subscript", "value_of", "values", "show", "is_dim", "element_grid"]
 
 
 def is_dim(x) -> bool:
@@ -141,3 +141,16 @@ def show(x) -> str:
 def int_like(x) -> bool:
     """A concrete integer: a Python int (not a bool) or a numpy integer."""
     return type(x) is int or isinstance(x, np.integer)
+
+
+def element_grid(elems: tuple, dims: tuple) -> np.ndarray:
+    """A symbolic value's row-major elements as an object array of shape ``dims`` (int dims), so
+    that numpy can transpose or slice it and ``.reshape(-1)`` reads the elements back.
+
+    >>> from shapecheck.types import symbol
+    >>> element_grid((symbol("N"), 1, 2, 3), (2, 2)).T.reshape(-1).tolist()
+    [N, 2, 1, 3]
+    """
+    grid = np.empty(len(elems), dtype=object)
+    grid[:] = elems
+    return grid.reshape(tuple(int(d) for d in dims))

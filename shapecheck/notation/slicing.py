@@ -11,14 +11,13 @@ from functools import lru_cache
 
 from typing import Any
 
-import numpy as np
 import sympy
 
 from ..types import is_unknown, normalize_dim, unknown_dim
 from ..rounding import ceiling_of
 from .compare import compare_dims, make_rel
 from .logic import NO_VALUE, UNKNOWN, Cond, EvalError, NeedInt, Unknown, UnknownShape
-from .operators import int_like
+from .operators import element_grid, int_like
 from .values import INT64_MAX
 
 
@@ -178,9 +177,7 @@ def slice_values(v: Any, starts: Any, ends: Any, axes: Any = None, steps: Any = 
             return NO_VALUE
         lo, hi = _start_end(int(dims[a]), int(b), int(e), int(st))
         cut[a] = slice(lo, hi if hi >= 0 else None, int(st))
-    grid = np.empty(len(v), dtype=object)
-    grid[:] = v
-    return tuple(grid.reshape(tuple(int(d) for d in dims))[tuple(cut)].reshape(-1))
+    return tuple(element_grid(v, dims)[tuple(cut)].reshape(-1))
 
 
 def arange(n: Any) -> Any:
