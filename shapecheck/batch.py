@@ -88,7 +88,8 @@ def check_one(path: str, strict: bool = False, specs: tuple[str, ...] = (), load
         return Outcome(path, error=f"{path}: is a directory without models (*.onnx, or *.xml with a .bin beside it)")
     try:
         report = check_model(path, strict=strict, registry=_registry(tuple(specs)),
-                             load_external_data=load_external_data, output=output, pause_gc=True, runtime=runtime)
+                             load_external_data=load_external_data, output=output, pause_gc=True, runtime=runtime,
+                             light=True)
     except ShapeCheckError as exc:
         return Outcome(path, error=str(exc))
     except (RecursionError, MemoryError) as exc:

@@ -24,28 +24,31 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
+from .deferred import sympy
 from .errors import UsageError
 from .frontends.graph import ModelGraph
 from .model.forward import check_graph
+from .names import NeedsAlgebra
 from .model.result import DeclarationReport, ModelReport, NodeReport
 from .notation.load import Registry, default_registry
 
 
 # ---------------------------------------------------------------- entry points
 
-def load_graph(model: Any, registry: Registry, load_external_data: bool = False) -> ModelGraph:
-    """Pick the frontend by file type: ``.xml`` is OpenVINO IR, anything else ONNX."""
+def load_graph(model: Any, registry: Registry, load_external_data: bool = False, light: bool = False) -> ModelGraph:
+    """Pick the frontend by file type: ``.xml`` is OpenVINO IR, anything else ONNX (``light``:
+    its named dims as ``names.Name``s)."""
     if isinstance(model, (str, Path)) and str(model).lower().endswith(".xml"):
         from .frontends.openvino_ir import read_ir
         return read_ir(model, registry)
     from .frontends.onnx_model import read_onnx
-    return read_onnx(model, registry, load_external_data)
+    return read_onnx(model, registry, load_external_data, light)
 
 
 def check_model(model: Any, *, strict: bool = False, registry: Registry | None = None,
                 load_external_data: bool = False, output: str | None = None,
                 specs: list[str] | str | None = None, runtime: str | None = None,
-                pause_gc: bool = True) -> ModelReport:
+                pause_gc: bool = True, light: bool = False) -> ModelReport:
     """Check every node of a model (path or ModelProto) that has a spec; see ``ModelReport``.
 
     ``output`` writes an annotated copy (ONNX only); ``specs`` adds spec directories;
@@ -54,19 +57,47 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
     after: the check frees nothing cyclic, and full collections over a process's long-lived
     objects (the compiled specs, sympy's caches) took a third of a check's time.  Pass False to
     leave the collector alone.
+
+    ``light`` first tries a check without sympy, whose named dims are ``names.Name``s; the
+    first dim that needs algebra stops it, and the model is checked again as usual.  The
+    report is the same either way, but its dims may be ``Name``s, which do no arithmetic: the
+    CLI, which only prints reports, uses it; other callers should not.  Not for threads
+    (``deferred.Deferred.barred``).
     """
     if registry is None:
         from .notation.load import registry_with
         registry = registry_with(specs) if specs else default_registry()
     with no_gc_pauses() if pause_gc else nullcontext():
-        graph = load_graph(model, registry, load_external_data)
-        report = check_graph(graph, registry, strict, runtime)
+        report = _light_check(model, registry, strict, runtime, load_external_data) if light and not output else None
+        if report is None:
+            graph = load_graph(model, registry, load_external_data)
+            report = check_graph(graph, registry, strict, runtime)
     if output:
         if graph.format != "onnx":
             raise UsageError("--output writes ONNX models only; this model is OpenVINO IR")
         from .frontends.onnx_model import write_annotated
         write_annotated(graph.proto, report.types, output, graph.path)
     return report
+
+
+def _light_check(model: Any, registry: Registry, strict: bool, runtime: str | None,
+                 load_external_data: bool) -> ModelReport | None:
+    """The report of a light check, or None: a dim needed algebra (or the model is IR, or the
+    light check failed in any way), and the full check decides, in its own words."""
+    if isinstance(model, (str, Path)) and str(model).lower().endswith(".xml"):
+        return None
+    try:
+        return light_check(model, registry, strict, runtime, load_external_data)
+    except (NeedsAlgebra, Exception):
+        return None
+
+
+def light_check(model: Any, registry: Registry, strict: bool = False, runtime: str | None = None,
+                load_external_data: bool = False) -> ModelReport:
+    """A check of an ONNX model that runs no sympy code, its named dims as ``names.Name``s;
+    raises ``NeedsAlgebra`` where a dim needs more than comparing names."""
+    with sympy.barred(NeedsAlgebra):
+        return check_graph(load_graph(model, registry, load_external_data, light=True), registry, strict, runtime)
 
 
 @contextmanager

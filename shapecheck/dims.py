@@ -12,17 +12,22 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, TypeGuard, Union
 
 import numpy as np
-import sympy
 
 from .errors import UsageError
+from .names import Name
+if TYPE_CHECKING:
+    import sympy
+else:
+    from .deferred import sympy
+from .deferred import is_sympy
 
-__all__ = ["Dim", "symbol", "unknown_dim", "RuntimeDim", "is_unknown", "has_unknown", "dim_str", "expr_str", "parse_dim",
+__all__ = ["Dim", "symbol", "unknown_dim", "runtime_dim", "is_runtime", "is_symbolic", "is_unknown", "has_unknown", "dim_str", "expr_str", "parse_dim",
            "normalize_dim", "MAX_DIM_NESTING", "MAX_DIM_TOKENS", "INT64_MAX"]
 
-Dim = Union[int, sympy.Expr]
+Dim = Union[int, "sympy.Expr"]
 
 
 @lru_cache(maxsize=None)
@@ -36,26 +41,15 @@ def unknown_dim(label: str) -> sympy.Dummy:
     return sympy.Dummy(label, integer=True, nonnegative=True)
 
 
-class RuntimeDim(sympy.Dummy):
-    """A size known only at run time (NonZero's count, a Loop's trip count).
+def runtime_dim(name: str, upper: Any = None) -> Any:
+    """A size known only at run time (NonZero's count, a Loop's trip count): a ``RuntimeDim``."""
+    from .runtime_dim import RuntimeDim
+    return RuntimeDim(name, upper)
 
-    Unknown like any other unknown dim -- it is never equal to another dim -- but named, so
-    that the report defines it with the upper bound its spec knows (``0 <= nnz_1 <= N*M``).
 
-    >>> n = RuntimeDim("nnz_1", 2 * symbol("N"))
-    >>> dim_str(n + 1), is_unknown(n), n == RuntimeDim("nnz_1")
-    ('nnz_1+1', True, False)
-    """
-
-    upper: Any
-
-    def __new__(cls, name: str, upper: Any = None, dummy_index: Any = None):
-        obj = super().__new__(cls, name, dummy_index, integer=True, nonnegative=True)
-        obj.upper = upper
-        return obj
-
-    def __getnewargs_ex__(self):
-        return (self.name, self.upper, self.dummy_index), {}
+def is_runtime(d: Any) -> bool:
+    """Whether ``d`` is a ``RuntimeDim`` (read off its class, so that a light check needs no sympy)."""
+    return getattr(type(d), "is_runtime_dim", False)
 
 
 def rebuild(e: Any, mapping: dict) -> Any:
@@ -67,7 +61,7 @@ def rebuild(e: Any, mapping: dict) -> Any:
     >>> rebuild(sympy.Min(n, 64) + 1, {n: m})
     Min(64, M) + 1
     """
-    if not isinstance(e, sympy.Basic):
+    if not is_symbolic(e):
         return e
     if e.is_Symbol:
         return mapping.get(e, e)
@@ -79,12 +73,25 @@ def rebuild(e: Any, mapping: dict) -> Any:
     return e.func(*args)
 
 
+def is_symbolic(d: Any) -> TypeGuard[sympy.Basic | Name]:
+    """Whether a dim is a symbol or an expression over symbols (in a light check, a ``Name``).
+
+    >>> is_symbolic(4), is_symbolic(symbol("N") + 1), is_symbolic(Name("N"))
+    (False, True, True)
+    """
+    t = type(d)
+    return t is Name or (t not in _PLAIN and is_sympy(d))
+
+
 def is_unknown(d: Any) -> bool:
-    return isinstance(d, sympy.Dummy)
+    return type(d) not in _PLAIN and is_sympy(d, "Dummy")
 
 
 def has_unknown(d: Any) -> bool:
-    return isinstance(d, sympy.Basic) and any(isinstance(s, sympy.Dummy) for s in d.free_symbols)
+    return type(d) not in _PLAIN and is_sympy(d) and any(is_unknown(s) for s in d.free_symbols)
+
+
+_PLAIN = (int, bool, Name)     # dims that are never unknown, and whose type says so without sympy
 
 
 def dim_str(d: Dim, unknown_as: str = "?") -> str:
@@ -97,12 +104,12 @@ def dim_str(d: Dim, unknown_as: str = "?") -> str:
         return str(d)
     if isinstance(d, np.integer):
         return str(int(d))
-    if isinstance(d, sympy.Dummy):
-        return d.name if isinstance(d, RuntimeDim) else unknown_as
+    if is_unknown(d):
+        return d.name if is_runtime(d) else unknown_as
     if d.is_Symbol:
         return d.name
     if has_unknown(d):
-        if all(isinstance(s, RuntimeDim) for s in d.free_symbols if isinstance(s, sympy.Dummy)):
+        if all(is_runtime(s) for s in d.free_symbols if is_unknown(s)):
             return expr_str(d).replace(" ", "")
         return unknown_as
     return _sym_text(d)
@@ -117,8 +124,10 @@ def expr_str(e: Any) -> str:
     """Text of a dim expression in conditions, naming unknowns by where they stand."""
     if isinstance(e, (int, np.integer)):
         return str(int(e))
-    if isinstance(e, sympy.Basic):
-        repl = {s: sympy.Symbol(s.name) for s in e.free_symbols if isinstance(s, sympy.Dummy)}
+    if type(e) is Name:
+        return e.name
+    if is_symbolic(e):
+        repl = {s: sympy.Symbol(s.name) for s in e.free_symbols if is_unknown(s)}
         return sympy.sstr(e.xreplace(repl) if repl else e)
     return str(e)
 
@@ -242,6 +251,6 @@ def normalize_dim(d: Any) -> Dim:
     """Collapse a constant sympy expression to a plain int."""
     if isinstance(d, (int, np.integer)):
         return int(d)
-    if isinstance(d, sympy.Basic) and d.is_Integer:
+    if type(d) is not Name and is_sympy(d) and d.is_Integer:
         return int(d)
     return d

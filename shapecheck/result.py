@@ -7,11 +7,12 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sympy
 
-from .types import TensorType
+from .types import TensorType, is_symbolic, is_unknown
+if TYPE_CHECKING:
+    pass
 
 STATUSES = ("valid", "conditional", "invalid")
 # Per constraint: proved, refuted, conditional (holds under stated relations),
@@ -125,8 +126,8 @@ class Result(Indexable):
         made = self.__dict__.get("_unknowns")
         if made is None:
             made = self.__dict__["_unknowns"] = any(
-                isinstance(s, sympy.Dummy) for t in self.outputs.values() for d in (t.shape or ()) + (t.sym or ())
-                if isinstance(d, sympy.Basic) for s in d.free_symbols)
+                is_unknown(s) for t in self.outputs.values() for d in (t.shape or ()) + (t.sym or ())
+                if is_symbolic(d) for s in d.free_symbols)
         return made
 
     def to_dict(self) -> dict[str, Any]:

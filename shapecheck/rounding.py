@@ -20,9 +20,12 @@ checks that on random sums), so dims built either way compare equal.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
+if TYPE_CHECKING:
+    import sympy
+else:
+    from .deferred import sympy
 
-import sympy
 
 __all__ = ["floor_of", "ceiling_of", "floor_div", "floor_bounds", "floor_argument", "provably_nonnegative",
            "integral", "monomial"]

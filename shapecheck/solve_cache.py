@@ -19,15 +19,19 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sympy
 
 from .result import ConstraintResult, Finding, Result
 from .solver import solve
 from .notation.load import Spec
 from .dims import rebuild
-from .types import RuntimeDim, TensorType, is_unknown, normalize_dim
+from .names import Name
+from .types import is_runtime, is_symbolic, runtime_dim, TensorType, is_unknown, normalize_dim
+if TYPE_CHECKING:
+    import sympy
+else:
+    from .deferred import sympy
 
 _TOKEN = re.compile(r"_[cu]\d+_")
 
@@ -116,8 +120,10 @@ def attrs_key(attrs: dict[str, Any]) -> tuple | None:
 
 
 @lru_cache(maxsize=None)
-def _canonical(i: int, unknown: bool) -> sympy.Symbol:
+def _canonical(i: int, unknown: bool, light: bool = False) -> sympy.Symbol:
     # canonical placeholders are shared by all queries: a result only ever holds them between solve and rename
+    if light:
+        return Name(f"_c{i}_")      # a light check's (names.py)
     if unknown:
         return sympy.Dummy(f"_u{i}_", integer=True, nonnegative=True)
     return sympy.Symbol(f"_c{i}_", integer=True, nonnegative=True)
@@ -146,7 +152,7 @@ def _canonicalize(types: dict[str, TensorType], reads: frozenset, passes: frozen
     def canon(s):
         c = fwd.get(s)
         if c is None:
-            c = fwd[s] = _canonical(len(back), is_unknown(s))
+            c = fwd[s] = _canonical(len(back), is_unknown(s), type(s) is Name)
             back[c] = s
         return c
 
@@ -204,11 +210,11 @@ def _with_runtime_dims(outputs, back: dict) -> dict:
     extra = {}
     for t in outputs:
         for d in (t.shape or ()) + (t.sym or ()):
-            if isinstance(d, sympy.Basic):
+            if is_symbolic(d):
                 for s in d.free_symbols:
                     upper = getattr(s, "upper", None)
-                    if isinstance(s, RuntimeDim) and isinstance(upper, sympy.Basic) and s not in extra:
-                        extra[s] = RuntimeDim(s.name, normalize_dim(upper.xreplace(back)))
+                    if is_runtime(s) and is_symbolic(upper) and s not in extra:
+                        extra[s] = runtime_dim(s.name, normalize_dim(upper.xreplace(back)))
     return {**back, **extra} if extra else back
 
 

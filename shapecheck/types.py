@@ -21,9 +21,9 @@ import numpy as np
 from .errors import UsageError
 
 from .dims import (INT64_MAX, MAX_DIM_NESTING, MAX_DIM_TOKENS, Dim, dim_str, expr_str, has_unknown, is_unknown,
-                   normalize_dim, parse_dim, short_text, symbol, unknown_dim, RuntimeDim)
+                   normalize_dim, parse_dim, short_text, symbol, unknown_dim, runtime_dim, is_runtime, is_symbolic)
 
-__all__ = ["Dim", "symbol", "unknown_dim", "RuntimeDim", "is_unknown", "has_unknown", "dim_str", "expr_str", "parse_dim",
+__all__ = ["Dim", "symbol", "unknown_dim", "runtime_dim", "is_runtime", "is_symbolic", "is_unknown", "has_unknown", "dim_str", "expr_str", "parse_dim",
            "normalize_dim", "MAX_DIM_NESTING", "MAX_DIM_TOKENS", "INT64_MAX", "ELEMENT_TYPES", "ONNX_CODES",
            "ONNX_CODE_OF", "canonical_dtype", "numpy_dtype", "dtype_of_array", "TensorType", "MAX_SYM_ELEMENTS",
            "valued", "sym_str", "value_str", "parse_type", "tensor_type_of", "as_tensor_type"]

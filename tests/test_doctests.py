@@ -4,7 +4,7 @@ import importlib
 
 import pytest
 
-MODULES = ["shapecheck.types", "shapecheck.dims", "shapecheck.notation.parser", "shapecheck.notation.syntax", "shapecheck.notation.compile", "shapecheck.notation.logic",
+MODULES = ["shapecheck.types", "shapecheck.dims", "shapecheck.names", "shapecheck.deferred", "shapecheck.runtime_dim", "shapecheck.notation.parser", "shapecheck.notation.syntax", "shapecheck.notation.compile", "shapecheck.notation.logic",
            "shapecheck.notation.values", "shapecheck.notation.shapes", "shapecheck.notation.slicing", "shapecheck.notation.reduction", "shapecheck.notation.analysis", "shapecheck.notation.load",
            "shapecheck.notation.compare", "shapecheck.notation.operators", "shapecheck.notation.core", "shapecheck.notation.indexing", "shapecheck.notation.docs",
            "shapecheck.notation.schema", "shapecheck.notation.source", "shapecheck.notation.merge", "shapecheck.notation.registry",

@@ -34,7 +34,7 @@ import onnx
 import sympy
 
 from shapecheck.types import (
-    RuntimeDim,
+    is_runtime,
     TensorType,
     dim_str,
     has_unknown,
@@ -87,7 +87,7 @@ def _eval_dim(d: Any, env: dict[str, int]) -> int | str:
     if not isinstance(d, sympy.Basic):
         return "unknown"
     if has_unknown(d):   # a run-time size the report names and bounds (nnz_1) is fresh; any other unknown is not
-        named = all(isinstance(s, RuntimeDim) for s in d.free_symbols if isinstance(s, sympy.Dummy))
+        named = all(is_runtime(s) for s in d.free_symbols if isinstance(s, sympy.Dummy))
         return "fresh" if named else "unknown"
     subs = {}
     for s in d.free_symbols:

@@ -13,14 +13,19 @@ passed through ``Identity`` keeps the very same unknown.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 
 import numpy as np
-import sympy
 
 from ..notation.load import ONNX_DOMAIN
 from ..types import ONNX_CODE_OF, TensorType, dim_str, is_unknown, tensor_type_of
 from .graph import ModelNode, NodeInferenceError
 from .onnx_types import tensor_type_from_proto
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
 
 _MAX_FOLD = 4096   # elements: larger constants are left to inference
 

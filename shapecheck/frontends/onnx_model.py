@@ -95,15 +95,17 @@ def _model_node(n, op: str, full: str, scope: str, idx: int, domain: str, opsets
     return node
 
 
-def read_onnx(source: Any, registry, load_external_data: bool = False) -> ModelGraph:
-    """Read an ONNX model into a ``ModelGraph`` (nothing is written to the model)."""
+def read_onnx(source: Any, registry, load_external_data: bool = False, light: bool = False) -> ModelGraph:
+    """Read an ONNX model into a ``ModelGraph`` (nothing is written to the model).
+
+    ``light``: named dims become ``names.Name``s, for a light check (``check.check_model``)."""
     model, path, stored = load_model(source, load_external_data)
     opsets = {normalize_domain(imp.domain): int(imp.version) for imp in model.opset_import}
     graph = ModelGraph(path=path, format="onnx", opsets=opsets, proto=stored)
     wf = check_wellformed(model)
     graph.violations.extend(wf.violations)
     graph.notes.extend(wf.notes)
-    reader = _Reader(graph, registry, Functions(model))
+    reader = _Reader(graph, registry, Functions(model), light)
     reader.walk(model.graph, "", True)
     if reader.needs_onnx:
         from .onnx_forward import NodeInference
@@ -115,8 +117,8 @@ class _Reader:
     """Walks a graph and its subgraphs into ``graph``: sources, declarations, nodes in order
     (a subgraph's nodes before the node that owns it), model-local function calls inlined."""
 
-    def __init__(self, graph: ModelGraph, registry, functions: Functions):
-        self.graph, self.registry, self.functions = graph, registry, functions
+    def __init__(self, graph: ModelGraph, registry, functions: Functions, light: bool = False):
+        self.graph, self.registry, self.functions, self.light = graph, registry, functions, light
         self.needs_onnx = False   # a node without a spec: onnx's per-node inference is needed
         self.counter = 0
 
@@ -124,16 +126,16 @@ class _Reader:
         graph = self.graph
         for i in list(g.input):
             if i.name not in graph.sources:
-                graph.sources[i.name] = tensor_type_from_proto(i.type, i.name)
+                graph.sources[i.name] = tensor_type_from_proto(i.type, i.name, self.light)
                 graph.source_kind[i.name] = "graph input" if top else "subgraph input"
         for init in g.initializer:
             graph.sources[init.name] = const_type(init, init.name)
             graph.source_kind[init.name] = "initializer"
         for vi in g.value_info:
-            graph.declared[vi.name] = Declaration(vi.name, tensor_type_from_proto(vi.type, vi.name), "value_info")
+            graph.declared[vi.name] = Declaration(vi.name, tensor_type_from_proto(vi.type, vi.name, self.light), "value_info")
         for o in g.output:
             if o.type.HasField("tensor_type"):
-                graph.declared.setdefault(o.name, Declaration(o.name, tensor_type_from_proto(o.type, o.name),
+                graph.declared.setdefault(o.name, Declaration(o.name, tensor_type_from_proto(o.type, o.name, self.light),
                                                               "graph output" if top else "subgraph output"))
         for n in g.node:
             self.visit(n, scope, graph.opsets, [])

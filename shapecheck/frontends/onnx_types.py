@@ -18,29 +18,37 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
+from ..names import Name, NeedsAlgebra
 from ..types import ONNX_CODES, TensorType, parse_dim, symbol, unknown_dim
 
 MAX_CONST = 1 << 20   # constants larger than this are kept as types only
 
 
 @lru_cache(maxsize=1 << 14)
-def dim_from_param(param: str):
+def dim_from_param(param: str, light: bool = False):
     """A dim_param is a name (``batch``) or, as shapecheck and torch write them, an expression
-    (``2*N``, torch dynamo's ``((frames - 1)//4) + 1``).
+    (``2*N``, torch dynamo's ``((frames - 1)//4) + 1``).  In a light check (``light``) a name is a
+    ``names.Name``, and an expression stops the light check.
 
     >>> dim_from_param("2*N"), dim_from_param("((frames - 1)//4) + 1"), dim_from_param("batch-size")
     (2*N, floor(frames/4 - 1/4) + 1, batch-size)
+    >>> type(dim_from_param("batch", light=True)).__name__
+    'Name'
     """
     if not (re.fullmatch(r"[A-Za-z0-9_ +*/%()-]+", param) and re.search(r"[+*%(]|//", param)):
-        return symbol(param)  # a plain name, or one with characters that are not arithmetic ("batch-size")
+        # a plain name, or one with characters that are not arithmetic ("batch-size")
+        return Name(param) if light else symbol(param)
+    if light:
+        raise NeedsAlgebra(f"dim_param {param!r} is an expression")
     try:
         return parse_dim(param)
     except UsageError:
         return symbol(param)
 
 
-def tensor_type_from_proto(tp, tensor: str) -> TensorType:
-    """An ONNX TypeProto -> TensorType; ``dim_param`` names become the user's symbols."""
+def tensor_type_from_proto(tp, tensor: str, light: bool = False) -> TensorType:
+    """An ONNX TypeProto -> TensorType; ``dim_param`` names become the user's symbols
+    (``names.Name``s when ``light``)."""
     if not tp.HasField("tensor_type"):
         return TensorType(None, None)
     tt = tp.tensor_type
@@ -52,7 +60,7 @@ def tensor_type_from_proto(tp, tensor: str) -> TensorType:
         if d.HasField("dim_value") and d.dim_value >= 0:
             dims.append(int(d.dim_value))
         elif d.HasField("dim_param") and d.dim_param and not d.dim_param.startswith("unk__"):
-            dims.append(dim_from_param(d.dim_param))
+            dims.append(dim_from_param(d.dim_param, light))
         else:
             dims.append(unknown_dim(f"{tensor}.shape[{i}]"))
     return TensorType(dtype, tuple(dims))

@@ -28,14 +28,15 @@ Agreement never assumes: two dims that differ (or cannot be shown equal) give a 
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
-import sympy
 
 from ..frontends.graph import ModelGraph, ModelNode
 from ..notation.load import ONNX_DOMAIN
-from ..types import RuntimeDim, TensorType, normalize_dim, unknown_dim
+from ..types import runtime_dim, TensorType, normalize_dim, unknown_dim, is_symbolic
+if TYPE_CHECKING:
+    pass
 
 Outputs = dict[str, tuple[TensorType, str]]
 
@@ -139,12 +140,12 @@ def _outside(t: TensorType | None, invariant: dict, body_dims: set) -> TensorTyp
     """A body type seen from outside: invariant body dims become the initial ones, other body dims unknown."""
     if t is None or t.shape is None:
         return t
-    outer = set().union(*(v.free_symbols for v in invariant.values() if isinstance(v, sympy.Basic)))
+    outer = set().union(*(v.free_symbols for v in invariant.values() if is_symbolic(v)))
     dims = []
     for d in t.shape:
-        if isinstance(d, sympy.Basic) and d.free_symbols & body_dims:
+        if is_symbolic(d) and d.free_symbols & body_dims:
             d = normalize_dim(d.xreplace(invariant))
-            if isinstance(d, sympy.Basic) and d.free_symbols & (body_dims - outer):
+            if is_symbolic(d) and d.free_symbols & (body_dims - outer):
                 d = unknown_dim("per-iteration")
         dims.append(d)
     return TensorType(t.dtype, tuple(dims))
@@ -199,7 +200,7 @@ def _body_dims(node: ModelNode, env: dict) -> set:
     for name in node.branch_inputs.get("body", []):
         t = env.get(name)
         for d in (t.shape or ()) if t is not None else ():
-            if isinstance(d, sympy.Basic):
+            if is_symbolic(d):
                 out |= d.free_symbols
     return out
 
@@ -216,7 +217,7 @@ def _loop(node: ModelNode, env: dict) -> Outputs | None:
     if m is not None and not has_cond:
         trip: Any = int(m)
     else:
-        trip = RuntimeDim("trip", int(m) if m is not None else None)
+        trip = runtime_dim("trip", int(m) if m is not None else None)
     invariant: dict = {}
     finals = [_carried(env.get(initial[j]), env.get(names[j]) if j < len(names) else None, env.get(body[1 + j]),
                        invariant) for j in range(carried)]
@@ -263,7 +264,7 @@ def _scan(node: ModelNode, env: dict) -> Outputs | None:
 
 
 def _dims_of(t: TensorType | None) -> set:
-    return set().union(*(d.free_symbols for d in t.shape if isinstance(d, sympy.Basic))) if t and t.shape else set()
+    return set().union(*(d.free_symbols for d in t.shape if is_symbolic(d))) if t and t.shape else set()
 
 
 _RULES: dict[str, Callable[[ModelNode, dict], Outputs | None]] = {"If": _if, "Loop": _loop, "Scan": _scan}

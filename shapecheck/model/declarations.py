@@ -12,14 +12,15 @@ name used twice, can make a condition.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-import sympy
 
 from ..frontends.graph import Declaration, ModelGraph, ModelNode
 from ..notation.compile import Cond, compare_dims
-from ..types import TensorType, dim_str, has_unknown, is_unknown, normalize_dim
+from ..types import TensorType, dim_str, has_unknown, is_unknown, normalize_dim, is_symbolic
 from .result import DeclarationReport, ModelReport
+if TYPE_CHECKING:
+    pass
 
 
 @dataclass
@@ -55,7 +56,7 @@ class Names:
     def resolve(self, declared: Any, inferred: Any) -> Any:
         """``declared`` with the names defined so far replaced; a free name standing alone is
         defined here, as ``inferred``."""
-        if not isinstance(declared, sympy.Basic) or is_unknown(declared):
+        if not is_symbolic(declared) or is_unknown(declared):
             return declared
         if (declared.is_Symbol and declared not in self.bound and declared.name not in self.sources
                 and not has_unknown(inferred)):

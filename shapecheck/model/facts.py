@@ -20,15 +20,18 @@ floor(frames/4 - 1/4) + 1
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sympy
 
 from ..dims import normalize_dim
 from ..notation.compare import compare_dims
 from ..notation.logic import AnyOf, Rel
 from ..rounding import floor_argument, provably_nonnegative
-from ..types import TensorType
+from ..types import TensorType, is_symbolic, is_unknown
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
 
 
 class Facts:
@@ -56,7 +59,7 @@ class Facts:
         if len(syms) != 1:
             return False
         (s,) = syms
-        if not (s.is_integer and s.is_nonnegative) or isinstance(s, sympy.Dummy):
+        if not (s.is_integer and s.is_nonnegative) or is_unknown(s):
             return False
         bound = _floor_bound(d, s, op) if op != "==" and d.has(sympy.floor) else _linear_bound(d, s, op)
         if bound is None or bound <= self.lower.get(s, 0):
@@ -113,7 +116,7 @@ class Facts:
         if not isinstance(relation, Rel):
             return False
         shift = self._shift()
-        lhs, rhs = (x.xreplace(shift) if isinstance(x, sympy.Basic) else x for x in (relation.lhs, relation.rhs))
+        lhs, rhs = (x.xreplace(shift) if is_symbolic(x) else x for x in (relation.lhs, relation.rhs))
         return compare_dims(normalize_dim(lhs), relation.op, normalize_dim(rhs)) is True
 
     def _shift(self) -> dict:
@@ -121,7 +124,7 @@ class Facts:
 
     def settle(self, d: Any) -> Any:
         """``d`` with each ``Max``/``Min`` whose order the bounds decide replaced by that argument."""
-        if not self.lower or type(d) is int or not isinstance(d, sympy.Basic) or d.is_Symbol:
+        if not self.lower or type(d) is int or not is_symbolic(d) or d.is_Symbol:
             return d
         done = self._settled.get(d)
         if done is None:

@@ -8,9 +8,8 @@ except to fill in what it left unknown (``declarations``).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sympy
 
 from ..findings import ONNX_INFERENCE, OPSET
 from ..frontends.graph import ModelGraph, ModelNode, NodeInferenceError
@@ -18,12 +17,14 @@ from ..result import Finding
 from ..solve_cache import SolveCache, attrs_key
 from ..solver import contradiction_of, equalities, output_slots
 from ..notation.load import Registry
-from ..types import TensorType
+from ..types import TensorType, is_symbolic
 from .control_flow import bind, binds, is_dead, is_fixpoint, region_outputs
 from .declarations import Names, check_declaration
 from .facts import Facts
 from .node import UNCHECKED, Unknowns, bind_inputs, fill, fold, resolve
 from .result import ModelReport, NodeReport
+if TYPE_CHECKING:
+    pass
 
 
 def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False, runtime: str | None = None) -> ModelReport:
@@ -268,6 +269,6 @@ def _names_in(types) -> set[str]:
     names: set[str] = set()
     for t in types:
         for d in t.shape or ():
-            if isinstance(d, sympy.Basic):
+            if is_symbolic(d):
                 names |= {s.name for s in d.free_symbols}
     return names

@@ -8,17 +8,22 @@
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sympy
 
 from ..errors import UsageError
 from ..frontends.graph import ModelGraph, ModelNode
 from ..solve_cache import attrs_key, signature_of
 from ..notation.load import Registry
 from ..dims import rebuild
-from ..types import RuntimeDim, TensorType, expr_str, is_unknown, normalize_dim, tensor_type_of
+from ..types import is_runtime, runtime_dim, TensorType, expr_str, is_unknown, normalize_dim, tensor_type_of, is_symbolic
+if TYPE_CHECKING:
+    import sympy
+
+    from ..runtime_dim import RuntimeDim
+else:
+    from ..deferred import sympy
 
 
 UNCHECKED = "unchecked: "
@@ -121,7 +126,7 @@ class Unknowns:
         run-time sizes with ``runtime_only``: outputs that pass on other tensors' unknowns)."""
         created = _created(outputs, inputs)
         if runtime_only:
-            created = {s for s in created if isinstance(s, RuntimeDim)}
+            created = {s for s in created if is_runtime(s)}
         if not created:
             return outputs
         where: dict[Any, str] = {}   # a dim that is a bare unknown is named by where it stands
@@ -129,12 +134,12 @@ class Unknowns:
             for i, d in enumerate(t.shape or ()):
                 if d in created and d not in where and key in tensors:
                     where[d] = f"{tensors[key]}.shape[{i}]"
-        fresh = {s: self._runtime(s, node, where.get(s)) if isinstance(s, RuntimeDim) else
+        fresh = {s: self._runtime(s, node, where.get(s)) if is_runtime(s) else
                  sympy.Dummy(where.get(s, f"{node.name}.{s.name}"), integer=True, nonnegative=True)
                  for s in sorted(created, key=lambda s: s.dummy_index)}
 
         def sub(dims):
-            return None if dims is None else tuple(normalize_dim(rebuild(d, fresh)) if isinstance(d, sympy.Basic) else d
+            return None if dims is None else tuple(normalize_dim(rebuild(d, fresh)) if is_symbolic(d) else d
                                                    for d in dims)
         return {k: TensorType(t.dtype, sub(t.shape), t.value, sub(t.sym)) for k, t in outputs.items()}
 
@@ -148,7 +153,7 @@ class Unknowns:
                 break
         self._count[label] = k
         self._taken.add(name)
-        new = RuntimeDim(name, s.upper)
+        new = runtime_dim(name, s.upper)
         bounds = f"0 <= {name}" + (f" <= {expr_str(s.upper)}" if s.upper is not None else "")
         self.symbols.append({"name": name, "node": node.name, "op_type": node.op_type,
                              "where": where or node.location, "bounds": bounds})
@@ -160,14 +165,14 @@ def _created(outputs: dict[str, TensorType], inputs: dict[str, Any]) -> set:
     created: set = set()
     for t in outputs.values():
         for d in (t.shape or ()) + (t.sym or ()):
-            if isinstance(d, sympy.Basic):
-                created |= {s for s in d.free_symbols if isinstance(s, sympy.Dummy)}
+            if is_symbolic(d):
+                created |= {s for s in d.free_symbols if is_unknown(s)}
     if not created:
         return created
     for t in inputs.values():
         for x in (t if isinstance(t, tuple) else (t,)):
             for d in (x.shape or ()) + (x.sym or ()):
-                if isinstance(d, sympy.Basic):
+                if is_symbolic(d):
                     created -= d.free_symbols
     return created
 

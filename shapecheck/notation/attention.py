@@ -5,13 +5,16 @@ dim where not: never a guess.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sympy
 
 from ..types import normalize_dim, unknown_dim
 from ..rounding import ceiling_of
 from .logic import Unknown
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
 
 
 def _is_int(x: Any) -> bool:

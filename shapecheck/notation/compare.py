@@ -9,17 +9,23 @@ otherwise the comparison is a ``Cond`` holding one readable relation (``make_rel
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 from functools import lru_cache
 
 import numpy as np
-import sympy
 
 from ..rounding import floor_bounds, integral, monomial
-from ..types import normalize_dim
+from ..types import normalize_dim, is_symbolic
 from .logic import PYOP, Cond, EvalError, Rel, TensorVal, Unknown, and_, not_, or_
 from .operators import is_dim, show, values
 from .probe import is_open
+from ..names import Name, NeedsAlgebra
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
 
 __all__ = ["compare", "compare_dims", "make_rel", "is_dim", "PYOP"]
 
@@ -34,10 +40,38 @@ def compare_dims(a, op: str, b):
         return PYOP[op](a, b)
     if a is b:   # the same dim on both sides (data.shape[0] against updates.shape[0]): no sympy arithmetic
         return op in _REFLEXIVE
+    if type(a) is Name or type(b) is Name:
+        return _compare_names(a, op, b)
     return _compare_symbolic(a, op, b)
 
 
 _REFLEXIVE = frozenset(("==", "<=", ">="))
+
+
+def _compare_names(a, op: str, b):
+    """A light check's comparison (``names.py``): of a name with itself, another name or a number.
+    A name is any integer >= 0, independently of any other name; whatever else needs algebra.
+
+    >>> n, m = Name("N"), Name("M")
+    >>> _compare_names(n, ">=", 0), _compare_names(n, "==", -1), [str(r) for r in _compare_names(n, "==", m).rels]
+    (True, False, ['N == M'])
+    >>> [str(r) for r in _compare_names(2, "<", n).rels]
+    ['N > 2']
+    """
+    if type(a) is not Name:
+        return _compare_names(b, _FLIP[op], a)
+    if type(b) is Name:
+        return op in _REFLEXIVE if a == b else Cond((Rel(op, a, b),))
+    if type(b) is not int:
+        raise NeedsAlgebra(f"{a} {op} {b}")
+    # N op b over N = 0, 1, 2, ...: decided when it holds (or fails) already at N = 0 and for every larger N
+    always = {"==": None, "!=": b < 0 or None, "<": None, "<=": None, ">": b < 0 or None, ">=": b <= 0 or None}[op]
+    never = {"==": b < 0, "!=": False, "<": b <= 0, "<=": b < 0, ">": False, ">=": False}[op]
+    if always:
+        return True
+    if never:
+        return False
+    return Cond((Rel(op, a, b),))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -257,9 +291,9 @@ def compare(a, op: str, b):
     if isinstance(a, (float, np.floating)) and isinstance(b, (int, float, np.number)) or \
             isinstance(b, (float, np.floating)) and isinstance(a, (int, float, np.number)):
         return bool(PYOP[op](float(a), float(b)))   # a float value (a Resize scale) against a number
-    if isinstance(a, (float, np.floating)) and isinstance(b, sympy.Basic):
+    if isinstance(a, (float, np.floating)) and is_symbolic(b):
         return _float_vs_dim(float(a), op, b)
-    if isinstance(b, (float, np.floating)) and isinstance(a, sympy.Basic):
+    if isinstance(b, (float, np.floating)) and is_symbolic(a):
         return _float_vs_dim(float(b), _FLIP[op], a)
     if op in ("==", "!="):
         return PYOP[op](a, b)
@@ -297,7 +331,7 @@ def _member(a, s, negate: bool):
     if isinstance(s, np.ndarray):
         s = tuple(s.reshape(-1).tolist())
     if isinstance(s, (frozenset, set, list, tuple, range)):
-        if isinstance(s, tuple) and any(isinstance(x, sympy.Basic) for x in s):
+        if isinstance(s, tuple) and any(is_symbolic(x) for x in s):
             # a symbolic element may equal a: a in (N, 4) is a condition, not False
             return or_([compare(a, "==", x) for x in s]) if not negate else and_([compare(a, "!=", x) for x in s])
         r = a in s

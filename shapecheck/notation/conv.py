@@ -17,13 +17,16 @@ to 1, pads to 0; ``kernel`` may hold symbolic dims (Conv takes it from W's shape
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sympy
 
-from ..types import is_unknown, normalize_dim, unknown_dim
+from ..types import is_unknown, normalize_dim, unknown_dim, is_symbolic
 from ..rounding import ceiling_of, floor_div
 from .logic import EvalError, NeedInt, Unknown, UnknownShape
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
 
 AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
 
@@ -34,7 +37,7 @@ def _is_int(x: Any) -> bool:
 
 def _opaque(x: Any) -> bool:
     """A dim whose size nothing is known of (a fresh dim, or an expression over one)."""
-    return isinstance(x, sympy.Basic) and any(is_unknown(s) for s in x.free_symbols)
+    return is_symbolic(x) and any(is_unknown(s) for s in x.free_symbols)
 
 
 def spatial(v: Any, n: Any, default: Any) -> Any:

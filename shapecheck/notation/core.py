@@ -9,14 +9,17 @@ A function's notation name is its Python name without the leading underscore (``
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sympy
 
-from ..types import RuntimeDim, normalize_dim, unknown_dim
+from ..types import runtime_dim, normalize_dim, unknown_dim, is_symbolic
 from .logic import NO_VALUE, UNKNOWN, EvalError, TensorVal, Unknown, UnknownDType, UnknownRank, UnknownShape
 from .operators import arith, int_like, need_int, show
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
 
 def _rank(t):
     """The rank of a tensor (``rank(data)``, also ``data.rank``) or the length of a shape; unknown for a tensor of unknown rank."""
@@ -107,7 +110,7 @@ def _prod(shape):
             syms.append(d)
     if not syms:
         return ints
-    if len(syms) == 1 or not all(isinstance(d, sympy.Basic) for d in syms):
+    if len(syms) == 1 or not all(is_symbolic(d) for d in syms):
         out = ints
         for d in syms:
             out = arith("*", out, d)
@@ -163,7 +166,7 @@ def fresh(label: str, upper: Any = None) -> Any:
     """
     if isinstance(upper, Unknown):
         upper = None
-    return RuntimeDim(str(label), upper)
+    return runtime_dim(str(label), upper)
 
 
 def present(x: Any) -> bool:

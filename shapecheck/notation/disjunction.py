@@ -8,11 +8,15 @@ dropped, or the whole is called true, only when that is proved.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sympy
 
+from ..types import is_symbolic
 from .logic import PYOP, Rel
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
 
 __all__ = ["always", "absorbed"]
 
@@ -91,7 +95,7 @@ def _holds(rel: Rel, s: Any, v: int) -> bool:
     """True when ``rel`` holds with the dim ``s`` equal to ``v`` (False also when that stays unknown)."""
     sides = []
     for x in (rel.lhs, rel.rhs):
-        if isinstance(x, sympy.Basic):
+        if is_symbolic(x):
             x = x.xreplace({s: sympy.Integer(v)})
             if not x.is_Integer:
                 return False

@@ -9,12 +9,17 @@ allows it (a length known to be >= 0 divides as floor), else a fresh unknown dim
 """
 from __future__ import annotations
 
-import sympy
+from typing import TYPE_CHECKING
+
 
 from ..rounding import floor_div, provably_nonnegative
 from ..types import normalize_dim, unknown_dim
 from .logic import EvalError
 from .operators import int_like
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
 
 
 def div(a, b):

@@ -18,10 +18,9 @@ so its rank is not known statically.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sympy
 
 from ..types import (
     ONNX_CODES,
@@ -42,6 +41,10 @@ from .logic import (
     and_,
 )
 from .operators import element_grid, value_of
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
 
 # element types ONNX defines whose values shapecheck does not model (float8*, int4, uint4, float4e2m1, ...)
 UNMODELLED_CODES = {17: "float8e4m3fn", 18: "float8e4m3fnuz", 19: "float8e5m2", 20: "float8e5m2fnuz",

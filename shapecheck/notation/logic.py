@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
-import sympy
 
 from ..dims import rebuild
-from ..types import TensorType, expr_str
+from ..types import TensorType, expr_str, is_symbolic
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
 
 Env = dict
 Fn = Callable[[Env], Any]
@@ -85,7 +88,7 @@ class Rel:
         return Rel(_NEGATE[self.op], self.lhs, self.rhs)
 
     def sympy(self) -> sympy.Basic:
-        return _SYMPY_REL[self.op](self.lhs, self.rhs)
+        return _sympy_rel(self.op)(self.lhs, self.rhs)
 
     def xreplace(self, mapping: dict) -> "Rel":
         """The relation with symbols renamed (cheap: no sympy relational is built, no Min/Max re-evaluated)."""
@@ -93,7 +96,7 @@ class Rel:
 
     @property
     def free_symbols(self) -> set:
-        return set().union(*(x.free_symbols for x in (self.lhs, self.rhs) if isinstance(x, sympy.Basic)))
+        return set().union(*(x.free_symbols for x in (self.lhs, self.rhs) if is_symbolic(x)))
 
 
 @dataclass(frozen=True)
@@ -120,7 +123,11 @@ class AnyOf:
 _NEGATE = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 # a relation's operator as Python's, for plain numbers
 PYOP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
-_SYMPY_REL = {"==": sympy.Eq, "!=": sympy.Ne, "<": sympy.Lt, "<=": sympy.Le, ">": sympy.Gt, ">=": sympy.Ge}
+
+
+def _sympy_rel(op: str):
+    """sympy's class for a relation operator (sympy is imported on first use: ``deferred``)."""
+    return {"==": sympy.Eq, "!=": sympy.Ne, "<": sympy.Lt, "<=": sympy.Le, ">": sympy.Gt, ">=": sympy.Ge}[op]
 
 
 class Cond:

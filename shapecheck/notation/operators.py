@@ -5,18 +5,25 @@
 """
 from __future__ import annotations
 
-import numpy as np
-import sympy
+from typing import TYPE_CHECKING
 
-from ..types import expr_str, normalize_dim
+import numpy as np
+
+from ..deferred import is_sympy
+from ..names import Name
+from ..types import expr_str, normalize_dim, is_symbolic
 from .logic import NO_VALUE, EvalError, NeedInt, TensorVal, Unknown, UnknownShape
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
 
 __all__ = ["arith", "need_int", "subscript", "value_of", "values", "show", "is_dim", "element_grid"]
 
 
 def is_dim(x) -> bool:
     """An int, a numpy integer or a sympy expression: something a dim can be."""
-    return type(x) is int or isinstance(x, (sympy.Basic, np.integer))
+    return type(x) is int or type(x) is Name or isinstance(x, np.integer) or is_sympy(x)
 
 
 def arith(op: str, a, b):
@@ -52,7 +59,7 @@ def need_int(x) -> int:
         return x
     if isinstance(x, (np.integer,)):
         return int(x)
-    if isinstance(x, sympy.Basic):
+    if is_symbolic(x):
         if x.is_Integer:
             return int(x)
         raise NeedInt(x)

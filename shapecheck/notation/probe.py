@@ -17,12 +17,16 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
-import sympy
 
-from ..dims import RuntimeDim
+from ..dims import is_runtime
 from .logic import PYOP
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
 
 _VALUES = (0, 1, 2, 3, 4, 7, 16, 64)
 
@@ -30,7 +34,7 @@ _VALUES = (0, 1, 2, 3, 4, 7, 16, 64)
 def is_open(d: Any, op: str) -> bool:
     """True when ``d op 0`` holds at one probed point and fails at another."""
     syms = sorted(d.free_symbols, key=lambda s: s.name)
-    if not syms or any(isinstance(s, RuntimeDim) for s in syms):
+    if not syms or any(is_runtime(s) for s in syms):
         return False
     if op in ("==", "!=") and _solvable(d, syms):
         return True
@@ -74,7 +78,7 @@ def value(e: Any, env: dict) -> Fraction | None:
     if e.is_Pow:
         k = e.exp
         return args[0] ** int(k) if k.is_Integer and (k >= 0 or args[0] != 0) else None
-    kind = _KINDS.get(type(e))
+    kind = _kinds().get(type(e))
     return None if kind is None else Fraction(kind(args))
 
 
@@ -97,8 +101,11 @@ def _solvable(d: Any, syms: list) -> bool:
     return False
 
 
-_KINDS = {sympy.floor: lambda a: math.floor(a[0]), sympy.ceiling: lambda a: math.ceil(a[0]), sympy.Min: min,
-          sympy.Max: max}
+@lru_cache(maxsize=None)
+def _kinds() -> dict:
+    """How each rounding and order function evaluates on numbers (built once sympy is imported)."""
+    return {sympy.floor: lambda a: math.floor(a[0]), sympy.ceiling: lambda a: math.ceil(a[0]), sympy.Min: min,
+            sympy.Max: max}
 
 
 def _points(n: int):

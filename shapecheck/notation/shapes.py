@@ -10,14 +10,17 @@ unknown dim where it does not (never a guess).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sympy
 
-from ..types import normalize_dim, unknown_dim
+from ..types import normalize_dim, unknown_dim, is_symbolic
 from .compare import compare_dims
 from .logic import UNKNOWN, EvalError, Unknown, UnknownShape, and_, or_
 from .operators import int_like
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
 
 
 def _shapes(args: tuple) -> tuple | None:
@@ -33,7 +36,7 @@ def _shapes(args: tuple) -> tuple | None:
 
 def _need_shape(x: Any) -> None:
     """A shape argument must be a tuple of dims (a 1-D value), not an array of another rank."""
-    if not isinstance(x, tuple) or not all(int_like(d) or isinstance(d, sympy.Basic) for d in x):
+    if not isinstance(x, tuple) or not all(int_like(d) or is_symbolic(d) for d in x):
         raise EvalError(f"expected a shape (a vector of dims), got {type(x).__name__}")
 
 

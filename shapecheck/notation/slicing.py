@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sympy
 
 from ..types import is_unknown, normalize_dim, unknown_dim
 from ..rounding import ceiling_of
@@ -19,6 +18,10 @@ from .compare import compare_dims, make_rel
 from .logic import NO_VALUE, UNKNOWN, Cond, EvalError, NeedInt, Unknown, UnknownShape
 from .operators import element_grid, int_like
 from .values import INT64_MAX
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
 
 
 def range_len(start: Any, limit: Any, delta: Any) -> Any:

@@ -15,16 +15,19 @@ parse, pads of the wrong length) are an ``EvalError`` or False, never a guess.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sympy
 
 from ..types import normalize_dim, unknown_dim
 from ..rounding import floor_of
 from .layouts import _is_int, _value
 from .logic import NO_VALUE, EvalError, TensorVal, Unknown, UnknownShape, and_
 from .values import elementwise
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
 
 
 def _vec(v: Any) -> tuple | Unknown | None:

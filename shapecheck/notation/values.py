@@ -15,15 +15,18 @@ fresh unknown dim where they cannot: they never guess.
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sympy
 
 from ..types import is_unknown, normalize_dim, unknown_dim
 from .integer_ops import div as _div, fmod as _fmod, mod as _mod, power as _pow
 from .logic import NO_VALUE, EvalError, Unknown
 from .operators import value_of
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
 
 INT64_MAX = (1 << 63) - 1
 
@@ -88,11 +91,11 @@ def concat(parts: Any) -> Any:
     return out
 
 
-def _minmax(fn, pyfn):
+def _minmax(name: str, pyfn):
     def f(a, b):
         if _is_int(a) and _is_int(b):
             return pyfn(a, b)
-        return normalize_dim(fn(a, b))
+        return normalize_dim(getattr(sympy, name)(a, b))
     return f
 
 
@@ -129,7 +132,7 @@ _BINARY = {
     "-": lambda a, b: a - b if _is_int(a) and _is_int(b) else normalize_dim(sympy.sympify(a) - b),
     "*": lambda a, b: a * b if _is_int(a) and _is_int(b) else normalize_dim(sympy.sympify(a) * b),
     "/": _div, "%": _mod, "fmod": _fmod, "pow": _pow,
-    "min": _minmax(sympy.Min, min), "max": _minmax(sympy.Max, max),
+    "min": _minmax("Min", min), "max": _minmax("Max", max),
     "==": _rel(operator.eq), "!=": _rel(operator.ne), "<": _rel(operator.lt), "<=": _rel(operator.le),
     ">": _rel(operator.gt), ">=": _rel(operator.ge),
     "and": _logic(operator.and_), "or": _logic(operator.or_), "xor": _logic(operator.xor),

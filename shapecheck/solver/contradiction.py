@@ -8,12 +8,15 @@
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-import sympy
 
 from ..result import Finding, Result
 from ..notation.compile import Rel
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
 
 __all__ = ["contradiction", "contradiction_of", "equalities"]
 

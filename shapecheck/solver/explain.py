@@ -5,14 +5,17 @@
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import sympy
 
 from ..notation.compile import EvalError, NeedInt, TensorVal, Unknown, UnknownShape, compile_expr
 from ..notation.load import Registry, Rule, Spec
 from ..notation.syntax import names_in, unparse, walk
-from ..types import expr_str, is_unknown, value_str
+from ..types import expr_str, is_unknown, value_str, is_symbolic
 from .query import versions
+if TYPE_CHECKING:
+    pass
 
 __all__ = ["fmt", "values_involved", "fix", "deprecation_fix"]
 
@@ -30,7 +33,7 @@ def fmt(v) -> str | None:
         return "[" + ",".join(expr_str(d) if not is_unknown(d) else "?" for d in v) + "]"
     if isinstance(v, (int, np.integer)):
         return str(int(v))
-    if isinstance(v, sympy.Basic):
+    if is_symbolic(v):
         return expr_str(v)
     if isinstance(v, str):
         return repr(v) if v not in ("none",) else "'none'"

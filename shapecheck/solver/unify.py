@@ -8,16 +8,19 @@ depends on is recorded as a relation (``Bindings.conds``) so it becomes a stated
 """
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
-import sympy
 
 from ..notation.compile import (EvalError, NeedInt, Rel, Unknown, UnknownDType, UnknownRank, UnknownShape,
                             fresh_shape)
 from ..notation.load import Rule, Spec
-from ..types import TensorType, expr_str, is_unknown, normalize_dim
+from ..types import TensorType, expr_str, is_unknown, normalize_dim, is_symbolic
 from .query import spec_env
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
 
 __all__ = ["Bindings", "learn", "refuted_ids"]
 
@@ -29,9 +32,9 @@ def _subst_type(t: TensorType, dims: dict, shape: tuple | None = None, dtype: st
     new_shape = shape if shape is not None else t.shape
     sym = t.sym
     if new_shape is not None and dims:
-        new_shape = tuple(normalize_dim(d.xreplace(dims)) if isinstance(d, sympy.Basic) else d for d in new_shape)
+        new_shape = tuple(normalize_dim(d.xreplace(dims)) if is_symbolic(d) else d for d in new_shape)
         if sym is not None:
-            sym = tuple(normalize_dim(d.xreplace(dims)) if isinstance(d, sympy.Basic) else d for d in sym)
+            sym = tuple(normalize_dim(d.xreplace(dims)) if is_symbolic(d) else d for d in sym)
     return TensorType(dtype if dtype is not None else t.dtype, new_shape, t.value, sym)
 
 
@@ -66,7 +69,7 @@ class Bindings:
 
 
 def _resolve(b: Bindings, d):
-    if isinstance(d, sympy.Basic) and b.dims:
+    if is_symbolic(d) and b.dims:
         for _ in range(8):
             nd = d.xreplace(b.dims)
             if nd == d:
@@ -99,10 +102,10 @@ def _unify(b: Bindings, lhs, rhs) -> bool:
             x, y = _resolve(b, x), _resolve(b, y)
             if x == y:
                 continue
-            if is_unknown(x) and not (isinstance(y, sympy.Basic) and x in y.free_symbols):
+            if is_unknown(x) and not (is_symbolic(y) and x in y.free_symbols):
                 b.dims[x] = y
                 changed = True
-            elif is_unknown(y) and not (isinstance(x, sympy.Basic) and y in x.free_symbols):
+            elif is_unknown(y) and not (is_symbolic(x) and y in x.free_symbols):
                 b.dims[y] = x
                 changed = True
     return changed

@@ -1,14 +1,17 @@
 """Drawing values for a query's symbols: satisfying its conditions, or breaking one of them on purpose."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sympy
 
 from ..result import Result
-from ..types import TensorType
+from ..types import TensorType, is_symbolic
 from .oracle import ids_of
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
 
 __all__ = ["draw_dims", "at", "expected_type"]
 
@@ -21,7 +24,7 @@ def draw_dims(rng: np.random.Generator, types: dict[str, TensorType], res: Resul
     syms: set = set()
     for t in types.values():
         for d in t.shape or ():
-            if isinstance(d, sympy.Basic):
+            if is_symbolic(d):
                 syms |= d.free_symbols
     rels, unparsed = _relations(res, syms)
     target = rels[int(rng.integers(len(rels)))][0] if intent == "break" and rels else None
@@ -96,7 +99,7 @@ def _relations(res: Result, syms: set) -> tuple[list[tuple[Any, list[str]]], lis
 def _nonnegative(types: dict[str, TensorType], sub: dict) -> bool:
     for t in types.values():
         for d in t.shape or ():
-            if isinstance(d, sympy.Basic):
+            if is_symbolic(d):
                 v = at(d, sub)
                 if not v.is_Integer or v < 0:
                     return False

@@ -6,10 +6,11 @@ solver accepts on the very instance.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import string
 
 import numpy as np
-import sympy
 
 from ..errors import ShapeCheckError, UsageError
 from ..kernels import EXTENTS, INDEX_ARG
@@ -17,10 +18,12 @@ from ..result import Result
 from ..solver import prepare_attrs, solve, spec_env
 from ..notation.compile import EvalError, NeedInt, Unknown
 from ..notation.load import Registry, Spec
-from ..types import ELEMENT_TYPES, TensorType, numpy_dtype, unknown_dim
+from ..types import ELEMENT_TYPES, TensorType, numpy_dtype, unknown_dim, is_symbolic
 from .dims import at, draw_dims, expected_type
 from .oracle import ids_of, judge
 from .report import Sample
+if TYPE_CHECKING:
+    pass
 
 __all__ = ["Drawer", "refuse_huge"]
 
@@ -68,7 +71,7 @@ class Drawer:
         types, res, rank_sub = self._structure(intent)
         sub, predicted, predicted_ids = draw_dims(self.rng, types, res, "satisfy" if intent == "bad-index" else intent)
         unchecked = {c.id for c in res.constraints if c.status == "unchecked"}
-        shapes = {n: tuple(int(at(d, sub)) if isinstance(d, sympy.Basic) else d for d in t.shape)
+        shapes = {n: tuple(int(at(d, sub)) if is_symbolic(d) else d for d in t.shape)
                   for n, t in types.items()}
         refuse_huge(self.spec, {n: TensorType(t.dtype, shapes[n]) for n, t in types.items()})
         arrays: dict[str, np.ndarray] = {}

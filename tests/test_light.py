@@ -1,0 +1,177 @@
+"""The light check (``shapecheck/names.py``): a check without sympy, for models whose named
+dims are only compared.  It gives the full check's report, or stops with ``NeedsAlgebra`` and
+leaves the model to the full check; it never gives a report of its own."""
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import onnx
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from shapecheck.check import check_model, light_check
+from shapecheck.deferred import Deferred, is_sympy, sympy
+from shapecheck.names import Name, NeedsAlgebra
+from shapecheck.notation.compare import compare_dims
+from shapecheck.notation.load import default_registry
+from tests.modelkit import FLOAT, INT64, const, model, node, vi
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = sorted([*ROOT.glob("examples/*.onnx"), *ROOT.glob("tests/fixtures/*/*.onnx")])
+REGISTRY = default_registry()
+
+
+def light_or_none(m, strict: bool = False):
+    """The light report, or None when the light check stopped; any other error fails the test."""
+    try:
+        return light_check(m, REGISTRY, strict)
+    except NeedsAlgebra:
+        return None
+
+
+# ---------------------------------------------------------------- Name
+
+def test_a_name_equals_only_the_same_name_and_hashes_so():
+    n = Name("N")
+    assert n == Name("N") and hash(n) == hash(Name("N"))
+    assert n != Name("M") and n != 0 and n != "N" and not (n == 3)
+    assert len({n, Name("N"), Name("M")}) == 2
+    assert n.free_symbols == {n} and n.xreplace({n: Name("M")}) == Name("M") and n.xreplace({}) is n
+    assert str(n) == "N" and n.is_Symbol and n.is_integer and n.is_nonnegative
+
+
+@pytest.mark.parametrize("use", [
+    lambda n: n + 1, lambda n: 1 + n, lambda n: n - n, lambda n: 2 * n, lambda n: n // 2, lambda n: n % 2,
+    lambda n: -n, lambda n: n < 3, lambda n: n >= Name("M"), lambda n: int(n), lambda n: [0, 1][n],
+    lambda n: sorted([n, Name("M")]), lambda n: sympy.Integer(2) * n if "sympy" in sys.modules else n._sympy_(),
+])
+def test_anything_but_comparing_names_needs_algebra(use):
+    with pytest.raises(NeedsAlgebra):
+        use(Name("N"))
+
+
+def test_needs_algebra_passes_every_except_exception():
+    assert not issubclass(NeedsAlgebra, Exception)
+
+
+def test_barred_stops_every_read_and_restores_what_was_read():
+    lazy = Deferred("fractions")
+    frac = lazy.Fraction
+    with lazy.barred(NeedsAlgebra):
+        with pytest.raises(NeedsAlgebra):
+            lazy.Fraction
+        with pytest.raises(NeedsAlgebra):
+            lazy.gcd
+    assert lazy.Fraction is frac and lazy.Fraction(1, 2) == frac(1, 2)
+
+
+def test_is_sympy_reads_no_barred_module():
+    with sympy.barred(NeedsAlgebra):
+        assert not is_sympy(3) and not is_sympy(Name("N"))
+    assert is_sympy(sympy.Integer(3)) and not is_sympy(sympy.Integer(3), "Symbol")
+
+
+@pytest.mark.parametrize("b", [-2, -1, 0, 1, 2, 5])
+@pytest.mark.parametrize("op", ["==", "!=", "<", "<=", ">", ">="])
+def test_comparing_a_name_with_a_number_is_what_sympy_decides(op, b):
+    light = compare_dims(Name("N"), op, b)
+    full = compare_dims(sympy.Symbol("N", integer=True, nonnegative=True), op, b)
+    assert str(light) == str(full)
+    flipped = compare_dims(b, op, Name("N"))
+    assert str(flipped) == str(compare_dims(b, op, sympy.Symbol("N", integer=True, nonnegative=True)))
+
+
+# ---------------------------------------------------------------- the light check against the full one
+
+def test_every_shipped_model_gets_the_full_report_or_none():
+    light = []
+    for p in SHIPPED:
+        report = light_or_none(str(p))
+        if report is not None:
+            assert report.to_dict() == check_model(str(p), registry=REGISTRY).to_dict(), p
+            light.append(p.name)
+    # the shipped examples, a finding among them, are checked without sympy: the test is not vacuous
+    assert {"kv_cache.onnx", "broken.onnx", "histogram.onnx", "subgraph.onnx"} <= set(light)
+
+
+@pytest.mark.parametrize("example", ["kv_cache.onnx", "broken.onnx"])
+def test_the_cli_checks_a_small_model_without_importing_sympy(example):
+    path = ROOT / "examples" / example
+    code = ("import sys, json; from shapecheck.cli import main; "
+            f"c = main(['check', {str(path)!r}, '--json']); print(json.dumps('sympy' in sys.modules)); sys.exit(c)")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    doc, imported = run.stdout.rsplit("\n", 2)[:2]
+    assert json.loads(imported) is False, run.stderr
+    full = check_model(str(path), registry=REGISTRY)
+    assert run.returncode == full.exit_code
+    assert {k: v for k, v in json.loads(doc).items() if k != "exit_code"} == full.to_dict()
+
+
+def test_a_model_that_computes_with_its_dims_is_left_to_the_full_check():
+    m = model([node("Concat", ["a", "b"], ["y"], axis=0)],
+              [vi("a", FLOAT, ["N", 4]), vi("b", FLOAT, ["M", 4])], [vi("y", FLOAT, None)])
+    with pytest.raises(NeedsAlgebra):
+        light_check(m, REGISTRY)
+    report = check_model(m, registry=REGISTRY, light=True)
+    assert list(report.nodes[0].outputs.values()) == ["float[M+N,4]"]
+
+
+# random small graphs of the ops that only compare and move dims, with named, numeric and
+# mismatched dims and declared outputs: each light report that finishes is the full one
+_DIMS = ["N", "M", 1, 3, 4]
+
+
+def small_model(rnd: random.Random) -> onnx.ModelProto:
+    def shape(rank):
+        return [rnd.choice(_DIMS) for _ in range(rank)]
+
+    rank = rnd.randint(1, 3)
+    inputs = [vi("x", FLOAT, shape(rank))]
+    nodes, inits, cur = [], [], "x"
+    for n in range(1, rnd.randint(2, 5)):
+        out, other = f"t{n}", f"in{n}"
+        kind = rnd.choice(["unary", "binary", "scatter_elements", "scatter_nd", "matmul", "gather", "where"])
+        if kind == "unary":
+            nodes.append(node(rnd.choice(["Relu", "Identity", "Neg", "Softmax"]), [cur], [out]))
+        elif kind == "binary":
+            inputs.append(vi(other, FLOAT, shape(rnd.randint(1, rank))))
+            nodes.append(node(rnd.choice(["Add", "Mul", "Sub"]), [cur, other], [out]))
+        elif kind == "where":
+            inputs.append(vi(other, onnx.TensorProto.BOOL, shape(rank)))
+            nodes.append(node("Where", [other, cur, cur], [out]))
+        elif kind == "scatter_elements":
+            inputs += [vi(other, INT64, shape(rank)), vi(other + "u", FLOAT, shape(rank))]
+            nodes.append(node("ScatterElements", [cur, other, other + "u"], [out], axis=0))
+        elif kind == "scatter_nd":
+            inputs += [vi(other, INT64, [rnd.choice(_DIMS), 1]), vi(other + "u", FLOAT, shape(rank))]
+            nodes.append(node("ScatterND", [cur, other, other + "u"], [out]))
+        elif kind == "matmul":
+            inputs.append(vi(other, FLOAT, shape(2)))
+            nodes.append(node("MatMul", [cur, other], [out]))
+        else:
+            inits.append(const(other, [rnd.randint(-4, 4)]))
+            nodes.append(node("Gather", [cur, other], [out], axis=0))
+        cur = out
+    declared = None if rnd.random() < 0.3 else shape(rnd.randint(1, 4))
+    return model(nodes, inputs, [vi(cur, FLOAT, declared)], initializers=inits)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.randoms(use_true_random=False), st.booleans())
+def test_a_light_report_is_the_full_report(rnd, strict):
+    m = small_model(rnd)
+    light = light_or_none(m, strict)
+    if light is not None:
+        assert light.to_dict() == check_model(m, registry=REGISTRY, strict=strict).to_dict()
+
+
+def test_random_small_models_are_often_light():
+    # the property above is not vacuous: many of its models finish the light check, valid or not
+    reports = [light_or_none(small_model(random.Random(seed))) for seed in range(60)]
+    finished = [r for r in reports if r is not None]
+    assert len(finished) >= 15
+    assert {"valid", "invalid"} <= {n.status for r in finished for n in r.nodes}
