@@ -18,6 +18,7 @@ import numpy as np
 
 from .errors import UsageError
 from .names import Name
+
 if TYPE_CHECKING:
     import sympy
 else:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from typing import TYPE_CHECKING, Any
+
 if TYPE_CHECKING:
     import sympy
 else:

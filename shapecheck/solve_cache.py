@@ -21,13 +21,13 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-
 from .result import ConstraintResult, Finding, Result
 from .solver import solve
 from .notation.load import Spec
 from .dims import rebuild
 from .names import Name
 from .types import is_runtime, is_symbolic, runtime_dim, TensorType, is_unknown, normalize_dim
+
 if TYPE_CHECKING:
     import sympy
 else:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-
 from ..atomic import refuse_inputs, write_atomic
 from ..errors import UsageError
 from ..findings import DOMAIN

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
 
-
 from ..findings import DEFINED, NEGATIVE_DIM, SSA, TENSOR_DATA, TOPOLOGICAL
 from ..result import Finding
 from ..types import ONNX_CODES, numpy_dtype

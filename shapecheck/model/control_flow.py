@@ -35,6 +35,7 @@ import numpy as np
 from ..frontends.graph import ModelGraph, ModelNode
 from ..notation.load import ONNX_DOMAIN
 from ..types import runtime_dim, TensorType, normalize_dim, unknown_dim, is_symbolic
+
 if TYPE_CHECKING:
     pass
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-
 from ..findings import ONNX_INFERENCE, OPSET
 from ..frontends.graph import ModelGraph, ModelNode, NodeInferenceError
 from ..result import Finding
@@ -23,6 +22,7 @@ from .declarations import Names, check_declaration
 from .facts import Facts
 from .node import UNCHECKED, Unknowns, bind_inputs, fill, fold, resolve
 from .result import ModelReport, NodeReport
+
 if TYPE_CHECKING:
     pass
 

@@ -18,6 +18,7 @@ from ..solve_cache import attrs_key, signature_of
 from ..notation.load import Registry
 from ..dims import rebuild
 from ..types import is_runtime, runtime_dim, TensorType, expr_str, is_unknown, normalize_dim, tensor_type_of, is_symbolic
+
 if TYPE_CHECKING:
     import sympy
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-
 from ..types import normalize_dim, unknown_dim
 from ..rounding import ceiling_of
 from .logic import Unknown
+
 if TYPE_CHECKING:
     import sympy
 else:

@@ -22,6 +22,7 @@ from .logic import PYOP, Cond, EvalError, Rel, TensorVal, Unknown, and_, not_, o
 from .operators import is_dim, show, values
 from .probe import is_open
 from ..names import Name, NeedsAlgebra
+
 if TYPE_CHECKING:
     import sympy
 else:

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-
 from ..types import is_unknown, normalize_dim, unknown_dim, is_symbolic
 from ..rounding import ceiling_of, floor_div
 from .logic import EvalError, NeedInt, Unknown, UnknownShape
+
 if TYPE_CHECKING:
     import sympy
 else:

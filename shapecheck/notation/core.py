@@ -16,6 +16,7 @@ import numpy as np
 from ..types import runtime_dim, normalize_dim, unknown_dim, is_symbolic
 from .logic import NO_VALUE, UNKNOWN, EvalError, TensorVal, Unknown, UnknownDType, UnknownRank, UnknownShape
 from .operators import arith, int_like, need_int, show
+
 if TYPE_CHECKING:
     import sympy
 else:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-
 from ..types import is_symbolic
 from .logic import PYOP, Rel
+
 if TYPE_CHECKING:
     import sympy
 else:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 from .logic import NO_VALUE, EvalError, TensorVal, Unknown, UnknownShape, and_
 
 

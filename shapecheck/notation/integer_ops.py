@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-
 from ..rounding import floor_div, provably_nonnegative
 from ..types import normalize_dim, unknown_dim
 from .logic import EvalError
 from .operators import int_like
+
 if TYPE_CHECKING:
     import sympy
 else:

@@ -41,6 +41,7 @@ from .logic import (
     and_,
 )
 from .operators import element_grid, value_of
+
 if TYPE_CHECKING:
     import sympy
 else:

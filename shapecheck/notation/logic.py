@@ -18,6 +18,7 @@ import numpy as np
 
 from ..dims import rebuild
 from ..types import TensorType, expr_str, is_symbolic
+
 if TYPE_CHECKING:
     import sympy
 else:

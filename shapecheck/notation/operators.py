@@ -13,6 +13,7 @@ from ..deferred import is_sympy
 from ..names import Name
 from ..types import expr_str, normalize_dim, is_symbolic
 from .logic import NO_VALUE, EvalError, NeedInt, TensorVal, Unknown, UnknownShape
+
 if TYPE_CHECKING:
     import sympy
 else:

@@ -20,9 +20,9 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-
 from ..dims import is_runtime
 from .logic import PYOP
+
 if TYPE_CHECKING:
     import sympy
 else:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 from ..types import unknown_dim
 from .logic import NO_VALUE, UNKNOWN, EvalError, NeedInt, Unknown, UnknownShape
 from .operators import int_like

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-
 from ..types import normalize_dim, unknown_dim, is_symbolic
 from .compare import compare_dims
 from .logic import UNKNOWN, EvalError, Unknown, UnknownShape, and_, or_
 from .operators import int_like
+
 if TYPE_CHECKING:
     import sympy
 else:

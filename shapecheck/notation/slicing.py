@@ -11,13 +11,13 @@ from functools import lru_cache
 
 from typing import TYPE_CHECKING, Any
 
-
 from ..types import is_unknown, normalize_dim, unknown_dim
 from ..rounding import ceiling_of
 from .compare import compare_dims, make_rel
 from .logic import NO_VALUE, UNKNOWN, Cond, EvalError, NeedInt, Unknown, UnknownShape
 from .operators import element_grid, int_like
 from .values import INT64_MAX
+
 if TYPE_CHECKING:
     import sympy
 else:

@@ -24,6 +24,7 @@ from ..rounding import floor_of
 from .layouts import _is_int, _value
 from .logic import NO_VALUE, EvalError, TensorVal, Unknown, UnknownShape, and_
 from .values import elementwise
+
 if TYPE_CHECKING:
     import sympy
 else:

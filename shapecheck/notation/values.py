@@ -23,6 +23,7 @@ from ..types import is_unknown, normalize_dim, unknown_dim
 from .integer_ops import div as _div, fmod as _fmod, mod as _mod, power as _pow
 from .logic import NO_VALUE, EvalError, Unknown
 from .operators import value_of
+
 if TYPE_CHECKING:
     import sympy
 else:

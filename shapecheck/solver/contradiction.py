@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable
 
-
 from ..result import Finding, Result
 from ..notation.compile import Rel
+
 if TYPE_CHECKING:
     import sympy
 else:

@@ -14,6 +14,7 @@ from ..notation.load import Registry, Rule, Spec
 from ..notation.syntax import names_in, unparse, walk
 from ..types import expr_str, is_unknown, value_str, is_symbolic
 from .query import versions
+
 if TYPE_CHECKING:
     pass
 

@@ -17,6 +17,7 @@ from ..notation.compile import (EvalError, NeedInt, Rel, Unknown, UnknownDType, 
 from ..notation.load import Rule, Spec
 from ..types import TensorType, expr_str, is_unknown, normalize_dim, is_symbolic
 from .query import spec_env
+
 if TYPE_CHECKING:
     import sympy
 else:

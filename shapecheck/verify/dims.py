@@ -8,6 +8,7 @@ import numpy as np
 from ..result import Result
 from ..types import TensorType, is_symbolic
 from .oracle import ids_of
+
 if TYPE_CHECKING:
     import sympy
 else:

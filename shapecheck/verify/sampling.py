@@ -22,6 +22,7 @@ from ..types import ELEMENT_TYPES, TensorType, numpy_dtype, unknown_dim, is_symb
 from .dims import at, draw_dims, expected_type
 from .oracle import ids_of, judge
 from .report import Sample
+
 if TYPE_CHECKING:
     pass
 
