@@ -20,6 +20,7 @@ compared with the inferred type; it may only fill in what inference left unknown
 from __future__ import annotations
 
 import gc
+import sys
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
@@ -68,7 +69,9 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
         from .notation.load import registry_with
         registry = registry_with(specs) if specs else default_registry()
     with no_gc_pauses() if pause_gc else nullcontext():
-        report = _light_check(model, registry, strict, runtime, load_external_data) if light and not output else None
+        report = None
+        if light and not output:
+            report, model = _light_check(model, registry, strict, runtime, load_external_data)
         if report is None:
             graph = load_graph(model, registry, load_external_data)
             report = check_graph(graph, registry, strict, runtime)
@@ -81,15 +84,32 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
 
 
 def _light_check(model: Any, registry: Registry, strict: bool, runtime: str | None,
-                 load_external_data: bool) -> ModelReport | None:
-    """The report of a light check, or None: a dim needed algebra (or the model is IR, or the
-    light check failed in any way), and the full check decides, in its own words."""
-    if isinstance(model, (str, Path)) and str(model).lower().endswith(".xml"):
-        return None
+                 load_external_data: bool) -> tuple[ModelReport | None, Any]:
+    """(the light check's report or None, the model for the full check, parsed once).
+
+    None when there is nothing to save (sympy is imported already), the model is IR or larger
+    than ``LIGHT_MAX_NODES``, or a dim needed algebra (or the light check failed in any way: the
+    full check then decides, in its own words)."""
+    if sympy_imported() or (isinstance(model, (str, Path)) and str(model).lower().endswith(".xml")):
+        return None, model
+    from .frontends.onnx_model import load_model
+    loaded = load_model(model, load_external_data)
+    if len(loaded.model.graph.node) > LIGHT_MAX_NODES:
+        return None, loaded
     try:
-        return light_check(model, registry, strict, runtime, load_external_data)
+        return light_check(loaded, registry, strict, runtime), loaded
     except (NeedsAlgebra, Exception):
-        return None
+        return None, loaded
+
+
+def sympy_imported() -> bool:
+    """Whether this process has imported sympy: a light check then saves nothing."""
+    return "sympy" in sys.modules
+
+
+# Nodes of a model's main graph past which the CLI skips the light check: a larger graph almost
+# always computes a shape, and reading it (1.1 s at 60k nodes) is what a stopped light check wastes.
+LIGHT_MAX_NODES = 2000
 
 
 def light_check(model: Any, registry: Registry, strict: bool = False, runtime: str | None = None,

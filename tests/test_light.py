@@ -13,7 +13,9 @@ import onnx
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from shapecheck import check
 from shapecheck.check import check_model, light_check
+from shapecheck.frontends.onnx_model import Loaded
 from shapecheck.deferred import Deferred, is_sympy, sympy
 from shapecheck.names import Name, NeedsAlgebra
 from shapecheck.notation.compare import compare_dims
@@ -111,13 +113,37 @@ def test_the_cli_checks_a_small_model_without_importing_sympy(example):
     assert {k: v for k, v in json.loads(doc).items() if k != "exit_code"} == full.to_dict()
 
 
-def test_a_model_that_computes_with_its_dims_is_left_to_the_full_check():
+def _concat_model(tmp_path) -> str:
     m = model([node("Concat", ["a", "b"], ["y"], axis=0)],
               [vi("a", FLOAT, ["N", 4]), vi("b", FLOAT, ["M", 4])], [vi("y", FLOAT, None)])
+    onnx.save(m, str(tmp_path / "concat.onnx"))
+    return str(tmp_path / "concat.onnx")
+
+
+def test_a_model_that_computes_with_its_dims_is_left_to_the_full_check(tmp_path, monkeypatch):
+    path = _concat_model(tmp_path)
     with pytest.raises(NeedsAlgebra):
-        light_check(m, REGISTRY)
-    report = check_model(m, registry=REGISTRY, light=True)
+        light_check(path, REGISTRY)
+    monkeypatch.setattr(check, "sympy_imported", lambda: False)   # as in a fresh CLI process
+    report, loaded = check._light_check(path, REGISTRY, False, None, False)
+    assert report is None and isinstance(loaded, Loaded) and loaded.path == path   # parsed once, for both
+    report = check_model(path, registry=REGISTRY, light=True)
     assert list(report.nodes[0].outputs.values()) == ["float[M+N,4]"]
+    assert report.to_dict() == check_model(path, registry=REGISTRY).to_dict()
+
+
+def test_the_light_check_is_skipped_where_it_saves_nothing(tmp_path, monkeypatch):
+    def never(*_a, **_k):
+        raise AssertionError("the light check ran")
+    monkeypatch.setattr(check, "light_check", never)
+    path = str(ROOT / "examples" / "kv_cache.onnx")
+    assert check._light_check(path, REGISTRY, False, None, False)[0] is None     # sympy is imported here
+    monkeypatch.setattr(check, "sympy_imported", lambda: False)
+    monkeypatch.setattr(check, "LIGHT_MAX_NODES", 0)                             # a large model
+    report, loaded = check._light_check(path, REGISTRY, False, None, False)
+    assert report is None and isinstance(loaded, Loaded)
+    xml = str(ROOT / "examples" / "scatter_update.xml")
+    assert check._light_check(xml, REGISTRY, False, None, False) == (None, xml)
 
 
 # random small graphs of the ops that only compare and move dims, with named, numeric and

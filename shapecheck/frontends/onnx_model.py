@@ -8,7 +8,7 @@ in is never modified.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..atomic import refuse_inputs, write_atomic
 from ..errors import UsageError
@@ -21,16 +21,27 @@ from .onnx_functions import Functions, check_depth, inline
 from .onnx_types import attr_value, const_type, constant_node_value, tensor_type_from_proto
 from .wellformed import check_wellformed
 
-def load_model(source: Any, load_external_data: bool = False):
-    """(model, path, model as stored) from a path or a ModelProto; nothing is ever written to them.
+class Loaded(NamedTuple):
+    """A model as ``load_model`` reads it: parsed once, then read by every check that needs it."""
+
+    model: Any          # onnx.ModelProto, with external data when asked for
+    path: str
+    stored: Any         # the model as stored (external data as references)
+
+
+def load_model(source: Any, load_external_data: bool = False) -> Loaded:
+    """(model, path, model as stored) from a path, a ModelProto or a ``Loaded``; nothing is
+    ever written to them.
 
     With ``load_external_data`` the first has the external tensors' data and the last keeps
     their references, which is what an annotated copy writes.
     """
     import onnx
     from google.protobuf.message import DecodeError
+    if isinstance(source, Loaded):
+        return source
     if isinstance(source, onnx.ModelProto):
-        return source, "<ModelProto>", source
+        return Loaded(source, "<ModelProto>", source)
     path = model_file(source)
     try:
         stored = model = onnx.load(str(path), load_external_data=False)
@@ -49,7 +60,7 @@ def load_model(source: Any, load_external_data: bool = False):
     if not model.HasField("graph") or (not model.graph.node and not model.graph.input and not model.opset_import):
         raise UsageError(f"{path}: not an ONNX model (no graph, no opset_import); "
                          "is it another format or an empty file?")
-    return model, str(path), stored
+    return Loaded(model, str(path), stored)
 
 
 _GRAPH, _GRAPHS = 5, 10   # onnx.AttributeProto.GRAPH / GRAPHS (fixed by the protobuf schema)
