@@ -4,6 +4,7 @@ leaves the model to the full check; it never gives a report of its own."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -111,6 +112,25 @@ def test_the_cli_checks_a_small_model_without_importing_sympy(example):
     full = check_model(str(path), registry=REGISTRY)
     assert run.returncode == full.exit_code
     assert {k: v for k, v in json.loads(doc).items() if k != "exit_code"} == full.to_dict()
+
+
+EXAMPLES = [str(ROOT / "examples" / f) for f in ("broken.onnx", "kv_cache.onnx", "histogram.onnx", "subgraph.onnx")]
+
+
+@pytest.mark.parametrize("options", [[], ["--strict"], ["--runtime", "onnxruntime"], ["--json"],
+                                     ["--format", "sarif"], ["--format", "junit"], ["--format", "github"]])
+def test_every_output_format_is_the_same_from_a_light_check(options, capsys, monkeypatch):
+    # in a fresh process the CLI checks the examples without sympy; in this one (sympy imported) in full
+    monkeypatch.setenv("COLUMNS", "150")
+    argv = ["check", *EXAMPLES, "--jobs", "1", *options]
+    code = ("import sys; from shapecheck.cli import main; c = main(sys.argv[1:]); "
+            "sys.stderr.write('sympy imported' if 'sympy' in sys.modules else ''); sys.exit(c)")
+    run = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                         env={**os.environ, "COLUMNS": "150"})
+    assert "sympy imported" not in run.stderr
+    from shapecheck.cli import main
+    assert run.returncode == main(argv) == 1
+    assert run.stdout == capsys.readouterr().out
 
 
 def _concat_model(tmp_path) -> str:
