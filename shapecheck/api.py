@@ -27,7 +27,9 @@ from .errors import UsageError
 from .result import Result
 from .solver import solve
 from .notation.load import Registry, default_registry
-from .types import TensorType
+from .deferred import sympy, sympy_imported
+from .names import NeedsAlgebra
+from .types import TensorType, parse_type
 
 if TYPE_CHECKING:
     import onnx
@@ -99,7 +101,7 @@ def _is_path(x: str) -> bool:
 
 @overload
 def infer(op: str, opset: int = 18, inputs: dict[str, Any] | None = None, attrs: dict[str, Any] | None = None,
-          *, domain: str | None = None, registry: Registry | None = None) -> Result: ...
+          *, domain: str | None = None, registry: Registry | None = None, light: bool = False) -> Result: ...
 
 
 @overload
@@ -108,12 +110,14 @@ def infer(op: Any, opset: int = 18, inputs: None = None, attrs: None = None,
 
 
 def infer(op: Any, opset: int = 18, inputs: dict[str, Any] | None = None, attrs: dict[str, Any] | None = None,
-          *, domain: str | None = None, registry: Registry | None = None) -> Any:
+          *, domain: str | None = None, registry: Registry | None = None, light: bool = False) -> Any:
     """Check one operator query and infer its output types; or, given a model, infer its tensors' types.
 
     ``op`` is an ONNX op type (``"ScatterND"``) or ``"openvino:ScatterElementsUpdate"``;
     ``inputs`` maps input names to ONNX text types (``"float[N,4]"``, ``"int64[2,1] = [[0],[3]]"``)
     or numpy arrays.  The result resolves to the newest spec version at or below ``opset``.
+    ``light``: first a solve without sympy, as ``check_model`` does it (for the CLI, which only
+    prints the result: its dims may be ``names.Name``s).
 
     Given a model instead (any form ``check_model`` accepts), returns ``{tensor name: TensorType}``
     for every tensor of the model, as inferred by the forward pass.
@@ -127,7 +131,20 @@ def infer(op: Any, opset: int = 18, inputs: dict[str, Any] | None = None, attrs:
         return model_types(source, registry=registry)
     reg = registry or default_registry()
     spec = reg.resolve(op, opset, domain)
+    if light and not sympy_imported():
+        try:
+            return light_solve(spec, inputs or {}, attrs, opset, reg)
+        except (NeedsAlgebra, Exception):   # the full solve decides, in its own words
+            pass
     return solve(spec, inputs or {}, attrs, opset=opset, registry=reg)
+
+
+def light_solve(spec, inputs: dict[str, Any], attrs: dict[str, Any] | None, opset: int, reg: Registry) -> Result:
+    """``solve`` with sympy barred, the text types read with ``names.Name`` dims (``check.light_check``
+    for one query); raises ``NeedsAlgebra`` where a dim needs more than comparing names."""
+    with sympy.barred(NeedsAlgebra):
+        typed = {k: parse_type(v, k, light=True) if isinstance(v, str) else v for k, v in inputs.items()}
+        return solve(spec, typed, attrs, opset=opset, registry=reg)
 
 
 def model_types(model: Any, *, registry: Registry | None = None) -> dict[str, TensorType]:

@@ -20,12 +20,11 @@ compared with the inferred type; it may only fill in what inference left unknown
 from __future__ import annotations
 
 import gc
-import sys
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
-from .deferred import sympy
+from .deferred import sympy, sympy_imported
 from .errors import UsageError
 from .frontends.graph import ModelGraph
 from .model.forward import check_graph
@@ -100,11 +99,6 @@ def _light_check(model: Any, registry: Registry, strict: bool, runtime: str | No
         return light_check(loaded, registry, strict, runtime), loaded
     except (NeedsAlgebra, Exception):
         return None, loaded
-
-
-def sympy_imported() -> bool:
-    """Whether this process has imported sympy: a light check then saves nothing."""
-    return "sympy" in sys.modules
 
 
 # Nodes of a model's main graph past which the CLI skips the light check: a larger graph almost

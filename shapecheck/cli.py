@@ -173,7 +173,7 @@ def cmd_infer(args, out: Console, err: Console) -> int:
     from .api import infer
     from .report.text import render_result
     inputs, attrs = _query(args)
-    result = infer(args.op, args.opset, inputs, attrs, registry=_registry(args))
+    result = infer(args.op, args.opset, inputs, attrs, registry=_registry(args), light=True)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:

@@ -71,6 +71,11 @@ class Deferred:
 sympy: Any = Deferred("sympy")
 
 
+def sympy_imported() -> bool:
+    """Whether this process has imported sympy (a light check then saves nothing)."""
+    return "sympy" in sys.modules
+
+
 def is_sympy(obj: Any, cls: str = "Basic") -> bool:
     """``isinstance(obj, sympy.<cls>)``, answered without importing sympy (before it is imported
     nothing is a sympy object), and so also within ``sympy.barred``.
@@ -82,4 +87,4 @@ def is_sympy(obj: Any, cls: str = "Basic") -> bool:
     return module is not None and isinstance(obj, getattr(module, cls))
 
 
-__all__ = ["Deferred", "sympy", "is_sympy"]
+__all__ = ["Deferred", "sympy", "is_sympy", "sympy_imported"]

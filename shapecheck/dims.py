@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard, Union
 import numpy as np
 
 from .errors import UsageError
-from .names import Name
+from .names import Name, NeedsAlgebra
 
 if TYPE_CHECKING:
     import sympy
@@ -136,15 +136,23 @@ def expr_str(e: Any) -> str:
 _DIM_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_.]*)|(\?)|(//|[-+*()%]))")
 
 
-def parse_dim(text: str, where: str = "") -> Dim:
-    """Parse one dim: ``4``, ``N``, ``2*M+1``, ``?`` (a fresh unknown).
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 
-    >>> parse_dim("2*M+1")
-    2*M + 1
+
+def parse_dim(text: str, where: str = "", light: bool = False) -> Dim:
+    """Parse one dim: ``4``, ``N``, ``2*M+1``, ``?`` (a fresh unknown).  ``light``: a name is a
+    ``names.Name``, and anything but a number or a name stops the light check (``NeedsAlgebra``).
+
+    >>> parse_dim("2*M+1"), type(parse_dim("M", light=True)).__name__
+    (2*M + 1, 'Name')
     """
     text = text.strip()
     if text.isdigit():
         return _int64(text, text)
+    if light:
+        if not _NAME.fullmatch(text):
+            raise NeedsAlgebra(f"dim {text!r} is not a name")
+        return Name(text)
     if text == "?" or text == "":
         return unknown_dim(where or "?")
     return normalize_dim(_DimParser(text, where).parse())

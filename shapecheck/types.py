@@ -210,10 +210,11 @@ def _complex_json(z: Any) -> Any:
 _TYPE_RE = re.compile(r"^\s*([A-Za-z?][A-Za-z0-9_]*|\?)\s*(?:\[(.*?)\])?\s*(?:=\s*(.+))?\s*$", re.S)
 
 
-def parse_type(text: str, name: str = "") -> TensorType:
+def parse_type(text: str, name: str = "", light: bool = False) -> TensorType:
     """Parse ``float[N,4]``, ``int64[2,1] = [[0],[3]]``, ``float`` (unknown rank), ``?[N]``.
 
-    ``name`` labels unknown dims (``updates.shape[0]``) so conditions can name them.
+    ``name`` labels unknown dims (``updates.shape[0]``) so conditions can name them; ``light``
+    gives named dims as ``names.Name``s (``dims.parse_dim``).
     """
     m = _TYPE_RE.match(text)
     if not m:
@@ -230,7 +231,7 @@ def parse_type(text: str, name: str = "") -> TensorType:
         if any(not p.strip() for p in parts):
             raise UsageError(f"bad tensor type {short_text(text)}{_for(name)}: an empty dimension; write ? for an unknown dim")
         try:
-            shape = tuple(parse_dim(p, f"{name}.shape[{i}]" if name else "?") for i, p in enumerate(parts))
+            shape = tuple(parse_dim(p, f"{name}.shape[{i}]" if name else "?", light) for i, p in enumerate(parts))
         except UsageError as exc:  # say which type (and input) the bad dim is in
             raise UsageError(f"bad tensor type {short_text(text)}{_for(name)}: {exc}") from None
         for d in shape:

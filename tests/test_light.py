@@ -15,7 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from shapecheck import check
+from shapecheck.api import light_solve
 from shapecheck.check import check_model, light_check
+from shapecheck.solver import solve
 from shapecheck.frontends.onnx_model import Loaded
 from shapecheck.deferred import Deferred, is_sympy, sympy
 from shapecheck.names import Name, NeedsAlgebra
@@ -131,6 +133,34 @@ def test_every_output_format_is_the_same_from_a_light_check(options, capsys, mon
     from shapecheck.cli import main
     assert run.returncode == main(argv) == 1
     assert run.stdout == capsys.readouterr().out
+
+
+def test_a_light_solve_of_every_spec_case_is_the_full_solve():
+    # every constraint's own cases (test_spec_cases.py): proved, refuted, conditional, unchecked
+    light = 0
+    for spec in REGISTRY:
+        for rule in spec.constraints:
+            for case in rule.cases:
+                try:
+                    got = light_solve(spec, dict(case.inputs), dict(case.attrs), spec.version, REGISTRY)
+                except NeedsAlgebra:
+                    continue
+                full = solve(spec, dict(case.inputs), dict(case.attrs), opset=spec.version, registry=REGISTRY)
+                assert got.to_dict() == full.to_dict(), f"{case.file}:{case.line}"
+                light += 1
+    assert light >= 2000
+
+
+def test_the_cli_infers_without_importing_sympy(capsys):
+    argv = ["infer", "ScatterND", "-i", "data=float[N,4]", "-i", "indices=int64[M,1]", "-i", "updates=float[K,4]",
+            "--json"]
+    code = ("import sys; from shapecheck.cli import main; c = main(sys.argv[1:]); "
+            "sys.stderr.write('sympy imported' if 'sympy' in sys.modules else ''); sys.exit(c)")
+    run = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert "sympy imported" not in run.stderr
+    from shapecheck.cli import main
+    assert run.returncode == main(argv) == 0
+    assert run.stdout == capsys.readouterr().out and '"K == M"' in run.stdout
 
 
 def _concat_model(tmp_path) -> str:
