@@ -6,7 +6,7 @@ import pytest
 
 MODULES = ["shapecheck.types", "shapecheck.dims", "shapecheck.names", "shapecheck.deferred", "shapecheck.runtime_dim", "shapecheck.notation.parser", "shapecheck.notation.syntax", "shapecheck.notation.compile", "shapecheck.notation.logic",
            "shapecheck.notation.values", "shapecheck.notation.shapes", "shapecheck.notation.slicing", "shapecheck.notation.reduction", "shapecheck.notation.analysis", "shapecheck.notation.load",
-           "shapecheck.notation.compare", "shapecheck.notation.operators", "shapecheck.notation.core", "shapecheck.notation.indexing", "shapecheck.notation.docs",
+           "shapecheck.notation.compare", "shapecheck.notation.compare_values", "shapecheck.notation.operators", "shapecheck.notation.core", "shapecheck.notation.indexing", "shapecheck.notation.docs",
            "shapecheck.notation.schema", "shapecheck.notation.source", "shapecheck.notation.merge", "shapecheck.notation.registry",
            "shapecheck.solver.query", "shapecheck.solver.contradiction", "shapecheck.solver.explain",
            "shapecheck.solver", "shapecheck.api", "shapecheck.kernels", "shapecheck.kernels.resize_antialias", "shapecheck.executor", "shapecheck.check", "shapecheck.solve_cache",

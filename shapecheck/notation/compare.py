@@ -1,4 +1,5 @@
-"""Comparisons of the notation's values: dims (ints or sympy), shapes, index arrays, sets.
+"""Comparisons of dims: ints, sympy expressions, a light check's names (``compare_values`` compares
+the notation's other values: shapes, index arrays, sets, floats).
 
 Two ints compare as Python does; symbols by sympy's assumptions where they decide it, and
 otherwise the comparison is a ``Cond`` holding one readable relation (``make_rel``).
@@ -9,26 +10,23 @@ otherwise the comparison is a ``Cond`` holding one readable relation (``make_rel
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import math
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from ..rounding import floor_bounds, integral, monomial
-from ..types import normalize_dim, is_symbolic
-from .logic import PYOP, Cond, EvalError, Rel, TensorVal, Unknown, and_, not_, or_
-from .operators import is_dim, show, values
-from .probe import is_open
 from ..names import Name, NeedsAlgebra
+from ..rounding import floor_bounds, integral, monomial
+from ..types import normalize_dim
+from .logic import PYOP, Cond, Rel
+from .operators import is_dim
+from .probe import is_open
 
 if TYPE_CHECKING:
     import sympy
 else:
     from ..deferred import sympy
 
-__all__ = ["compare", "compare_dims", "make_rel", "is_dim", "PYOP"]
+__all__ = ["compare_dims", "make_rel", "is_dim", "PYOP", "FLIP"]
 
 
 
@@ -60,7 +58,7 @@ def _compare_names(a, op: str, b):
     ['N > 2']
     """
     if type(a) is not Name:
-        return _compare_names(b, _FLIP[op], a)
+        return _compare_names(b, FLIP[op], a)
     if type(b) is Name:
         return op in _REFLEXIVE if a == b else Cond((Rel(op, a, b),))
     if type(b) is not int:
@@ -133,7 +131,7 @@ def _by_bounds(d, bounds: tuple, op: str):
     return decided[op]
 
 
-_FLIP = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+FLIP = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _OPEN = object()   # the relation holds for some dims and not for others
 
 
@@ -182,7 +180,7 @@ def _linear(d, op: str):
         return None
     k, coeffs = terms
     if all(c < 0 for c in coeffs.values()):   # -d has positive coefficients: the same question, mirrored
-        k, coeffs, op = -k, {m: -c for m, c in coeffs.items()}, _FLIP[op]
+        k, coeffs, op = -k, {m: -c for m, c in coeffs.items()}, FLIP[op]
     cs = list(coeffs.values())
     if any(c < 0 for c in cs):                  # both signs
         g = math.gcd(*cs)
@@ -224,7 +222,7 @@ def make_rel(op: str, a, b) -> Rel:
     if terms is not None and len(terms[1]) == 1:   # c*s + k op 0, read off without sympy's coeff()
         k, ((s, c),) = terms[0], tuple(terms[1].items())
         if s.is_Symbol and k % c == 0:
-            return Rel(op if c > 0 else _FLIP[op], s, -k // c)
+            return Rel(op if c > 0 else FLIP[op], s, -k // c)
     if terms is not None and terms[1] and all(m.is_Symbol for m in terms[1]):
         # 12*N - 12*M op 0 -> N op M, from the linear terms (what the general case below does with
         # sympy's content and signs, at a fraction of the cost)
@@ -235,7 +233,7 @@ def make_rel(op: str, a, b) -> Rel:
         if pos and neg:
             lhs, rhs = sympy.Add(*pos), sympy.Add(*neg)
             if lhs.is_Integer:
-                return Rel(_FLIP[op], normalize_dim(rhs), normalize_dim(lhs))
+                return Rel(FLIP[op], normalize_dim(rhs), normalize_dim(lhs))
             return Rel(op, normalize_dim(lhs), normalize_dim(rhs))
     syms = d.free_symbols
     if len(syms) == 1:
@@ -245,7 +243,7 @@ def make_rel(op: str, a, b) -> Rel:
         if coeff in (1, -1) and rest.is_Integer:
             # coeff*s + rest  op  0
             value = normalize_dim(-rest * coeff)
-            return Rel(op if coeff == 1 else _FLIP[op], s, value)
+            return Rel(op if coeff == 1 else FLIP[op], s, value)
     if d.is_Add and not any(isinstance(t, (sympy.Min, sympy.Max)) for t in d.atoms(sympy.Min, sympy.Max)):
         # 12*N - 12*M op 0 -> N op M: the common factor out, positive terms left, negative right
         content, prim = d.as_content_primitive()
@@ -255,109 +253,8 @@ def make_rel(op: str, a, b) -> Rel:
             if pos and neg and len(pos) + len(neg) == len(prim.args):
                 lhs, rhs = sympy.Add(*pos), sympy.Add(*neg)
                 if lhs.is_Integer:
-                    return Rel(_FLIP[op], normalize_dim(rhs), normalize_dim(lhs))
+                    return Rel(FLIP[op], normalize_dim(rhs), normalize_dim(lhs))
                 return Rel(op, normalize_dim(lhs), normalize_dim(rhs))
     if not a.free_symbols and b.free_symbols:
-        return Rel(_FLIP[op], normalize_dim(b), normalize_dim(a))
+        return Rel(FLIP[op], normalize_dim(b), normalize_dim(a))
     return Rel(op, normalize_dim(a), normalize_dim(b))
-
-
-def compare(a, op: str, b):
-    if type(a) is int and type(b) is int:
-        return PYOP[op](a, b)
-    if type(a) is TensorVal:
-        a = values(a)
-    if type(b) is TensorVal:
-        b = values(b)
-    if op in ("in", "not in"):
-        return _member(a, b, op == "not in")
-    if isinstance(a, Unknown) or isinstance(b, Unknown):
-        if isinstance(a, Unknown) and isinstance(b, Unknown):
-            return a if a.reason == "static" else b
-        return a if isinstance(a, Unknown) else b
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return _compare_array(a, op, b)
-    if isinstance(a, tuple) and isinstance(b, tuple):
-        if op not in ("==", "!="):
-            raise EvalError("shapes can only be compared with == or !=")
-        if len(a) != len(b):
-            return op == "!="
-        # an element not known here (a dim of a tensor of unknown rank) leaves the comparison open
-        eq = and_(x if isinstance(x, Unknown) else y if isinstance(y, Unknown) else compare_dims(x, "==", y)
-                  for x, y in zip(a, b))
-        return eq if op == "==" else not_(eq)
-    if is_dim(a) and is_dim(b):
-        return compare_dims(int(a) if isinstance(a, np.integer) else a, op,
-                            int(b) if isinstance(b, np.integer) else b)
-    if isinstance(a, (float, np.floating)) and isinstance(b, (int, float, np.number)) or \
-            isinstance(b, (float, np.floating)) and isinstance(a, (int, float, np.number)):
-        return bool(PYOP[op](float(a), float(b)))   # a float value (a Resize scale) against a number
-    if isinstance(a, (float, np.floating)) and is_symbolic(b):
-        return _float_vs_dim(float(a), op, b)
-    if isinstance(b, (float, np.floating)) and is_symbolic(a):
-        return _float_vs_dim(float(b), _FLIP[op], a)
-    if op in ("==", "!="):
-        return PYOP[op](a, b)
-    raise EvalError(f"cannot compare {show(a)} {op} {show(b)}")
-
-
-def _float_vs_dim(x: float, op: str, d):
-    """``x op d`` for a float value against a symbolic dim (an integer): the same question asked of
-    an integer, so that it is decided or stated as a condition (never an error, never refuted).
-
-    >>> from shapecheck.types import symbol
-    >>> n = symbol("N")
-    >>> _float_vs_dim(0.0, "<", n).texts(), _float_vs_dim(2.5, "==", n), _float_vs_dim(-0.5, "<", n)
-    (['N > 0'], False, True)
-    """
-    if math.isnan(x):
-        return op == "!="
-    if math.isinf(x):
-        return PYOP[op](x, 0)        # beyond every dim
-    if x.is_integer():
-        return compare_dims(int(x), op, d)
-    if op in ("==", "!="):
-        return op == "!="            # a dim is an integer
-    # x is not whole: x < d and x <= d hold when floor(x) < d; x > d and x >= d when floor(x) >= d
-    return compare_dims(math.floor(x), "<" if op in ("<", "<=") else ">=", d)
-
-
-def _member(a, s, negate: bool):
-    if isinstance(a, Unknown):
-        return a
-    if isinstance(s, Unknown):
-        return s
-    if isinstance(a, np.ndarray):
-        raise EvalError(f"'in' tests one value, got an array of shape {list(a.shape)}")
-    if isinstance(s, np.ndarray):
-        s = tuple(s.reshape(-1).tolist())
-    if isinstance(s, (frozenset, set, list, tuple, range)):
-        if isinstance(s, tuple) and any(is_symbolic(x) for x in s):
-            # a symbolic element may equal a: a in (N, 4) is a condition, not False
-            return or_([compare(a, "==", x) for x in s]) if not negate else and_([compare(a, "!=", x) for x in s])
-        r = a in s
-        return (not r) if negate else r
-    raise EvalError(f"'in' needs a set on its right, got {show(s)}")
-
-
-def _compare_array(a, op: str, b):
-    """Compare every element of an index tensor against a dim (possibly symbolic)."""
-    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
-        return bool(np.all(PYOP[op](a, b)))
-    arr, other, flipped = (a, b, False) if isinstance(a, np.ndarray) else (b, a, True)
-    if arr.dtype.kind in "OUSc":  # strings and complex numbers have no order: a rule error, not a crash
-        raise EvalError(f"cannot compare values of element type {arr.dtype} with a dim")
-    if arr.size == 0:
-        return True
-    if flipped:
-        op = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}[op]
-    if type(other) is int or isinstance(other, np.integer):
-        return bool(np.all(PYOP[op](arr, other)))
-    lo, hi = int(arr.min()), int(arr.max())
-    if op in ("<", "<="):
-        return compare_dims(hi, op, other)
-    if op in (">", ">="):
-        return compare_dims(lo, op, other)
-    if op == "==":
-        return and_([compare_dims(lo, "==", other), compare_dims(hi, "==", other)])
-    raise EvalError("'!=' between a tensor and a dim is not supported")

@@ -27,7 +27,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ..types import Dim, unknown_dim
-from .compare import compare, compare_dims, make_rel
+from .compare import compare_dims, make_rel
+from .compare_values import compare
 from .core import _dtype, _rank
 from .logic import (NO_VALUE, UNKNOWN, Cond, Env, EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownDType,
                     UnknownRank, UnknownShape, and_, as_cond, lazy, lookup, not_, or_)
