@@ -2,11 +2,10 @@
 
 Importing sympy takes longer (0.3 s) than checking a small model.  A model whose symbolic
 dims are only names (``batch``, ``seq``), that no node computes with, is checked without it
-(``shapecheck.dims.Name``); every other check imports it on first use.  Each module writes
+(``shapecheck.names``); every other check imports it on first use.  Each module writes
 ``from .deferred import sympy`` (under ``if not TYPE_CHECKING``, so that type checkers see the
 real module) and uses ``sympy.X`` as before.
 
->>> import sys
 >>> lazy = Deferred("fractions")
 >>> lazy.Fraction(1, 2) + 1, "Fraction" in vars(lazy)    # an attribute read is then plain
 (Fraction(3, 2), True)
@@ -40,8 +39,8 @@ class Deferred:
     def barred(self, error: Callable[[str], BaseException]) -> Iterator[None]:
         """Within the block, reading any attribute raises ``error(name)``, even one read before.
 
-        A light check runs in such a block: whatever would touch sympy stops it instead, so a
-        light check that finishes ran no sympy code at all.  The block is not for threads: a
+        A light check runs in such a block: whatever would read sympy stops it instead, so a
+        light check that finishes read nothing of sympy.  The block is not for threads: a
         thread that reads the module meanwhile gets the error too.
 
         >>> lazy = Deferred("fractions")

@@ -10,7 +10,7 @@ hashes like one, so comparing, renaming and printing shapes need nothing else.
 Anything more (``N + 1``, ``N < M``, turning it into a sympy expression, ordering) raises
 ``NeedsAlgebra``, and the check starts again with sympy symbols.  The light check therefore
 gives the same report as the full one, or none at all (``tests/test_light.py`` compares the
-two on every model the tests have).
+two on every shipped model, on random small graphs and on every spec's cases).
 
 >>> n = Name("batch")
 >>> n == Name("batch"), n == 3, n.free_symbols == {n}, n.xreplace({n: Name("b")}), str(n)

@@ -21,6 +21,7 @@ from .onnx_functions import Functions, check_depth, inline
 from .onnx_types import attr_value, const_type, constant_node_value, tensor_type_from_proto
 from .wellformed import check_wellformed
 
+
 class Loaded(NamedTuple):
     """A model as ``load_model`` reads it: parsed once, then read by every check that needs it."""
 
