@@ -1,10 +1,12 @@
-"""sympy, imported the first time shapecheck needs it.
+"""sympy and numpy, imported the first time shapecheck needs them.
 
 Importing sympy takes longer (0.3 s) than checking a small model.  A model whose symbolic
 dims are only names (``batch``, ``seq``), that no node computes with, is checked without it
 (``shapecheck.names``); every other check imports it on first use.  Each module writes
 ``from .deferred import sympy`` (under ``if not TYPE_CHECKING``, so that type checkers see the
-real module) and uses ``sympy.X`` as before.
+real module) and uses ``sympy.X`` as before.  numpy is deferred the same way (``from
+.deferred import numpy as np``): importing it, and onnx with it, costs as much again, and a
+model with no constant values to fold reads neither (``frontends/onnx_proto.py``).
 
 >>> lazy = Deferred("fractions")
 >>> lazy.Fraction(1, 2) + 1, "Fraction" in vars(lazy)    # an attribute read is then plain
@@ -18,12 +20,26 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
 
+class _NotImported:
+    """Stands for a class of a module not imported yet: nothing is an instance of it."""
+
+
 class Deferred:
     """A module imported when one of its attributes is first read.  Each attribute read is
-    kept on this object, so later reads cost what a module attribute read costs."""
+    kept on this object, so later reads cost what a module attribute read costs.
 
-    def __init__(self, module: str) -> None:
+    ``classes`` names the module's classes that are only asked about (``isinstance(x,
+    np.ndarray)``): until the module is imported, no object is one of them, so reading them
+    answers ``_NotImported`` and imports nothing.
+
+    >>> lazy = Deferred("wave", classes={"Error"})    # a module the doctests never import
+    >>> isinstance(ValueError(), (int, lazy.Error)), "wave" in sys.modules
+    (False, False)
+    """
+
+    def __init__(self, module: str, classes: frozenset[str] | set[str] = frozenset()) -> None:
         self.__dict__["_module"] = module
+        self.__dict__["_classes"] = frozenset(classes)
 
     def __getattr__(self, attr: str) -> Any:
         if attr.startswith("__"):
@@ -31,6 +47,8 @@ class Deferred:
         barred = self.__dict__.get("_barred")
         if barred is not None:
             raise barred(f"{self._module}.{attr}")
+        if attr in self._classes and self._module not in sys.modules:
+            return _NotImported
         value = getattr(importlib.import_module(self._module), attr)
         self.__dict__[attr] = value
         return value
@@ -53,7 +71,7 @@ class Deferred:
         >>> lazy.Fraction.__name__
         'Fraction'
         """
-        read = {k: v for k, v in self.__dict__.items() if k != "_module"}
+        read = {k: v for k, v in self.__dict__.items() if k not in ("_module", "_classes")}
         for k in read:
             del self.__dict__[k]
         self.__dict__["_barred"] = error
@@ -68,6 +86,9 @@ class Deferred:
 
 
 sympy: Any = Deferred("sympy")
+# the numpy classes shapecheck only asks about (isinstance) while it may not have imported numpy
+numpy: Any = Deferred("numpy", classes={"ndarray", "generic", "integer", "signedinteger", "unsignedinteger",
+                                        "floating", "bool_", "number", "complexfloating", "str_", "bytes_"})
 
 
 def sympy_imported() -> bool:
@@ -86,4 +107,4 @@ def is_sympy(obj: Any, cls: str = "Basic") -> bool:
     return module is not None and isinstance(obj, getattr(module, cls))
 
 
-__all__ = ["Deferred", "sympy", "is_sympy", "sympy_imported"]
+__all__ = ["Deferred", "sympy", "numpy", "is_sympy", "sympy_imported"]

@@ -14,14 +14,15 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeGuard, Union
 
-import numpy as np
 
 from .errors import UsageError
 from .names import Name, NeedsAlgebra
 
 if TYPE_CHECKING:
+    import numpy as np
     import sympy
 else:
+    from .deferred import numpy as np
     from .deferred import sympy
 from .deferred import is_sympy
 

@@ -14,9 +14,12 @@ import json
 import re
 from functools import lru_cache
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from .deferred import numpy as np
 
 from .errors import UsageError
 

@@ -16,7 +16,7 @@ MODULES = ["shapecheck.types", "shapecheck.dims", "shapecheck.names", "shapechec
            "shapecheck.notation.tensor_ops", "shapecheck.notation.einsum", "shapecheck.notation.conv",
            "shapecheck.notation.attention", "shapecheck.notation.more_ops", "shapecheck.notation.integer_ops",
            "shapecheck.rounding", "shapecheck.model.facts", "shapecheck.notation.probe",
-           "shapecheck.model.declarations", "shapecheck.notation.disjunction"]
+           "shapecheck.model.declarations", "shapecheck.notation.disjunction", "shapecheck.frontends.onnx_proto"]
 
 
 @pytest.mark.parametrize("name", MODULES)

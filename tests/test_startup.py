@@ -1,8 +1,86 @@
-"""Imports are lazy: `shapecheck --version` loads neither sympy nor numpy nor onnx."""
+"""What a fresh CLI process imports.  `shapecheck --version` loads neither sympy nor numpy nor
+onnx; a small model is read without onnx (``frontends/onnx_proto.py``) and checked without numpy
+or sympy (``deferred.py``), with the same result as a full check."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+
+from shapecheck.check import check_model
+from shapecheck.errors import UsageError
+from shapecheck.frontends.onnx_model import load_model
+from shapecheck.frontends.onnx_proto import is_protobuf_file, parse_model
+from shapecheck.frontends.wellformed import ITEMSIZE
+from shapecheck.types import ONNX_CODES, numpy_dtype
+
+ROOT = Path(__file__).resolve().parent.parent
+KV = ROOT / "examples" / "kv_cache.onnx"
+
+
+def _fresh(code: str, *argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT, timeout=120)
+
+
+IMPORTED = "json.dumps(sorted(m for m in ('onnx', 'numpy', 'sympy') if m in sys.modules))"
+
+
+def test_the_cli_checks_a_model_without_values_importing_neither_onnx_nor_numpy():
+    code = ("import sys, json; from shapecheck.cli import main; "
+            f"c = main(['check', {str(KV)!r}, '--json']); print({IMPORTED}); sys.exit(c)")
+    run = _fresh(code)
+    doc, imported = run.stdout.rsplit("\n", 2)[:2]
+    assert json.loads(imported) == [], run.stderr
+    full = check_model(str(KV))
+    assert run.returncode == full.exit_code == 0
+    assert {k: v for k, v in json.loads(doc).items() if k != "exit_code"} == full.to_dict()
+
+
+def test_a_model_parsed_without_onnx_is_an_onnx_model_once_onnx_is_imported(tmp_path):
+    # a fresh process: parsed first, onnx imported after; the classes are the same, so onnx's
+    # checker and serializer take the model, and its bytes are those of the file
+    code = ("import sys; from shapecheck.frontends.onnx_proto import parse_model; "
+            "m = parse_model(open(sys.argv[1], 'rb').read()); assert 'onnx' not in sys.modules; "
+            "import onnx; onnx.checker.check_model(m); "
+            "print(isinstance(m, onnx.ModelProto), m.SerializeToString() == open(sys.argv[1], 'rb').read())")
+    run = _fresh(code, str(KV))
+    assert run.stdout.split() == ["True", "True"], run.stderr
+
+
+def test_parse_model_reads_what_onnx_load_reads():
+    for path in [KV, *sorted((ROOT / "tests" / "fixtures" / "zoo").glob("*.onnx"))[:5]]:
+        assert parse_model(path.read_bytes()) == onnx.load(str(path), load_external_data=False), path
+
+
+def test_a_truncated_model_is_refused_as_onnx_load_refuses_it(tmp_path):
+    data = KV.read_bytes()
+    bad = tmp_path / "cut.onnx"
+    bad.write_bytes(data[: len(data) // 2])
+    with pytest.raises(Exception):
+        onnx.load(str(bad))
+    with pytest.raises(UsageError, match="cut.onnx: not an ONNX model"):
+        load_model(str(bad))
+
+
+def test_a_text_format_model_is_read_by_onnx(tmp_path):
+    # onnx.load picks the format by extension; such files never reach the protobuf parser
+    text = tmp_path / "kv.textproto"
+    onnx.save(onnx.load(str(KV)), str(text), format="textproto")
+    assert not is_protobuf_file(text) and is_protobuf_file(KV) and is_protobuf_file("model.bin")
+    assert load_model(str(text)).model == onnx.load(str(KV))
+    assert check_model(str(text)).to_dict()["nodes"] == check_model(str(KV)).to_dict()["nodes"]
+
+
+def test_the_raw_data_sizes_are_numpys():
+    want = {code: (2 if name == "bfloat16" else numpy_dtype(name).itemsize)
+            for code, name in ONNX_CODES.items() if name != "string"}
+    assert ITEMSIZE == want
+    assert np.dtype(bool).itemsize == ITEMSIZE[onnx.TensorProto.BOOL]
 
 
 def test_version_imports_no_heavy_module():

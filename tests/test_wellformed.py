@@ -78,3 +78,19 @@ def test_every_engine_finding_id_is_registered():
     for fid in ("G1", "G2", "G3", "G4", "G5", "onnx-inference", "domain", "opset", "A1"):
         assert fid in ENGINE and engine_id(fid) == fid
     assert engine_id("first+second") == "contradiction"
+
+
+@pytest.mark.parametrize("version", [13, 20, 21, 99])
+def test_an_opset_newer_than_the_installed_onnx_is_a_warning(version, monkeypatch):
+    # onnx is asked for its newest opset only above what every supported onnx knows (20)
+    from shapecheck.frontends import wellformed
+    asked = []
+    real = wellformed._known_opset.__wrapped__
+    monkeypatch.setattr(wellformed, "_known_opset", lambda: asked.append(1) or real())
+    m = onnx.helper.make_model(onnx.helper.make_graph([], "g", [], []),
+                               opset_imports=[onnx.helper.make_opsetid("", version)])
+    notes = wellformed.check_wellformed(m).notes
+    assert bool(asked) == (version > wellformed.KNOWN_TO_EVERY_ONNX)
+    newer = version > onnx.defs.onnx_opset_version()
+    assert any(f"imports opset {version} of the ai.onnx domain" in n for n in notes) == newer
+    assert wellformed.KNOWN_TO_EVERY_ONNX <= onnx.defs.onnx_opset_version()

@@ -18,6 +18,7 @@ from ..notation.load import normalize_domain
 from ..types import TensorType
 from .graph import Declaration, ModelGraph, ModelNode, model_file
 from .onnx_functions import Functions, check_depth, inline
+from .onnx_proto import is_protobuf_file, model_proto, parse_model
 from .onnx_types import attr_value, const_type, constant_node_value, tensor_type_from_proto
 from .wellformed import check_wellformed
 
@@ -37,16 +38,21 @@ def load_model(source: Any, load_external_data: bool = False) -> Loaded:
     With ``load_external_data`` the first has the external tensors' data and the last keeps
     their references, which is what an annotated copy writes.
     """
-    import onnx
     from google.protobuf.message import DecodeError
     if isinstance(source, Loaded):
         return source
-    if isinstance(source, onnx.ModelProto):
+    if isinstance(source, model_proto()):
         return Loaded(source, "<ModelProto>", source)
     path = model_file(source)
     try:
-        stored = model = onnx.load(str(path), load_external_data=False)
+        if is_protobuf_file(path):   # read as onnx.load reads it, without importing onnx
+            with open(path, "rb") as f:
+                stored = model = parse_model(f.read())
+        else:
+            import onnx
+            stored = model = onnx.load(str(path), load_external_data=False)
         if load_external_data:
+            import onnx
             from onnx.external_data_helper import load_external_data_for_model
             model = onnx.ModelProto()
             model.CopyFrom(stored)

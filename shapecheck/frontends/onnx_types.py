@@ -13,9 +13,12 @@ import math
 import re
 import sys
 from functools import lru_cache
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from ..errors import UsageError
 from ..names import Name, NeedsAlgebra
@@ -93,8 +96,8 @@ def attr_value(attr) -> Any:
 # element types whose raw bytes are one numpy dtype (little-endian, as ONNX stores them)
 _RAW_DTYPES = {1: "<f4", 2: "u1", 3: "i1", 4: "<u2", 5: "<i2", 6: "<i4", 7: "<i8", 9: "?", 10: "<f2",
                11: "<f8", 12: "<u4", 13: "<u8"}
-_TYPED_FIELDS = {1: ("float_data", np.float32), 6: ("int32_data", np.int32), 7: ("int64_data", np.int64),
-                 11: ("double_data", np.float64)}
+_TYPED_FIELDS = {1: ("float_data", "float32"), 6: ("int32_data", "int32"), 7: ("int64_data", "int64"),
+                 11: ("double_data", "float64")}
 
 
 def const_type(tensor_proto, name: str) -> TensorType:

@@ -15,9 +15,12 @@ True
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Callable
+from typing import Callable, TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 Kernel = Callable[..., "np.ndarray | tuple[np.ndarray, ...]"]
 

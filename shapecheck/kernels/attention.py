@@ -11,7 +11,12 @@ so the differential tests compare with onnxruntime within a tolerance, never bit
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from . import register
 

@@ -14,7 +14,12 @@ tests compare with onnxruntime within a tolerance.  Output sizes and SAME pads c
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from ..notation.conv import pool_shape, resolve_pads, spatial, transpose_full
 from . import register

@@ -16,9 +16,15 @@ of integers is computed in double and truncated; integer division by zero is an 
 """
 from __future__ import annotations
 
+from functools import cache
+from typing import TYPE_CHECKING, Callable
+
 import math
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from ..errors import UsageError
 from . import register
@@ -44,23 +50,26 @@ def _pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.power(a, b.astype(a.dtype))
 
 
-_BINARY = {
-    "+": np.add, "-": np.subtract, "*": np.multiply,
-    "/": lambda a, b: _int_div(a, b) if a.dtype.kind in "iu" else np.divide(a, b),
-    "%": lambda a, b: _mod(a, b, False), "fmod": lambda a, b: _mod(a, b, True), "pow": _pow,
-    "min": np.minimum, "max": np.maximum,
-    "==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
-    "and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor,
-    "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor, "<<": np.left_shift, ">>": np.right_shift,
-    "prelu": lambda x, slope: np.where(x < 0, x * slope, x),
-}
+@cache
+def _binary() -> dict[str, Callable]:
+    """Binary operators by notation name (built on first use: numpy is imported then)."""
+    return {
+        "+": np.add, "-": np.subtract, "*": np.multiply,
+        "/": lambda a, b: _int_div(a, b) if a.dtype.kind in "iu" else np.divide(a, b),
+        "%": lambda a, b: _mod(a, b, False), "fmod": lambda a, b: _mod(a, b, True), "pow": _pow,
+        "min": np.minimum, "max": np.maximum,
+        "==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
+        "and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor,
+        "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor, "<<": np.left_shift, ">>": np.right_shift,
+        "prelu": lambda x, slope: np.where(x < 0, x * slope, x),
+    }
 
 
 @register("binary")
 def binary(A: np.ndarray, B: np.ndarray, *, fn: str) -> np.ndarray:
     """``A fn B`` with multidirectional broadcasting; the result keeps A's element type (bool for relations)."""
     with np.errstate(all="ignore"):   # integer wrap-around and float inf/nan, as the runtimes give
-        out = np.asarray(_BINARY[fn](A, B))
+        out = np.asarray(_binary()[fn](A, B))
     return out if out.dtype == bool else out.astype(A.dtype, copy=False)
 
 
@@ -71,7 +80,7 @@ def variadic(inputs: tuple, *, fn: str) -> np.ndarray:
     out = inputs[0]
     with np.errstate(all="ignore"):
         for x in inputs[1:]:
-            out = _BINARY[op](out, x)
+            out = _binary()[op](out, x)
         if fn == "mean":
             out = out / np.asarray(len(inputs), dtype=out.dtype)
     return np.asarray(out).astype(inputs[0].dtype, copy=False)
@@ -87,17 +96,20 @@ def _gelu(x: np.ndarray, approximate: str) -> np.ndarray:
     return 0.5 * x * (1 + _erf(x / np.sqrt(2)))
 
 
-_UNARY = {
-    "neg": np.negative, "abs": np.abs, "not": np.logical_not, "sign": np.sign,
-    "sqrt": np.sqrt, "exp": np.exp, "log": np.log, "reciprocal": np.reciprocal,
-    "floor": np.floor, "ceil": np.ceil, "round": np.round,   # np.round rounds half to even, as ONNX
-    "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
-    "sinh": np.sinh, "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
-    "tanh": np.tanh, "sigmoid": lambda x: 1 / (1 + np.exp(-x)), "relu": lambda x: np.maximum(x, 0),
-    "erf": _erf, "softplus": lambda x: np.log1p(np.exp(x)), "softsign": lambda x: x / (1 + np.abs(x)),
-    "isnan": np.isnan, "isinf": np.isinf, "isposinf": np.isposinf, "isneginf": np.isneginf,
-    "noinf": lambda x: np.zeros(x.shape, bool), "bitnot": np.invert,
-}
+@cache
+def _unary() -> dict[str, Callable]:
+    """Unary functions by notation name (built on first use: numpy is imported then)."""
+    return {
+        "neg": np.negative, "abs": np.abs, "not": np.logical_not, "sign": np.sign,
+        "sqrt": np.sqrt, "exp": np.exp, "log": np.log, "reciprocal": np.reciprocal,
+        "floor": np.floor, "ceil": np.ceil, "round": np.round,   # np.round rounds half to even, as ONNX
+        "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+        "sinh": np.sinh, "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+        "tanh": np.tanh, "sigmoid": lambda x: 1 / (1 + np.exp(-x)), "relu": lambda x: np.maximum(x, 0),
+        "erf": _erf, "softplus": lambda x: np.log1p(np.exp(x)), "softsign": lambda x: x / (1 + np.abs(x)),
+        "isnan": np.isnan, "isinf": np.isinf, "isposinf": np.isposinf, "isneginf": np.isneginf,
+        "noinf": lambda x: np.zeros(x.shape, bool), "bitnot": np.invert,
+    }
 
 
 @register("unary")
@@ -128,7 +140,7 @@ def unary(X: np.ndarray, *, fn: str, alpha: float = 0.0, beta: float = 0.0, gamm
         elif fn == "gelu":
             out = _gelu(X, approximate)
         else:
-            out = _UNARY[fn](X)
+            out = _unary()[fn](X)
     out = np.asarray(out)
     return out if out.dtype == bool else out.astype(X.dtype, copy=False)
 

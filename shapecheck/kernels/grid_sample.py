@@ -10,9 +10,14 @@ the grid's last axis lists coordinates from the innermost dim out), with linear,
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import itertools
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from . import register
 

@@ -10,7 +10,12 @@ every argument bound by the spec (axes already read from an attribute or an inpu
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from ..types import numpy_dtype
 from . import register

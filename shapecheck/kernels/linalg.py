@@ -7,7 +7,12 @@ LogSoftmax, Dropout.  Each is the plain numpy meaning of its op, every argument 
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from . import register
 

@@ -13,17 +13,26 @@ and cast back, integer types as onnxruntime does (the sum in the type, sqrt/log 
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from . import register
 from .reduce import reduce
 
 builtins_sorted = sorted   # unique's argument `sorted` (the ONNX attribute) shadows the builtin
 
-_PRE: dict[str, Callable] = {"l1": np.abs, "l2": np.square, "sumsquare": np.square, "logsum": lambda x: x, "logsumexp": np.exp}
-_POST: dict[str, Callable | None] = {"l1": None, "sumsquare": None, "l2": np.sqrt, "logsum": np.log, "logsumexp": np.log}
+# how -> the numpy function applied before and after the sum (None: nothing)
+_PRE: dict[str, str | None] = {"l1": "abs", "l2": "square", "sumsquare": "square", "logsum": None, "logsumexp": "exp"}
+_POST: dict[str, str | None] = {"l1": None, "sumsquare": None, "l2": "sqrt", "logsum": "log", "logsumexp": "log"}
+
+
+def _map(table: dict[str, str | None], how: str, x: np.ndarray) -> np.ndarray:
+    name = table[how]
+    return x if name is None else getattr(np, name)(x)
 
 
 @register("reduce_more")
@@ -34,9 +43,8 @@ def reduce_more(data: np.ndarray, *, axes, keepdims: int, noop: int, how: str) -
     with np.errstate(all="ignore"):
         x = data.astype(np.float64) if kind == "f" or how == "logsumexp" else data
         if not ax and noop:   # no axis reduced: every element is its own group (|x|, x*x, log x), as the runtimes do
-            post = _POST[how]
-            y = _PRE[how](x)
-            return np.asarray(y if post is None else post(np.asarray(y, dtype=np.float64))).astype(data.dtype)
+            y = _map(_PRE, how, x)
+            return np.asarray(_map(_POST, how, np.asarray(y, dtype=np.float64) if _POST[how] else y)).astype(data.dtype)
         if how == "logsumexp" and kind == "f" and x.size:
             # log(sum(exp(x))) = m + log(sum(exp(x - m))), m the max over the reduced axes: no overflow
             m = reduce(x, axes=axes, keepdims=1, noop=noop, how="max")
@@ -46,9 +54,8 @@ def reduce_more(data: np.ndarray, *, axes, keepdims: int, noop: int, how: str) -
             if not keepdims:
                 out = reduce(out, axes=axes, keepdims=0, noop=noop, how="sum")
             return np.asarray(out).astype(data.dtype)
-        s = reduce(_PRE[how](x), axes=axes, keepdims=keepdims, noop=noop, how="sum")
-        post = _POST[how]
-        out = s if post is None else post(np.asarray(s, dtype=np.float64))
+        s = reduce(_map(_PRE, how, x), axes=axes, keepdims=keepdims, noop=noop, how="sum")
+        out = _map(_POST, how, np.asarray(s, dtype=np.float64) if _POST[how] else s)
     return np.asarray(out).astype(data.dtype)
 
 

@@ -11,7 +11,12 @@ and element types can be compared with a runtime's.
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from ..types import numpy_dtype
 from . import register

@@ -10,9 +10,14 @@ differential tests compare with onnxruntime within a tolerance, never bit for bi
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import functools
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from ..types import numpy_dtype
 from . import register

@@ -13,7 +13,12 @@ order of ``updates``; with reduction none the last one wins.
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from . import register
 from .scatter import elements_extent, nd_extent

@@ -11,7 +11,12 @@ to the output type's range, computed in float32 as the runtimes do.
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from ..types import numpy_dtype
 from . import register

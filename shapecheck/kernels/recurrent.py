@@ -15,13 +15,17 @@ after its last step, as onnxruntime computes it.
 from __future__ import annotations
 
 import functools
-from typing import Callable
+from typing import Callable, TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+
+    Act = Callable[[np.ndarray], np.ndarray]
+else:
+    from ..deferred import numpy as np
 
 from . import register
 
-Act = Callable[[np.ndarray], np.ndarray]
 
 # activation name -> (number of alpha/beta values it takes, defaults, function of (x, alpha, beta))
 _ACTS: dict[str, tuple[int, tuple[float, float], Callable[..., np.ndarray]]] = {

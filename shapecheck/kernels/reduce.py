@@ -8,7 +8,12 @@ An integer mean truncates toward zero, as onnxruntime computes it.
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from . import register
 

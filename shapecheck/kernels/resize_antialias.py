@@ -16,9 +16,14 @@ weights are normalized.  A scale of 1 or more leaves the plain interpolation.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 
 def _triangle(d: np.ndarray, a: float) -> np.ndarray:

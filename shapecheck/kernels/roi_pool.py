@@ -15,12 +15,14 @@ array([[ 5.,  7.],
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from . import register
-
-_F = np.float32
-
 
 def _round_half_away(v: np.float32) -> int:
     """C's ``round`` of a float32 value, as an int."""
@@ -39,11 +41,11 @@ def _fold_max(cells: np.ndarray) -> np.ndarray:
 
 def _bins(start: int, size: int, pooled: int, limit: int) -> list[tuple[int, int]]:
     """The clipped [begin, end) cell range of each of ``pooled`` bins over ``size`` cells from ``start``."""
-    b = _F(size) / _F(pooled)
+    b = np.float32(size) / np.float32(pooled)
     out = []
     for p in range(pooled):
-        lo = int(np.floor(_F(p) * b)) + start
-        hi = int(np.ceil(_F(p + 1) * b)) + start
+        lo = int(np.floor(np.float32(p) * b)) + start
+        hi = int(np.ceil(np.float32(p + 1) * b)) + start
         out.append((min(max(lo, 0), limit), min(max(hi, 0), limit)))
     return out
 
@@ -58,13 +60,13 @@ def max_roi_pool(X: np.ndarray, rois: np.ndarray, *, pooled_shape, spatial_scale
     x = X.astype(work)
     ph, pw = (int(v) for v in pooled_shape)
     n, c, h, w = X.shape
-    scale = _F(spatial_scale)
+    scale = np.float32(spatial_scale)
     out = np.zeros((rois.shape[0], c, ph, pw), dtype=work)
     for r, roi in enumerate(rois.astype(np.float32)):
         b = int(roi[0])   # truncation toward zero, as static_cast<int>
         if not 0 <= b < n:
             raise ValueError(f"roi {r}: batch index {float(roi[0])} truncates to {b}, outside [0, {n})")
-        x1, y1, x2, y2 = (_round_half_away(_F(v) * scale) for v in roi[1:])
+        x1, y1, x2, y2 = (_round_half_away(np.float32(v) * scale) for v in roi[1:])
         rows = _bins(y1, max(y2 - y1 + 1, 1), ph, h)
         cols = _bins(x1, max(x2 - x1 + 1, 1), pw, w)
         img = x[b]

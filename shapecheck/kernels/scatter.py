@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable
+from typing import Callable, TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from . import register
 
-_REDUCERS = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+_REDUCERS = {"add": "add", "mul": "multiply", "max": "maximum", "min": "minimum"}   # numpy ufuncs
 
 
 def _strides(shape: tuple[int, ...]) -> list[int]:
@@ -67,7 +70,7 @@ def _apply(flat: np.ndarray, lin: np.ndarray, vals: np.ndarray, reduction: str) 
     """
     if reduction != "none" and flat.ndim == 1:
         # one dimension: numpy's ufunc.at is fast and applies duplicates in order
-        _REDUCERS[reduction].at(flat, lin, vals)
+        getattr(np, _REDUCERS[reduction]).at(flat, lin, vals)
         return
     rank = _occurrence(lin, flat.shape[0], sort=flat.ndim == 2 and reduction != "none")
     if reduction == "none":
@@ -79,7 +82,7 @@ def _apply(flat: np.ndarray, lin: np.ndarray, vals: np.ndarray, reduction: str) 
             keep = last[last >= 0]
             _put(flat, lin[keep], vals[keep])
         return
-    ufunc = _REDUCERS[reduction]
+    ufunc = getattr(np, _REDUCERS[reduction])
     if rank is None:
         _combine(flat, lin, vals, ufunc)
         return

@@ -8,7 +8,12 @@ by the spec, so the executor confirms what the solver infers about the same node
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from . import register
 

@@ -13,7 +13,12 @@ from the back, then start is clamped to [0, d] ([0, d-1] for a negative step) an
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from . import register
 

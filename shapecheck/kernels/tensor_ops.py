@@ -13,9 +13,14 @@ axis that shrinks) stretches the kernel by 1/scale (kernels/resize_antialias.py)
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from . import register
 from .resize_antialias import antialias_axis, keys_cubic as _cubic_weight

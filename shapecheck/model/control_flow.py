@@ -30,14 +30,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-import numpy as np
 
 from ..frontends.graph import ModelGraph, ModelNode
 from ..notation.load import ONNX_DOMAIN
 from ..types import runtime_dim, TensorType, normalize_dim, unknown_dim, is_symbolic
 
 if TYPE_CHECKING:
-    pass
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 Outputs = dict[str, tuple[TensorType, str]]
 

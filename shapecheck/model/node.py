@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 
 from ..errors import UsageError
 from ..frontends.graph import ModelGraph, ModelNode
@@ -20,11 +19,12 @@ from ..dims import rebuild
 from ..types import is_runtime, runtime_dim, TensorType, expr_str, is_unknown, normalize_dim, tensor_type_of, is_symbolic
 
 if TYPE_CHECKING:
+    import numpy as np
     import sympy
 
     from ..runtime_dim import RuntimeDim
 else:
-    from ..deferred import sympy
+    from ..deferred import numpy as np, sympy
 
 
 UNCHECKED = "unchecked: "

@@ -8,9 +8,14 @@ arrays against dims, floats (a Resize scale) against dims, membership in sets.  
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from ..types import is_symbolic
 from .compare import FLIP, compare_dims

@@ -22,9 +22,12 @@ True
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from ..types import Dim, unknown_dim
 from .compare import compare_dims, make_rel

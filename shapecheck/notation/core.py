@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 
 from ..types import runtime_dim, normalize_dim, unknown_dim, is_symbolic
 from .logic import NO_VALUE, UNKNOWN, EvalError, TensorVal, Unknown, UnknownDType, UnknownRank, UnknownShape
 from .operators import arith, int_like, need_int, show
 
 if TYPE_CHECKING:
+    import numpy as np
     import sympy
 else:
+    from ..deferred import numpy as np
     from ..deferred import sympy
 
 def _rank(t):
@@ -70,26 +71,26 @@ def _range(*args):
     return range(*(need_int(a) for a in args))
 
 
-def _minmax(fn, name: str):
+def _minmax(kind: str, name: str):
     def f(*args):
         if len(args) == 1 and isinstance(args[0], TensorVal):
             v = args[0].value
-            return NO_VALUE if v is None else (fn(v) if v.size else UNKNOWN)
+            return NO_VALUE if v is None else (getattr(np, kind)(v) if v.size else UNKNOWN)
         if len(args) == 1 and isinstance(args[0], np.ndarray):
-            return fn(args[0]) if args[0].size else UNKNOWN
+            return getattr(np, kind)(args[0]) if args[0].size else UNKNOWN
         if all(type(a) is int for a in args):
-            return (max if fn is np.max else min)(args)
+            return (max if kind == "max" else min)(args)
         for a in args:
             if isinstance(a, Unknown):
                 return a
-        return normalize_dim((sympy.Max if fn is np.max else sympy.Min)(*args))
+        return normalize_dim((sympy.Max if kind == "max" else sympy.Min)(*args))
     f.__name__ = name
-    f.__doc__ = f"The {name[1:]}imum of dims (sympy's {name[1:].title()} of symbols), or of one tensor's values."
+    f.__doc__ = f"The {kind}imum of dims (sympy's {kind.title()} of symbols), or of one tensor's values."
     return f
 
 
-_min = _minmax(np.min, "_min")
-_max = _minmax(np.max, "_max")
+_min = _minmax("min", "_min")
+_max = _minmax("max", "_max")
 
 
 def _prod(shape):

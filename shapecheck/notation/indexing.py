@@ -6,7 +6,12 @@
 """
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from .logic import UNKNOWN, EvalError, Unknown, UnknownShape
 from .operators import values

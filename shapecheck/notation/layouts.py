@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 
 from ..types import (
     ONNX_CODES,
@@ -43,8 +42,10 @@ from .logic import (
 from .operators import element_grid, value_of
 
 if TYPE_CHECKING:
+    import numpy as np
     import sympy
 else:
+    from ..deferred import numpy as np
     from ..deferred import sympy
 
 # element types ONNX defines whose values shapecheck does not model (float8*, int4, uint4, float4e2m1, ...)

@@ -14,14 +14,15 @@ import operator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-import numpy as np
 
 from ..dims import rebuild
 from ..types import TensorType, expr_str, is_symbolic
 
 if TYPE_CHECKING:
+    import numpy as np
     import sympy
 else:
+    from ..deferred import numpy as np
     from ..deferred import sympy
 
 Env = dict

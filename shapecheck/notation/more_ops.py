@@ -11,9 +11,12 @@ a fresh unknown dim.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from ..types import is_unknown
 from .logic import NO_VALUE, TensorVal, Unknown

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
 
 from ..deferred import is_sympy
 from ..names import Name
@@ -15,8 +14,10 @@ from ..types import expr_str, normalize_dim, is_symbolic
 from .logic import NO_VALUE, EvalError, NeedInt, TensorVal, Unknown, UnknownShape
 
 if TYPE_CHECKING:
+    import numpy as np
     import sympy
 else:
+    from ..deferred import numpy as np
     from ..deferred import sympy
 
 __all__ = ["arith", "need_int", "subscript", "value_of", "values", "show", "is_dim", "element_grid"]

@@ -11,9 +11,12 @@ as spec files write defaults and cases).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from ..errors import UsageError
 from ..types import TensorType, parse_type, tensor_type_of

@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 
 from ..types import normalize_dim, unknown_dim
 from ..rounding import floor_of
@@ -26,8 +25,10 @@ from .logic import NO_VALUE, EvalError, TensorVal, Unknown, UnknownShape, and_
 from .values import elementwise
 
 if TYPE_CHECKING:
+    import numpy as np
     import sympy
 else:
+    from ..deferred import numpy as np
     from ..deferred import sympy
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import operator
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 
 from ..types import is_unknown, normalize_dim, unknown_dim
 from .integer_ops import div as _div, fmod as _fmod, mod as _mod, power as _pow
@@ -25,8 +24,10 @@ from .logic import NO_VALUE, EvalError, Unknown
 from .operators import value_of
 
 if TYPE_CHECKING:
+    import numpy as np
     import sympy
 else:
+    from ..deferred import numpy as np
     from ..deferred import sympy
 
 INT64_MAX = (1 << 63) - 1

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
 
 from ..notation.compile import EvalError, NeedInt, TensorVal, Unknown, UnknownShape, compile_expr
 from ..notation.load import Registry, Rule, Spec
@@ -16,7 +15,9 @@ from ..types import expr_str, is_unknown, value_str, is_symbolic
 from .query import versions
 
 if TYPE_CHECKING:
-    pass
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 __all__ = ["fmt", "values_involved", "fix", "deprecation_fix"]
 

@@ -1,9 +1,12 @@
 """The outputs of a solved query: one slot per output tensor, each with its type, shape and value."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from ..notation.compile import EvalError, NeedInt, Unknown
 from ..notation.load import Spec

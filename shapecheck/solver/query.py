@@ -7,9 +7,12 @@
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from ..errors import UsageError
 from ..findings import ATTRIBUTE_TYPE, UNKNOWN_ATTRIBUTE

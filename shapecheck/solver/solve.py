@@ -6,9 +6,12 @@ outputs inferred, the warnings evaluated.  A pure function of (spec, query, regi
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from ..deferred import numpy as np
 
 from ..errors import UsageError
 from ..findings import DEPRECATED

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator
 
-import numpy as np
 
 from ..notation.compile import (EvalError, NeedInt, Rel, Unknown, UnknownDType, UnknownRank, UnknownShape,
                             fresh_shape)
@@ -19,8 +18,10 @@ from ..types import TensorType, expr_str, is_unknown, normalize_dim, is_symbolic
 from .query import spec_env
 
 if TYPE_CHECKING:
+    import numpy as np
     import sympy
 else:
+    from ..deferred import numpy as np
     from ..deferred import sympy
 
 __all__ = ["Bindings", "learn", "refuted_ids"]
