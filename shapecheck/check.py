@@ -61,7 +61,8 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
     ``light`` first tries a check without sympy, whose named dims are ``names.Name``s; the
     first dim that needs algebra stops it, and the model is checked again as usual.  The
     report is the same either way, but its dims may be ``Name``s, which do no arithmetic: the
-    CLI, which only prints reports, uses it; other callers should not.  Not for threads
+    CLI, which only prints reports, uses it; other callers should not.  It also parses the
+    file without importing onnx (``frontends/onnx_proto.py``).  Not for threads
     (``deferred.Deferred.barred``).
     """
     if registry is None:
@@ -92,7 +93,7 @@ def _light_check(model: Any, registry: Registry, strict: bool, runtime: str | No
     if sympy_imported() or (isinstance(model, (str, Path)) and str(model).lower().endswith(".xml")):
         return None, model
     from .frontends.onnx_model import load_model
-    loaded = load_model(model, load_external_data)
+    loaded = load_model(model, load_external_data, bare=True)
     if len(loaded.model.graph.node) > LIGHT_MAX_NODES:
         return None, loaded
     try:

@@ -57,14 +57,15 @@ def test_parse_model_reads_what_onnx_load_reads():
         assert parse_model(path.read_bytes()) == onnx.load(str(path), load_external_data=False), path
 
 
-def test_a_truncated_model_is_refused_as_onnx_load_refuses_it(tmp_path):
+@pytest.mark.parametrize("bare", [True, False])
+def test_a_truncated_model_is_refused_as_onnx_load_refuses_it(tmp_path, bare):
     data = KV.read_bytes()
     bad = tmp_path / "cut.onnx"
     bad.write_bytes(data[: len(data) // 2])
     with pytest.raises(Exception):
         onnx.load(str(bad))
     with pytest.raises(UsageError, match="cut.onnx: not an ONNX model"):
-        load_model(str(bad))
+        load_model(str(bad), bare=bare)
 
 
 def test_a_text_format_model_is_read_by_onnx(tmp_path):
@@ -72,7 +73,7 @@ def test_a_text_format_model_is_read_by_onnx(tmp_path):
     text = tmp_path / "kv.textproto"
     onnx.save(onnx.load(str(KV)), str(text), format="textproto")
     assert not is_protobuf_file(text) and is_protobuf_file(KV) and is_protobuf_file("model.bin")
-    assert load_model(str(text)).model == onnx.load(str(KV))
+    assert load_model(str(text), bare=True).model == onnx.load(str(KV)) == load_model(str(KV), bare=True).model
     assert check_model(str(text)).to_dict()["nodes"] == check_model(str(KV)).to_dict()["nodes"]
 
 

@@ -18,7 +18,7 @@ from ..notation.load import normalize_domain
 from ..types import TensorType
 from .graph import Declaration, ModelGraph, ModelNode, model_file
 from .onnx_functions import Functions, check_depth, inline
-from .onnx_proto import is_protobuf_file, model_proto, parse_model
+from .onnx_proto import is_model_proto, is_protobuf_file, parse_model
 from .onnx_types import attr_value, const_type, constant_node_value, tensor_type_from_proto
 from .wellformed import check_wellformed
 
@@ -31,21 +31,22 @@ class Loaded(NamedTuple):
     stored: Any         # the model as stored (external data as references)
 
 
-def load_model(source: Any, load_external_data: bool = False) -> Loaded:
+def load_model(source: Any, load_external_data: bool = False, bare: bool = False) -> Loaded:
     """(model, path, model as stored) from a path, a ModelProto or a ``Loaded``; nothing is
     ever written to them.
 
     With ``load_external_data`` the first has the external tensors' data and the last keeps
-    their references, which is what an annotated copy writes.
+    their references, which is what an annotated copy writes.  ``bare`` parses the file
+    without importing onnx (``onnx_proto``): the CLI's light check does, in a process of its own.
     """
     from google.protobuf.message import DecodeError
     if isinstance(source, Loaded):
         return source
-    if isinstance(source, model_proto()):
+    if is_model_proto(source):
         return Loaded(source, "<ModelProto>", source)
     path = model_file(source)
     try:
-        if is_protobuf_file(path):   # read as onnx.load reads it, without importing onnx
+        if bare and is_protobuf_file(path):   # read as onnx.load reads it
             with open(path, "rb") as f:
                 stored = model = parse_model(f.read())
         else:

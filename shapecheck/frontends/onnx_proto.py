@@ -5,7 +5,9 @@ checking a small model.  Parsing a model needs only onnx's generated protobuf mo
 ``onnx/onnx_ml_pb2.py``, which imports nothing but protobuf.  ``model_proto()`` loads that
 file as the module ``onnx.onnx_ml_pb2``, the name onnx itself gives it, so that an ``import
 onnx`` later in the process finds it and uses the same classes: a model parsed here *is* an
-``onnx.ModelProto``.  Once onnx is imported, it is onnx's class that is returned.
+``onnx.ModelProto``.  Once onnx is imported, it is onnx's class that is returned.  Only the
+CLI parses so (``load_model(..., bare=True)``), in its own process: there, the one trace of
+it is that the ``onnx`` package has no ``onnx_ml_pb2`` attribute (``sys.modules`` has the module).
 
 >>> import onnx
 >>> model_proto() is onnx.ModelProto
@@ -36,6 +38,18 @@ def model_proto() -> Any:
         import onnx
         return onnx.ModelProto
     return pb2.ModelProto
+
+
+def is_model_proto(obj: Any) -> bool:
+    """``isinstance(obj, onnx.ModelProto)``, answered without importing onnx (before either
+    module is imported, nothing is a ModelProto).
+
+    >>> import onnx
+    >>> is_model_proto(onnx.ModelProto()), is_model_proto("model.onnx")
+    (True, False)
+    """
+    pb2 = sys.modules.get(_PB2)
+    return pb2 is not None and isinstance(obj, pb2.ModelProto)
 
 
 def _load_pb2() -> Any:
@@ -80,4 +94,4 @@ def parse_model(data: bytes) -> Any:
     return model
 
 
-__all__ = ["model_proto", "parse_model", "is_protobuf_file", "OTHER_FORMATS"]
+__all__ = ["model_proto", "is_model_proto", "parse_model", "is_protobuf_file", "OTHER_FORMATS"]
