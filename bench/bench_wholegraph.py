@@ -27,7 +27,8 @@ Exactness is scored against onnxruntime's runs (tests/wholegraph.py: exact / tot
 Ratios are shapecheck / peer on nodes/s (above 1: shapecheck faster) and on peak memory.
 Also times ``shapecheck --version``, ``shapecheck check`` on two small examples (checked without
 sympy) and on a T5 export (which needs it), and an ``infer`` query, as subprocesses (process
-start included), and counts, by op type, the nodes where shapecheck
+start included); the peers on examples/kv_cache.onnx from a fresh process too (and ``import
+onnx`` alone, what any onnx-based command pays before it reads a model); and counts, by op type, the nodes where shapecheck
 first loses a dim (every input exact, an output not).
 """
 from __future__ import annotations
@@ -199,19 +200,42 @@ def _per_model(res: dict, paths: list[Path], engines: list[str]) -> None:
             print(f"{stem:26} {first['nodes']:>6} {first['total']:>6} " + " ".join(f"{c:>20}" for c in cells))
 
 
-def cli_times(repeat: int = 3) -> None:
+# the same small model read and inferred from a fresh process by each peer, as a command would
+CLI_PEERS = {
+    "python -c 'import onnx'": "import onnx",
+    "onnx infer_shapes (data_prop)": "import onnx, sys; onnx.shape_inference.infer_shapes(onnx.load(sys.argv[1]), "
+                                     "data_prop=True)",
+    "ORT symbolic (auto_merge)": "import onnx, sys; from onnxruntime.tools.symbolic_shape_infer import "
+                                 "SymbolicShapeInference as S; S.infer_shapes(onnx.load(sys.argv[1]), auto_merge=True)",
+    "onnx-shape-inference": "import sys, onnx_ir as ir; from onnx_shape_inference import infer_symbolic_shapes; "
+                            "infer_symbolic_shapes(ir.load(sys.argv[1]), warn_on_missing=False)",
+}
+
+
+def _median_run(cmd: list[str], repeat: int) -> tuple[float, int | None]:
+    times, rc = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        rc = subprocess.run(cmd, cwd=ROOT, capture_output=True, check=False).returncode
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), rc
+
+
+def cli_times(repeat: int = 5) -> None:
     print(f"\n## CLI, process start included (median of {repeat})")
     for args in (["--version"], ["check", "examples/kv_cache.onnx"], ["check", "examples/broken.onnx"],
                  ["infer", "ScatterND", "-i", "data=float[N,4]", "-i", "indices=int64[M,1]", "-i", "updates=float[M,4]"],
                  ["check", "tests/fixtures/zoo/t5_ts17.onnx"]):
-        times, rc = [], None
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            rc = subprocess.run([sys.executable, "-m", "shapecheck.cli", *args], cwd=ROOT,
-                                capture_output=True, check=False).returncode
-            times.append(time.perf_counter() - t0)
+        seconds, rc = _median_run([sys.executable, "-m", "shapecheck.cli", *args], repeat)
         shown = " ".join(args) if len(args) < 4 else " ".join(args[:2]) + " (3 inputs)"
-        print(f"shapecheck {shown:42} {statistics.median(times):.2f} s  (exit {rc})")
+        print(f"shapecheck {shown:42} {seconds:.2f} s  (exit {rc})")
+    # peers on examples/kv_cache.onnx, each against `shapecheck check` timed again beside it
+    print(f"\n## examples/kv_cache.onnx from a fresh process: peers (median of {repeat}; ratio = peer / shapecheck)")
+    ours, _ = _median_run([sys.executable, "-m", "shapecheck.cli", "check", "-q", str(WARMUP)], repeat)
+    print(f"{'shapecheck check -q':32} {ours:.2f} s")
+    for label, code in CLI_PEERS.items():
+        seconds, rc = _median_run([sys.executable, "-c", code, str(WARMUP)], repeat)
+        print(f"{label:32} {seconds:.2f} s  {seconds / ours:.2f}x" + (f"  (exit {rc})" if rc else ""))
 
 
 def main(argv: list[str] | None = None) -> int:

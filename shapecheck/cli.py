@@ -10,9 +10,10 @@ import argparse
 import json
 import re
 import sys
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
 
 from . import __version__
 from .errors import ShapeCheckError, UsageError
@@ -300,10 +301,20 @@ def table_width() -> int | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args: Any = None
+    problem: ShapeCheckError | None = None
+    try:
+        args = parse_args(sys.argv[1:] if argv is None else argv)
+    except SystemExit as exc:     # --help and --version
+        return exc.code if isinstance(exc.code, int) else 0
+    except ShapeCheckError as exc:
+        problem = exc
+    from rich.console import Console   # after --help and --version, which need none of it
     out = Console(highlight=False, width=table_width())
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     try:
-        args = parse_args(sys.argv[1:] if argv is None else argv)
+        if problem is not None:
+            raise problem
         if not args.command:
             _build().print_help()
             return 2
@@ -311,7 +322,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ShapeCheckError as exc:
         err.print(f"[bold red]shapecheck: error:[/] {_escape(str(exc))}")
         return 2
-    except SystemExit as exc:     # --help and --version
+    except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 0
     except KeyboardInterrupt:
         return 130

@@ -1,5 +1,5 @@
-"""What a fresh CLI process imports.  `shapecheck --version` loads neither sympy nor numpy nor
-onnx; a small model is read without onnx (``frontends/onnx_proto.py``) and checked without numpy
+"""What a fresh CLI process imports.  `shapecheck --version` loads none of sympy, numpy, onnx
+and rich; a small model is read without onnx (``frontends/onnx_proto.py``) and checked without numpy
 or sympy (``deferred.py``), with the same result as a full check."""
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ def test_the_raw_data_sizes_are_numpys():
 
 def test_version_imports_no_heavy_module():
     code = ("import sys, shapecheck.cli; shapecheck.cli.main(['--version']); "
-            "print(sorted(m for m in ('sympy', 'numpy', 'onnx') if m in sys.modules))")
+            "print(sorted(m for m in ('sympy', 'numpy', 'onnx', 'rich') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode in (0, None) or "shapecheck" in out.stdout, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
