@@ -10,7 +10,7 @@ caches do not leak from one to the next:
 
 * shapecheck: import, model load, first ``check_model`` call (cold: spec files parsed and compiled,
   solver caches empty) and a second call on the same ModelProto (warm: process-level caches kept;
-  the per-model solver cache starts empty each call), ru_maxrss of the process; a second process
+  the per-model solver cache starts empty each call), the process's own peak resident set (bench/peak.py); a second process
   measures the check's peak Python allocation with tracemalloc (which slows it, so it is not timed);
 * ``onnx.shape_inference.infer_shapes(model, data_prop=True)``;
 * onnxruntime's ``SymbolicShapeInference.infer_shapes(model, auto_merge=True)``, killed after
@@ -34,8 +34,8 @@ sys.path.insert(0, str(HERE))
 # ---------------------------------------------------------------- workers (one per subprocess)
 
 def _maxrss_mb() -> float:
-    import resource
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+    from peak import peak_rss_mb
+    return peak_rss_mb()
 
 
 def worker(kind: str, path: str) -> dict:

@@ -20,7 +20,7 @@ imports its engine, warms it up on examples/kv_cache.onnx (shapecheck also compi
 then, which it otherwise does per op on first use) and on a two-node model whose dim is computed
 in the graph (``2*N``: modules a library imports on first use, as sympy imports its tensor module
 on the first sum, load there), then times path -> shapes (model load included, scoring excluded; a full garbage collection after the warm-up, for every engine);
-peak memory is the process's ru_maxrss (imports included).  The machine's speed drifts by tens
+peak memory is the process's own peak resident set (``bench/peak.py``: VmHWM, imports included).  The machine's speed drifts by tens
 of percent from one minute to the next: each engine runs the corpora ``--repeats`` times (3),
 the engines taking turns, and each model's median time is kept.
 Exactness is scored against onnxruntime's runs (tests/wholegraph.py: exact / total, wrong).
@@ -71,9 +71,8 @@ def _arithmetic_warmup() -> str:
 
 
 def worker(engine: str, paths: list[str]) -> None:
-    import resource
-
     import onnx
+    from peak import peak_rss_mb
 
     from tests import wholegraph as wg
 
@@ -105,7 +104,7 @@ def worker(engine: str, paths: list[str]) -> None:
                           "total": score.total, "wrong": score.wrong, "error": error, "losses": dict(losses),
                           "wrong_examples": [n for n, d in score.details.items() if d[0] == "wrong"][:3]}),
               flush=True)
-    print(json.dumps({"maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}), flush=True)
+    print(json.dumps({"maxrss_mb": peak_rss_mb()}), flush=True)
 
 
 def spawn(engine: str, paths: list[Path], timeout: float) -> tuple[list[dict], float | None, str | None]:
