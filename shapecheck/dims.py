@@ -57,11 +57,13 @@ def is_runtime(d: Any) -> bool:
 def rebuild(e: Any, mapping: dict) -> Any:
     """``e.xreplace(mapping)`` for a renaming of symbols, without re-evaluating ``Min``/``Max``:
     their arguments are a set, so the renamed one equals the evaluated one, at a fraction of
-    sympy's cost (``_find_localzeros``).  Everything else is rebuilt as ``xreplace`` would.
+    sympy's cost (``_find_localzeros``).  A floor or ceiling is rebuilt by ``rounding``, which
+    gives sympy's expression without its assumption queries; everything else as ``xreplace``
+    would.
 
     >>> n, m = symbol("N"), symbol("M")
-    >>> rebuild(sympy.Min(n, 64) + 1, {n: m})
-    Min(64, M) + 1
+    >>> rebuild(sympy.Min(n, 64) + 1, {n: m}), rebuild(sympy.floor(n / 2 + 1), {n: m})
+    (Min(64, M) + 1, floor(M/2) + 1)
     """
     if not is_symbolic(e):
         return e
@@ -72,6 +74,9 @@ def rebuild(e: Any, mapping: dict) -> Any:
     args = [rebuild(a, mapping) for a in e.args]
     if isinstance(e, (sympy.Min, sympy.Max)):
         return type(e)(*args, evaluate=False)
+    if isinstance(e, (sympy.floor, sympy.ceiling)):
+        from .rounding import ceiling_of, floor_of
+        return (floor_of if isinstance(e, sympy.floor) else ceiling_of)(args[0])
     return e.func(*args)
 
 

@@ -31,3 +31,18 @@ def test_plain_values():
     assert floor_of(sympy.Rational(-7, 2)) == -4 and ceiling_of(sympy.Rational(-7, 2)) == -3
     assert floor_of(N) == N and floor_of(3 * N + 1) == 3 * N + 1
     assert floor_of(7) == 7
+
+
+K = symbol("K")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(terms, min_size=1, max_size=4), st.integers(1, 5), st.sampled_from(["floor", "ceiling"]),
+       st.permutations([N, M, K]))
+def test_renaming_a_dim_with_floors_is_xreplace(parts, q, fn, order):
+    # the solve cache renames dims to canonical symbols and back (dims.rebuild); floors are
+    # rebuilt by rounding, and the result must be the expression sympy's xreplace gives
+    from shapecheck.dims import rebuild
+    e = getattr(sympy, fn)(sympy.Add(*parts) / q) + sympy.floor(sympy.Add(*parts) / (q + 1)) * 2
+    mapping = dict(zip([N, M, K], order))
+    assert rebuild(e, mapping) == e.xreplace(mapping), (e, mapping)
