@@ -41,13 +41,14 @@ def resolve(registry: Registry, node: ModelNode, memo: dict) -> tuple:
     facts = getattr(registry, "domains", {}).get(node.domain, {})
     top = facts.get("highest_opset")
     if registry.has_op(node.op_type, node.domain):
-        known = ", ".join(s.name for s in registry.versions(node.op_type, node.domain))
+        def known() -> str:   # every version, compiled only for a message
+            return ", ".join(s.name for s in registry.versions(node.op_type, node.domain))
         if node.opset is None:
             error = (f"{UNCHECKED}version {node.version or '(none)'!r} is not opsetN, so shapecheck cannot tell which "
-                     f"version of {node.op_type} this is (its specs: {known})")
+                     f"version of {node.op_type} this is (its specs: {known()})")
         elif top is not None and node.opset > top:
             error = (f"{UNCHECKED}version opset{node.opset} is beyond opset{top}, the newest {node.domain} opset "
-                     f"shapecheck knows; no spec describes it (its specs: {known})")
+                     f"shapecheck knows; no spec describes it (its specs: {known()})")
         else:
             try:
                 spec = registry.resolve(node.op_type, node.opset, node.domain)
@@ -55,7 +56,7 @@ def resolve(registry: Registry, node: ModelNode, memo: dict) -> tuple:
                 error = str(exc)
                 if facts.get("before_first_version") == "unchecked":
                     error = (f"{UNCHECKED}no spec of {node.op_type} is at or below opset{node.opset} "
-                             f"(its specs: {known})")
+                             f"(its specs: {known()})")
     memo[(node.op_type, node.domain, node.opset, node.version)] = (spec, error)
     return spec, error
 

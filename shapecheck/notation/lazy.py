@@ -3,15 +3,19 @@
 Compiling every shipped spec costs far more than checking a small model, so the default
 registry starts from an *index*: which spec files define which ``(domain, op)``, read from
 each file's top-level ``op``, ``domain`` and ``extends`` keys and its ``[family]`` members
-(a text scan; no TOML parse, no rule compiled).  ``versions``, ``resolve`` and ``get`` load
-an op's files (after the ops they extend) on first use; iterating the registry loads all.
+(a text scan; no TOML parse, no rule compiled), and each file's ``version``.  ``resolve``
+compiles the one version an opset selects; the versions it extends are read for the data it
+inherits, not compiled.  ``versions`` and ``get`` compile every version of an op (after the ops
+they extend) on first use; iterating the registry compiles all.
 
 >>> from shapecheck.notation.load import load_specs, specs_dir, spec_files
 >>> reg = LazyRegistry(spec_files(specs_dir()), load_specs)
 >>> reg.has_op("ScatterND"), len(reg.by_name)          # has_op reads the index only
 (True, 0)
->>> reg.resolve("ScatterND", 18).name, sorted(reg.by_name)
-('ScatterND-18', ['ScatterND-11', 'ScatterND-13', 'ScatterND-16', 'ScatterND-18'])
+>>> reg.resolve("ScatterND", 17).name, sorted(reg.by_name)
+('ScatterND-16', ['ScatterND-16'])
+>>> [s.name for s in reg.versions("ScatterND")]
+['ScatterND-11', 'ScatterND-13', 'ScatterND-16', 'ScatterND-18']
 """
 from __future__ import annotations
 
@@ -20,22 +24,24 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .registry import Registry
-from .schema import ONNX_DOMAIN, SPEC_NAME, Spec, normalize_domain, split_op
+from .schema import ONNX_DOMAIN, SPEC_NAME, Spec, normalize_domain, spec_name, split_op
 
 _TOP_KEY = re.compile(r'^(op|domain|extends)\s*=\s*"([^"]*)"\s*(?:#.*)?$')
+_VERSION = re.compile(r"^version\s*=\s*(\d+)\s*(?:#.*)?$")
 _SECTION = re.compile(r"^\[+\s*([A-Za-z0-9_.]+)\s*\]+")
 _MEMBER = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*=")
 _FAMILY = re.compile(r"^\[\s*family\s*\]", re.M)
 
 
-def scan(path: Path) -> tuple[str, list[str], str | None]:
-    """(domain, ops, parent spec name) a spec file defines, from its top-level keys.
+def scan(path: Path) -> tuple[str, list[str], str | None, int | None]:
+    """(domain, ops, parent spec name, version) a spec file defines, from its top-level keys.
 
     >>> from shapecheck.notation.load import specs_dir
     >>> scan(specs_dir() / "onnx" / "Add-13.toml")
-    ('ai.onnx', ['Add', 'Sub', 'Mul', 'Div'], 'Add-7')
+    ('ai.onnx', ['Add', 'Sub', 'Mul', 'Div'], 'Add-7', 13)
     """
     keys: dict[str, str] = {}
+    version = None
     members: list[str] = []
     section = ""
     quote = False
@@ -57,6 +63,9 @@ def scan(path: Path) -> tuple[str, list[str], str | None]:
             k = _TOP_KEY.match(line)
             if k:
                 keys[k.group(1)] = k.group(2)
+            v = _VERSION.match(line)
+            if v:
+                version = int(v.group(1))
         elif section == "family":
             k = _MEMBER.match(line)
             if k:
@@ -65,7 +74,7 @@ def scan(path: Path) -> tuple[str, list[str], str | None]:
     pm = SPEC_NAME.fullmatch(parent.strip()) if parent else None
     domain = keys.get("domain") or (pm.group(1) if pm and pm.group(1) else ONNX_DOMAIN)
     ops = members or [keys.get("op") or (pm.group(2) if pm else path.stem.rsplit("-", 1)[0])]
-    return normalize_domain(domain), ops, parent
+    return normalize_domain(domain), ops, parent, version
 
 
 class LazyRegistry(Registry):
@@ -78,21 +87,36 @@ class LazyRegistry(Registry):
         self._loader = loader
         self._files: dict[tuple[str, str], list[Path]] = {}
         self._parents: dict[Path, list[tuple[str, str]]] = {}
+        self._parent_version: dict[Path, int | None] = {}
         self._ops: dict[Path, list[tuple[str, str]]] = {}
-        self._loaded: set[tuple[str, str]] = set()
+        self._version: dict[Path, int | None] = {}
+        self._loaded: set[tuple[str, str]] = set()   # ops with every version compiled
+        self._compiled: set[Path] = set()
+        self._merged: set[Path] = set()   # read for the data a child extends, not compiled
         self._all = False
         for f in files:
-            domain, ops, parent = scan(f)
+            domain, ops, parent, version = scan(f)
             self._ops[f] = [(domain, op) for op in ops]
+            self._version[f] = version
             for op in ops:
                 self._files.setdefault((domain, op), []).append(f)
             if parent:
-                pdom, pop = split_op(parent.rsplit("-", 1)[0])
+                pname, _, pversion = parent.rpartition("-")
+                pdom, pop = split_op(pname)
                 self._parents[f] = [(pdom, op) for op in ops] if len(ops) > 1 else [(pdom, pop)]
+                self._parent_version[f] = int(pversion) if pversion.isdigit() else None
+
+    def fresh(self) -> "LazyRegistry":
+        """A registry over the same index with nothing compiled, without scanning the files again."""
+        out = LazyRegistry((), self._loader)
+        out._files, out._parents, out._parent_version = self._files, self._parents, self._parent_version
+        out._ops, out._version = self._ops, self._version   # the index is never changed after __init__
+        out.domains = dict(self.domains)
+        return out
 
     def _load(self, key: tuple[str, str]) -> None:
-        """Compile ``key``'s spec files together with every file they need: the files of the ops
-        they extend, and the other ops a family file defines."""
+        """Compile every version of ``key`` together with every file they need: the files of the
+        ops they extend, and the other ops a family file defines."""
         if key in self._loaded or key not in self._files:
             return
         keys: set[tuple[str, str]] = set()
@@ -105,9 +129,61 @@ class LazyRegistry(Registry):
             for f in self._files[k]:
                 todo += self._parents.get(f, []) + self._ops[f]
         self._loaded |= keys
-        files = sorted({f for k in keys for f in self._files[k]})
-        for spec, data in self._loader(files, base=self):
-            self.add(spec, data)
+        self._compile({f for k in keys for f in self._files[k]})
+
+    def _compile(self, files: set[Path], raw_only: set[Path] | None = None) -> None:
+        """Compile the files not compiled yet, in one batch (a file's parents may be in it); of
+        the ``raw_only`` files, only the merged data their children extend is kept."""
+        files = files - self._compiled
+        raw_only = (raw_only or set()) - self._compiled - self._merged - files
+        self._compiled |= files
+        self._merged |= raw_only
+        for spec, data in self._loader(sorted(files | raw_only), base=self, raw_only=raw_only):
+            if spec is None:
+                self.raw[spec_name(normalize_domain(str(data["domain"])), data["op"], data["version"])] = data
+            else:
+                self.add(spec, data)
+
+    def _load_file(self, f: Path) -> bool:
+        """Compile one file, with the merged data of the versions it extends (those are not
+        compiled); False when the index does not name them all (the caller loads the whole op)."""
+        parents: set[Path] = set()
+        todo = [f]
+        while todo:
+            g = todo.pop()
+            if g in self._compiled or g in self._merged or (g in parents and g != f):
+                continue
+            if g != f:
+                parents.add(g)
+            if g in self._parents:
+                pversion = self._parent_version.get(g)
+                found = [h for k in self._parents[g] for h in self._files.get(k, []) if self._version[h] == pversion]
+                if pversion is None or len(found) < len(self._parents[g]):
+                    return False
+                todo += found
+        self._compile({f}, parents)
+        return True
+
+    def versions(self, op: str, domain: str | None = None) -> list[Spec]:
+        self._load(split_op(op, domain))
+        return super().versions(op, domain)
+
+    def has_op(self, op: str, domain: str | None = None) -> bool:
+        return split_op(op, domain) in self._files
+
+    def resolve(self, op: str, opset: int, domain: str | None = None) -> Spec:
+        """The newest version at most ``opset``, compiling that version's file alone (and the
+        files it extends) where the index tells which it is."""
+        key = split_op(op, domain)
+        if key not in self._files:
+            self.load_all()   # the error lists every known op
+        elif key not in self._loaded:
+            known = [(v, f) for f in self._files[key] if (v := self._version[f]) is not None]
+            best = max(((v, f) for v, f in known if isinstance(opset, int) and v <= opset), default=None,
+                       key=lambda vf: vf[0])
+            if best is None or len(known) < len(self._files[key]) or not self._load_file(best[1]):
+                self._load(key)   # no version at or below opset (the error names the first), or no index
+        return super().resolve(op, opset, domain)
 
     def load_all(self) -> None:
         if not self._all:
@@ -118,20 +194,6 @@ class LazyRegistry(Registry):
     def __iter__(self):
         self.load_all()
         return super().__iter__()
-
-    def versions(self, op: str, domain: str | None = None) -> list[Spec]:
-        self._load(split_op(op, domain))
-        return super().versions(op, domain)
-
-    def has_op(self, op: str, domain: str | None = None) -> bool:
-        return split_op(op, domain) in self._files
-
-    def resolve(self, op: str, opset: int, domain: str | None = None) -> Spec:
-        key = split_op(op, domain)
-        self._load(key)
-        if key not in self._files:
-            self.load_all()   # the error lists every known op
-        return super().resolve(op, opset, domain)
 
     def get(self, name: str) -> Spec:
         m = SPEC_NAME.fullmatch(name.strip())

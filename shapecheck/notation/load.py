@@ -38,14 +38,15 @@ def load_files(paths: Iterable[Path], base: Registry | None = None) -> list[Spec
 
     A ``[family]`` file gives one spec per member; a spec name defined twice is an error.
     """
-    return [spec for spec, _data in load_specs(paths, base)]
+    return [spec for spec, _data in load_specs(paths, base) if spec is not None]
 
 
 def load_registry(paths: Iterable[Path], base: Registry | None = None) -> Registry:
     """``base``'s specs (if any) plus those of ``paths``, with the data each was built from."""
     reg = Registry(base or ())
     for spec, data in load_specs(paths, base):
-        reg.add(spec, data)
+        if spec is not None:
+            reg.add(spec, data)
     return reg
 
 
@@ -65,8 +66,13 @@ def _read_all(paths: Iterable[Path]) -> tuple[dict[str, tuple[dict, FileCtx]], d
     return raws, families
 
 
-def load_specs(paths: Iterable[Path], base: Registry | None = None) -> list[tuple[Spec, dict]]:
-    """Each spec with the merged data it was built from, parents before their children."""
+def load_specs(paths: Iterable[Path], base: Registry | None = None, *,
+               raw_only: frozenset[Path] | set[Path] = frozenset()) -> list[tuple[Spec | None, dict]]:
+    """Each spec with the merged data it was built from, parents before their children.
+
+    A file in ``raw_only`` is merged but not compiled (its entries are ``(None, data)``): a
+    registry that needs only the data a child extends need not compile the parent."""
+    raw_only = {str(p) for p in raw_only}
     pending, families = _read_all(paths)
     # a child's name is known only once its parent is merged, so resolve in rounds
     built: dict[str, dict] = {}
@@ -85,12 +91,17 @@ def load_specs(paths: Iterable[Path], base: Registry | None = None) -> list[tupl
                 full = merge(pdata, data)
             else:
                 full = data
-            spec = build_spec(full, ctx, families.get(key, ()))
-            if spec.name in where:
-                raise ctx.err(f"{spec.name} is defined twice: here and in {where[spec.name]}",
+            spec: Spec | None = None
+            if ctx.path in raw_only and all(k in full for k in ("op", "domain", "version")):
+                name = spec_name(normalize_domain(str(full["domain"])), str(full["op"]), full["version"])
+            else:
+                spec = build_spec(full, ctx, families.get(key, ()))
+                name = spec.name
+            if name in where:
+                raise ctx.err(f"{name} is defined twice: here and in {where[name]}",
                               ctx.find(ctx.member or "version"))
-            where[spec.name] = ctx.path
-            built[spec.name] = full
+            where[name] = ctx.path
+            built[name] = full
             out.append((spec, full))
             del pending[key]
             progressed = True
