@@ -14,7 +14,6 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeGuard, Union
 
-
 from .errors import UsageError
 from .names import Name, NeedsAlgebra
 
@@ -22,8 +21,7 @@ if TYPE_CHECKING:
     import numpy as np
     import sympy
 else:
-    from .deferred import numpy as np
-    from .deferred import sympy
+    from .deferred import numpy as np, sympy
 from .deferred import is_sympy
 
 __all__ = ["Dim", "symbol", "unknown_dim", "runtime_dim", "is_runtime", "is_symbolic", "is_unknown", "has_unknown", "dim_str", "expr_str", "parse_dim",

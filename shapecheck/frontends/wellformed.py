@@ -61,7 +61,9 @@ def check_wellformed(model) -> Wellformed:
     """Every well-formedness problem of an ONNX ``ModelProto``, each naming its tensor."""
     out = Wellformed()
     for imp in model.opset_import:
-        if imp.domain in ("", "ai.onnx") and imp.version > KNOWN_TO_EVERY_ONNX and imp.version > (known := _known_opset()):
+        if imp.domain not in ("", "ai.onnx") or imp.version <= KNOWN_TO_EVERY_ONNX:
+            continue
+        if imp.version > (known := _known_opset()):
             import onnx
             out.notes.append(f"warning: the model imports opset {imp.version} of the ai.onnx domain, but the installed "
                              f"onnx {onnx.__version__} knows opsets up to {known}; nodes are checked with the newest "

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-
 from ..errors import UsageError
 from ..frontends.graph import ModelGraph, ModelNode
 from ..solve_cache import attrs_key, signature_of

@@ -151,16 +151,15 @@ class LazyRegistry(Registry):
         todo = [f]
         while todo:
             g = todo.pop()
-            if g in self._compiled or g in self._merged or (g in parents and g != f):
-                continue
-            if g != f:
-                parents.add(g)
-            if g in self._parents:
-                pversion = self._parent_version.get(g)
-                found = [h for k in self._parents[g] for h in self._files.get(k, []) if self._version[h] == pversion]
-                if pversion is None or len(found) < len(self._parents[g]):
-                    return False
-                todo += found
+            wanted = self._parents.get(g, [])
+            pversion = self._parent_version.get(g)
+            found = [h for k in wanted for h in self._files.get(k, []) if self._version[h] == pversion]
+            if wanted and (pversion is None or len(found) < len(wanted)):
+                return False
+            # a parent compiled or read already has its own parents' data in ``raw``
+            new = {h for h in found if h not in self._compiled and h not in self._merged} - parents
+            parents |= new
+            todo += new
         self._compile({f}, parents)
         return True
 

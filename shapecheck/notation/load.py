@@ -72,7 +72,7 @@ def load_specs(paths: Iterable[Path], base: Registry | None = None, *,
 
     A file in ``raw_only`` is merged but not compiled (its entries are ``(None, data)``): a
     registry that needs only the data a child extends need not compile the parent."""
-    raw_only = {str(p) for p in raw_only}
+    raw_paths = {str(p) for p in raw_only}
     pending, families = _read_all(paths)
     # a child's name is known only once its parent is merged, so resolve in rounds
     built: dict[str, dict] = {}
@@ -92,7 +92,7 @@ def load_specs(paths: Iterable[Path], base: Registry | None = None, *,
             else:
                 full = data
             spec: Spec | None = None
-            if ctx.path in raw_only and all(k in full for k in ("op", "domain", "version")):
+            if ctx.path in raw_paths and all(k in full for k in ("op", "domain", "version")):
                 name = spec_name(normalize_domain(str(full["domain"])), str(full["op"]), full["version"])
             else:
                 spec = build_spec(full, ctx, families.get(key, ()))
