@@ -182,6 +182,23 @@ def test_a_model_that_computes_with_its_dims_is_left_to_the_full_check(tmp_path,
     assert report.to_dict() == check_model(path, registry=REGISTRY).to_dict()
 
 
+def test_a_vision_model_with_only_its_batch_named_is_light(tmp_path):
+    # the spatial dims are numbers: Conv and pool sizes are integer arithmetic, and Flatten's
+    # prod(shape[:1]) is the batch itself (1 * batch, an identity, needs no algebra)
+    import numpy as np
+    w = onnx.numpy_helper.from_array(np.ones((4, 3, 3, 3), np.float32), "w")
+    fc = onnx.numpy_helper.from_array(np.ones((4 * 15 * 15, 10), np.float32), "fc")
+    m = model([node("Conv", ["x", "w"], ["c"], kernel_shape=[3, 3]), node("Relu", ["c"], ["r"]),
+               node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+               node("Flatten", ["p"], ["f"], axis=1), node("MatMul", ["f", "fc"], ["y"])],
+              [vi("x", FLOAT, ["batch", 3, 32, 32])], [vi("y", FLOAT, ["batch", 10])], initializers=[w, fc])
+    path = str(tmp_path / "cnn.onnx")
+    onnx.save(m, path)
+    report = light_check(path, REGISTRY)
+    assert report.to_dict() == check_model(path, registry=REGISTRY).to_dict() and report.exit_code == 0
+    assert [list(n.outputs.values()) for n in report.nodes][-2:] == [["float[batch,900]"], ["float[batch,10]"]]
+
+
 def test_the_light_check_is_skipped_where_it_saves_nothing(tmp_path, monkeypatch):
     def never(*_a, **_k):
         raise AssertionError("the light check ran")

@@ -29,6 +29,7 @@ from ..types import (
     unknown_dim,
 )
 from .compare import compare_dims
+from .core import _prod
 from .logic import (
     NO_VALUE,
     UNKNOWN,
@@ -161,13 +162,6 @@ def squeezable(shape: Any, axes: Any) -> Any:
     return and_([_is_one(shape[i]) for i in idx])
 
 
-def _product(dims) -> Any:
-    p: Any = 1
-    for d in dims:
-        p = p * d if _is_int(p) and _is_int(d) else normalize_dim(sympy.sympify(p) * d)
-    return p
-
-
 def flatten_shape(shape: Any, axis: Any) -> Any:
     """Flatten's 2-D output: ``[prod(shape[:axis]), prod(shape[axis:])]`` (negative axis + rank)."""
     if isinstance(shape, Unknown) or isinstance(axis, Unknown):
@@ -176,7 +170,7 @@ def flatten_shape(shape: Any, axis: Any) -> Any:
     a = int(axis) + r if axis < 0 else int(axis)
     if not 0 <= a <= r:
         raise EvalError(f"axis {axis} is outside [{-r}, {r}]")
-    return (_product(shape[:a]), _product(shape[a:]))
+    return (_prod(shape[:a]), _prod(shape[a:]))
 
 
 def _perm(perm: Any, rank: int) -> tuple:
