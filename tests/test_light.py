@@ -268,3 +268,14 @@ def test_random_small_models_are_often_light():
     finished = [r for r in reports if r is not None]
     assert len(finished) >= 15
     assert {"valid", "invalid"} <= {n.status for r in finished for n in r.nodes}
+
+
+def test_the_identities_give_what_sympy_gives():
+    import numpy as np
+    from shapecheck.notation.operators import arith
+    n = sympy.Symbol("N", integer=True, nonnegative=True)
+    for op, a, b in [("+", n, 0), ("+", 0, n), ("-", n, 0), ("*", n, 1), ("*", 1, n),
+                     ("+", np.int64(3), 0), ("*", 1, np.int64(4))]:
+        got, want = arith(op, a, b), {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b}[op]()
+        assert got == want and type(got) is (int if not is_sympy(want) else type(want)), (op, a, b, got)
+    assert arith("*", 1, Name("N")) == Name("N") and arith("+", Name("N"), 0) == Name("N")

@@ -47,12 +47,10 @@ def arith(op: str, a, b):
     if not (is_dim(a) and is_dim(b)):
         raise EvalError(f"cannot compute {show(a)} {op} {show(b)}")
     # the identities give what sympy gives (1*N is N), without sympy: a light check's dims stay names
-    if op in ("+", "-") and type(b) is int and b == 0:
-        return a
+    if (op in ("+", "-") and type(b) is int and b == 0) or (op == "*" and type(b) is int and b == 1):
+        return normalize_dim(a)   # a numpy integer becomes an int, as sympy's result would
     if (op == "+" and type(a) is int and a == 0) or (op == "*" and type(a) is int and a == 1):
-        return b
-    if op == "*" and type(b) is int and b == 1:
-        return a
+        return normalize_dim(b)
     if op == "+":
         return normalize_dim(sympy.sympify(a) + b)
     if op == "-":
