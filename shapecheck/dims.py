@@ -30,7 +30,7 @@ __all__ = ["Dim", "symbol", "unknown_dim", "runtime_dim", "is_runtime", "is_symb
 Dim = Union[int, "sympy.Expr"]
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=None)   # keyed by the name: a name is one symbol per process, by design
 def symbol(name: str) -> sympy.Symbol:
     """The user-visible dim symbol ``name`` (cached, so ``N`` is one object per process)."""
     return sympy.Symbol(name, integer=True, nonnegative=True)
@@ -120,7 +120,7 @@ def dim_str(d: Dim, unknown_as: str = "?") -> str:
     return _sym_text(d)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096)   # keyed by the expression: its text depends on nothing else
 def _sym_text(d: sympy.Expr) -> str:
     return sympy.sstr(d).replace(" ", "")
 

@@ -37,7 +37,27 @@ _TOKEN = re.compile(r"_[cu]\d+_")
 
 
 class SolveCache:
-    """``solve`` with a cache keyed by the spec, the canonical input types and the attributes."""
+    """``solve`` with a cache keyed by the spec, the canonical input types and the attributes.
+
+    What the keys cover, and why that is enough (a result must never depend on what the process
+    checked before):
+
+    * the spec by its name, which names its version: a registry owns its cache (``of``), and a
+      registry maps a name to one spec, so the name stands for the whole spec;
+    * each input's element type and shape, and its value (with the value's own dtype and shape:
+      ``TensorType.signature``) wherever some rule reads or passes on the value; values no rule
+      reads are left out of both the key and the query that is solved (``_canonicalize``), so the
+      result cannot depend on them;
+    * every attribute with its Python type (``attrs_key``; a tensor attribute by its bytes);
+    * every other keyword of ``solve`` (output count, the registry hints name versions in, how
+      unknown attributes are reported).  The model's opset is not in the canonical key: the spec
+      it resolved to is, and the opset only labels the result (``Result.opset``).
+
+    The options of a check that change no solve (``strict``, ``runtime``) are applied to the
+    model's report after the pass, never to a cached result.  ``folds`` keys the kernel's
+    outputs by the spec, the output count, every input's signature and the attributes
+    (``model.node.fold``).
+    """
 
     def __init__(self, limit: int = 200_000):
         self._results: dict[tuple, Result] = {}     # canonical query -> canonical result
@@ -101,15 +121,23 @@ _PLAIN = (int, float, str, bool, type(None))
 
 def attrs_key(attrs: dict[str, Any]) -> tuple | None:
     """Attributes as a hashable key: lists as tuples, a tensor attribute (a protobuf message, which
-    does not hash) as its serialized bytes; None when some value still does not hash."""
+    does not hash) as its serialized bytes; None when some value still does not hash.
+
+    Every value carries its Python type, because ``1 == 1.0 == True`` in Python: an INT attribute
+    and a FLOAT one of the same number are different queries (a type finding on one of them).
+
+    >>> attrs_key({"axis": 1}) == attrs_key({"axis": 1.0}), attrs_key({"axes": [1, 2]}) == attrs_key({"axes": (1, 2)})
+    (False, True)
+    """
     items = []
     for k in sorted(attrs):
         v = attrs[k]
-        if type(v) not in _PLAIN:
-            if isinstance(v, list):
-                v = tuple(v)
-            elif hasattr(v, "SerializeToString"):
-                v = (type(v).__name__, v.SerializeToString(deterministic=True))
+        if isinstance(v, (list, tuple)):
+            v = tuple((type(x).__name__, x) for x in v)
+        elif type(v) not in _PLAIN and hasattr(v, "SerializeToString"):
+            v = (type(v).__name__, v.SerializeToString(deterministic=True))
+        else:
+            v = (type(v).__name__, v)
         items.append((k, v))
     key = tuple(items)
     try:
@@ -119,7 +147,7 @@ def attrs_key(attrs: dict[str, Any]) -> tuple | None:
     return key
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=None)   # keyed by all three arguments, which make the placeholder
 def _canonical(i: int, unknown: bool, light: bool = False) -> sympy.Symbol:
     # canonical placeholders are shared by all queries: a result only ever holds them between solve and rename
     if light:
@@ -188,7 +216,7 @@ def _name(s: sympy.Symbol) -> str:
     return s.name
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 14)   # keyed by the expression and the renaming: a pure function of both
 def renamed(d: sympy.Basic, pairs: tuple) -> Any:
     """``d`` with its symbols renamed (``pairs``: (old, new)); remembered, because rebuilding a
     ``Min``/``Max`` or a ``floor`` costs sympy milliseconds and a model renames the same few dims

@@ -90,7 +90,7 @@ def dtype_of_array(arr: np.ndarray) -> str:
     return _dtype_name(arr.dtype)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=64)   # keyed by the numpy dtype: its name depends on nothing else
 def _dtype_name(kind: np.dtype) -> str:
     # numpy builds a dtype's name in Python each time it is asked; a model asks for a few dtypes
     if kind.kind in "OUS":

@@ -27,7 +27,7 @@ from ..types import ONNX_CODES, TensorType, parse_dim, symbol, unknown_dim
 MAX_CONST = 1 << 20   # constants larger than this are kept as types only
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 14)   # keyed by the text and the mode, all the result depends on
 def dim_from_param(param: str, light: bool = False):
     """A dim_param is a name (``batch``) or, as shapecheck and torch write them, an expression
     (``2*N``, torch dynamo's ``((frames - 1)//4) + 1``).  In a light check (``light``) a name is a

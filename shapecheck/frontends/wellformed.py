@@ -78,7 +78,7 @@ def check_wellformed(model) -> Wellformed:
 KNOWN_TO_EVERY_ONNX = 20
 
 
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=1)   # the installed onnx does not change within a process
 def _known_opset() -> int:
     """The newest ai.onnx opset the installed onnx knows (asking onnx costs a schema walk)."""
     import onnx

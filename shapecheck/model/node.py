@@ -194,12 +194,15 @@ def fold(spec, types: dict[str, Any], attrs: dict, n_out: int, memo: dict,
         return None
     arrays: dict[str, Any] = {}
     for name, t in types.items():
-        items = t if isinstance(t, tuple) else (t,)
-        if any(x.value is None or x.value.size > _MAX_FOLD for x in items):
+        parts = t if isinstance(t, tuple) else (t,)
+        if any(x.value is None or x.value.size > _MAX_FOLD for x in parts):
             return None
-        arrays[name] = tuple(x.value for x in items) if isinstance(t, tuple) else t.value
+        arrays[name] = tuple(x.value for x in parts) if isinstance(t, tuple) else t.value
     if items is False:
         items = attrs_key(attrs)
+    # the key covers all the kernel reads: the spec (its name names its version), the output count, every
+    # input's element type, shape and value (``signature``: the value with its dtype) and every attribute
+    # (``attrs_key``: a tensor attribute by its serialized bytes, so its element type too)
     key = None if items is None else (spec.name, n_out, tuple((n, signature_of(t)) for n, t in sorted(types.items())),
                                       items)
     if key is not None and key in memo:

@@ -16,7 +16,7 @@ from .source import FileCtx
 MAX_LET_CHAIN = 32         # lets defined through lets defined through lets ...
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=None)   # keyed by the text: its tree depends on nothing else
 def parse_text(text: str) -> Node:
     """A notation text's tree, once per text: family members and ``extends`` chains repeat
     the same rules many times, and trees are immutable."""

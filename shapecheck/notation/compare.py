@@ -73,9 +73,11 @@ def _compare_names(a, op: str, b):
     return Cond((Rel(op, a, b),))
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 16, typed=True)
 def _compare_symbolic(a, op: str, b):
-    # a large model asks the same few questions (N >= 1, M <= N) thousands of times
+    # a large model asks the same few questions (N >= 1, M <= N) thousands of times; the key is the
+    # two sides with their types (2 and 2.0 make different relation texts) and the operator: the
+    # answer depends on nothing else (a symbol carries its assumptions, a Dummy its identity)
     d = sympy.expand(sympy.sympify(a) - sympy.sympify(b))
     if d.is_Integer:
         return PYOP[op](int(d), 0)

@@ -41,7 +41,7 @@ def _solutions(rel: Rel, s: Any) -> Any:
     return [int(v)] if v.is_Integer and v >= 0 else []
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096)   # keyed by the relations (operator and normalized dims): a pure function of them
 def absorbed(rels: tuple) -> tuple:
     """The disjunction without the equalities over one dim that another disjunct already covers
     (``seq != 0 or seq == 4`` is ``seq != 0``).
@@ -64,7 +64,7 @@ def absorbed(rels: tuple) -> tuple:
     return tuple(keep)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=4096)   # keyed by the relations: a pure function of them
 def always(rels: tuple) -> bool:
     """True when a disjunction of relations holds for every dim: its negation, a conjunction, has
     no solution.  An equality in the negation that fixes one dim (``batch == 0``) is tried at

@@ -101,7 +101,7 @@ def _solvable(d: Any, syms: list) -> bool:
     return False
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=None)   # no arguments: a constant table
 def _kinds() -> dict:
     """How each rounding and order function evaluates on numbers (built once sympy is imported)."""
     return {sympy.floor: lambda a: math.floor(a[0]), sympy.ceiling: lambda a: math.ceil(a[0]), sympy.Min: min,

@@ -48,8 +48,9 @@ def _clamp(x, lo, hi):
     return _clamp_symbolic(x, lo, hi)
 
 
-@lru_cache(maxsize=1 << 12)
+@lru_cache(maxsize=1 << 12, typed=True)
 def _clamp_symbolic(x, lo, hi):
+    # keyed by the three dims with their types: the result depends on nothing else
     # remembered: sympy's Min/Max cost milliseconds, and solves over canonical dims repeat them;
     # a bound the dims are known to respect is no Min/Max at all (compare decides sums of dims cheaply)
     # (where the comparison is open, sympy's own evaluation of Min/Max, which asks the same

@@ -1,0 +1,1 @@
+"""Shared test machinery: the model corpora, fresh-process reports, the runtime harnesses."""

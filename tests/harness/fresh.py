@@ -1,0 +1,71 @@
+"""Reports of a model as every entry point gives them, as canonical text, for comparing processes.
+
+``reports(path)`` is run in a process that has imported shapecheck and checked nothing else
+(``fresh_reports`` forks one per model from a server that preloads this module), and again in
+processes that checked other models before (``tests/test_process_state.py``).  Any difference is
+a result that depends on what the process did before.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+from typing import Any
+
+import shapecheck
+from shapecheck.batch import check_one
+
+ENTRIES = ("check", "check --strict --runtime", "annotate", "infer")
+
+
+def _canon(d: Any) -> str:
+    return json.dumps(d, sort_keys=True, default=str)
+
+
+def _report(rep) -> str:
+    d = rep.to_dict()
+    d.pop("model", None)
+    d["types"] = {k: str(v) for k, v in rep.types.items()}
+    return _canon(d)
+
+
+def entry(path: str, name: str) -> str:
+    """One entry point's answer for one model, as text (an error as its message)."""
+    try:
+        if name == "check":
+            return _report(shapecheck.check_model(path))
+        if name == "check --strict --runtime":
+            return _report(shapecheck.check_model(path, strict=True, runtime="onnxruntime"))
+        if name == "annotate":
+            if not path.endswith(".onnx"):
+                return ""
+            return hashlib.sha256(shapecheck.annotate(path).SerializeToString(deterministic=True)).hexdigest()
+        if name == "infer":
+            return _canon({k: str(v) for k, v in shapecheck.infer(path).items()})
+        if name == "batch":
+            d = check_one(path).to_dict()
+            d.pop("model", None)
+            return _canon(d)
+    except Exception as exc:   # noqa: BLE001 - the text of an error is part of the answer
+        return f"{type(exc).__name__}: {exc}"
+    raise ValueError(name)
+
+
+def reports(path: str) -> dict[str, str]:
+    """Every entry's answer for ``path``; the first is a fresh process's, the rest follow a check
+    of this model only."""
+    return {name: entry(path, name) for name in ENTRIES + ("batch",)}
+
+
+def fresh_reports(paths: list[str], workers: int = 2) -> list[dict[str, str]]:
+    """``reports`` of each path from a process of its own, forked from a server that has imported
+    shapecheck, onnx, numpy and sympy, compiled the specs and checked nothing (``fresh_server``)."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["tests.harness.fresh_server"])
+    with ctx.Pool(workers, maxtasksperchild=1) as pool:
+        return pool.map(reports, paths, chunksize=1)
+
+
+def in_order(paths: list[str], order: list[tuple[int, str]]) -> dict[tuple[int, str], str]:
+    """Each (path index, entry) answered in the given order, all in this one process."""
+    return {(i, name): entry(paths[i], name) for i, name in order}

@@ -1,0 +1,13 @@
+"""Imported once by the fork server of ``fresh.fresh_reports``: what every check's process has
+before it checks anything.  Besides the imports, every shipped spec is compiled here, once, so
+that each forked process does not pay for it again: a compiled spec is an immutable object, and
+``tests/test_lazy_registry.py`` holds that resolving one version gives what loading them all gives.
+"""
+import numpy  # noqa: F401
+import onnx  # noqa: F401
+import sympy  # noqa: F401
+
+from shapecheck.notation.load import default_registry
+from tests.harness import fresh  # noqa: F401
+
+default_registry().load_all()
