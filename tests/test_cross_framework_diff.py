@@ -39,7 +39,7 @@ def test_scatterelements_18_vs_scatterelementsupdate_12():
     w = _by_label(d)
     ov, onnx = "openvino:ScatterElementsUpdate-12", "ScatterElements-18"
     assert w[("reduction = 'add'", onnx)].rejected_by == ov
-    assert {("reduction = 'sum'", ov), ("reduction = 'mean'", ov), ("use_init_val = 'false'", ov)} <= set(w)
+    assert {("reduction = 'sum'", ov), ("reduction = 'mean'", ov), ("use_init_val = False", ov)} <= set(w)
     assert all(x.confirmed for x in d.witnesses)
     assert any(c.subject == "use_init_val" for c in d.by_category("attributes"))
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import shapecheck
 from shapecheck.executor import run_spec
 from shapecheck.kernels.slice_scatter import slice_range
 from shapecheck.notation.load import default_registry
@@ -91,7 +92,7 @@ def test_scatter_elements_update_12_matches_cpu(seed, reduction):
     use_init = bool(seed % 3)
     axis_arr = np.array(axis if seed % 2 else [axis], np.int64)
     got = ours("openvino:ScatterElementsUpdate-12", {"data": data, "indices": idx, "updates": upd, "axis": axis_arr},
-               {"reduction": reduction, "use_init_val": "true" if use_init else "false"})
+               {"reduction": reduction, "use_init_val": use_init})
     want = run_ov(lambda d, i, u: o12.scatter_elements_update(d, i, u, axis_arr, reduction, use_init), [data, idx, upd])
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
@@ -191,7 +192,7 @@ def _array(text: str) -> np.ndarray:
 
 _BUILDERS = {
     "ScatterElementsUpdate-12": lambda m, attrs: lambda d, i, u, a: m["12"].scatter_elements_update(
-        d, i, u, a, attrs.get("reduction", "none"), attrs.get("use_init_val", "true") == "true"),
+        d, i, u, a, attrs.get("reduction", "none"), attrs.get("use_init_val", True)),
     "ScatterElementsUpdate-3": lambda m, attrs: m["3"].scatter_elements_update,
     "ScatterNDUpdate-15": lambda m, attrs: lambda d, i, u: m["15"].scatter_nd_update(d, i, u, attrs.get("reduction", "none")),
     "ScatterNDUpdate-3": lambda m, attrs: m["4"].scatter_nd_update,
@@ -319,3 +320,32 @@ def _ort_only(op, opset, arrays, attrs):
                           [helper.make_tensor_value_info("y", helper.np_dtype_to_tensor_dtype(arrays["data"].dtype), None)])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
     return ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, arrays)[0]
+
+
+@pytest.mark.parametrize("value, want", [(False, False), (True, True), ("false", False), ("FALSE", False), ("0", False),
+                                         ("True", True), ("1", True), (0, False)])
+def test_use_init_val_is_a_boolean_as_openvino_takes_it(value, want):
+    """OpenVINO's API takes a bool; its IR writes text, true/false/1/0 in any case (runtime-findings Q15)."""
+    q = {"data": "float[4] = [2, 3, 4, 6]", "indices": "int64[2] = [1, 1]", "updates": "float[2] = [10, 20]",
+         "axis": "int64[] = 0"}
+    r = shapecheck.infer("openvino:ScatterElementsUpdate", 12, q, {"reduction": "sum", "use_init_val": value})
+    assert r.status == "valid", r.violations
+    got = ours("openvino:ScatterElementsUpdate-12", {k: _array(v) for k, v in q.items()},
+               {"reduction": "sum", "use_init_val": value})
+    assert got.tolist() == ([2, 33, 4, 6] if want else [2, 30, 4, 6])
+
+
+@pytest.mark.parametrize("value", ["maybe", "", "yes", 2])
+def test_use_init_val_text_that_openvino_would_silently_take_as_true_is_refused(value):
+    q = {"data": "float[4]", "indices": "int64[2]", "updates": "float[2]", "axis": "int64[] = 0"}
+    with pytest.raises(shapecheck.UsageError, match="use_init_val' must be bool"):
+        shapecheck.infer("openvino:ScatterElementsUpdate", 12, q, {"use_init_val": value})
+
+
+def test_tensor_scatter_axis_0_is_refused_as_onnxruntime_refuses_it():
+    q = {"past_cache": "float[B,H,M,D]", "update": "float[1,H,M,D]"}
+    r = shapecheck.infer("TensorScatter", 24, q, {"axis": 0})
+    assert r.status == "invalid" and r.violations[0].constraint == "C1"
+    arrays = {"past_cache": np.zeros((2, 2, 4, 2), np.float32), "update": np.ones((2, 2, 1, 2), np.float32)}
+    with pytest.raises(Exception, match="axis 0 is out of range|axis must be in"):   # at load with shapes, else at run
+        _onnx_run("TensorScatter", 24, arrays, {"axis": 0})

@@ -75,7 +75,30 @@ def _dense(sp: Any) -> np.ndarray:
     return out
 
 
+_BOOL_TEXT = {"true": True, "1": True, "false": False, "0": False}
+
+
+def bool_attr(value: Any) -> bool:
+    """A boolean attribute (OpenVINO's; ONNX writes flags as ints): a bool, 0 or 1, or its IR text
+    (true/false/1/0 in any case).  Other text raises ValueError: OpenVINO's IR reader would take it
+    as true, which is never what was meant.
+
+    >>> bool_attr(False), bool_attr("TRUE"), bool_attr("0"), bool_attr(1)
+    (False, True, False, True)
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)) and int(value) in (0, 1):
+        return bool(value)
+    if isinstance(value, (str, bytes)):
+        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+        if text.strip().lower() in _BOOL_TEXT:
+            return _BOOL_TEXT[text.strip().lower()]
+    raise ValueError(f"not a boolean: {value!r}")
+
+
 ATTR_TYPES = {
+    "bool": bool_attr,
     "tensor": tensor_attr,
     "sparse_tensor": tensor_attr,
     "floats": lambda v: tuple(float(x) for x in v),

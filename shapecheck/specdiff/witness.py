@@ -197,6 +197,9 @@ def _mutations(p: _Pair, c: _Cand) -> Iterable[_Cand]:
     for s in specs:
         for k, v in allowed_values(s).items():
             allowed.setdefault(k, set()).update(v)
+        for k, decl in s.attributes.items():   # a boolean attribute: the value that is not its default
+            if decl.type == "bool":
+                allowed.setdefault(k, set()).add(not decl.default)
     for k in sorted(allowed):
         for v in sorted(allowed[k], key=str):
             if c.attrs.get(k) != v:
