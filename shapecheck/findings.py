@@ -40,6 +40,8 @@ RUNTIME_CHECK = "runtime-check"
 UNREADABLE = "unreadable"
 ONNX_INFERENCE = "onnx-inference"
 DOMAIN = "domain"
+OVERFLOW = "overflow"
+CONTROL_FLOW = "control-flow"
 SSA, TOPOLOGICAL, DEFINED, TENSOR_DATA, NEGATIVE_DIM = "G1", "G2", "G3", "G4", "G5"
 
 _ALL = (
@@ -80,6 +82,14 @@ _ALL = (
     EngineFinding(DOMAIN, "domain not declared",
                   "A node's domain is missing from the model's opset_import, so no runtime can tell which "
                   "version of the operator it is. Add an opset_import entry for the domain."),
+    EngineFinding(OVERFLOW, "output dim overflows int64",
+                  "A concrete output dim the node computes is larger than 2^63 - 1, the largest dim an ONNX "
+                  "model can hold (int64): onnx's inference refuses it and no runtime can allocate it. The "
+                  "dim is left unknown, and never written to an annotated model."),
+    EngineFinding(CONTROL_FLOW, "subgraph does not fit its node",
+                  "A Loop or Scan whose body does not fit the node: more loop state variables than body "
+                  "outputs, a body with another number of inputs than the node passes, num_scan_inputs "
+                  "missing or out of range. onnx's inference and onnxruntime refuse the model."),
     EngineFinding(SSA, "tensor produced twice",
                   "A tensor is produced by more than one node (or is also a graph input or initializer): "
                   "an ONNX graph assigns each tensor once."),

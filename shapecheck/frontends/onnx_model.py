@@ -234,6 +234,9 @@ def external_files(model, source_path: str) -> list[str]:
     return out
 
 
+_INT64 = 1 << 63
+
+
 def annotate_proto(m, types: dict[str, TensorType]) -> None:
     """Set value_info (and graph outputs) of ``m`` in place to ``types``."""
     from ..types import ONNX_CODE_OF, dim_str, is_unknown
@@ -249,7 +252,8 @@ def annotate_proto(m, types: dict[str, TensorType]) -> None:
             for d in t.shape:
                 dim = shape.dim.add()
                 if type(d) is int:
-                    dim.dim_value = d
+                    if -_INT64 <= d < _INT64:   # a dim past int64 is a finding of its node, never written
+                        dim.dim_value = d
                 elif not is_unknown(d) and dim_str(d) != "?":
                     dim.dim_param = dim_str(d)
 

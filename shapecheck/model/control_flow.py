@@ -61,9 +61,11 @@ def _if_branch_never_runs(owner: ModelNode, attr: str, env: dict) -> bool:
 
 
 def binds(graph: ModelGraph, scope: str) -> bool:
-    """True when ``scope`` is a subgraph whose inputs its owner binds (a Loop or Scan body)."""
+    """True when ``scope`` is a subgraph whose inputs its owner binds (a Loop or Scan body that
+    fits it: a body that does not, ``malformed``, keeps its declared inputs)."""
     owner, _attr = graph.regions.get(scope, (None, ""))
-    return owner is not None and owner.domain == ONNX_DOMAIN and owner.op_type in _BINDERS
+    return (owner is not None and owner.domain == ONNX_DOMAIN and owner.op_type in _BINDERS
+            and malformed(owner) is None)
 
 
 def bind(graph: ModelGraph, scope: str, env: dict[str, TensorType], exact: bool) -> dict[str, TensorType]:
@@ -157,6 +159,49 @@ def region_outputs(node: ModelNode, env: dict[str, TensorType]) -> Outputs | Non
     """The outputs of a control-flow node from its subgraphs' inferred outputs, or None if it is not one."""
     rule = _RULES.get(node.op_type) if node.domain == ONNX_DOMAIN and node.branches else None
     return None if rule is None else rule(node, env)
+
+
+def malformed(node: ModelNode) -> str | None:
+    """Why a control-flow node's subgraphs do not fit it (a state variable with no body output to
+    hand it back, num_scan_inputs out of range), or None; None for any other node.
+
+    >>> from shapecheck.frontends.graph import ModelNode
+    >>> n = ModelNode("s", "Scan", "ai.onnx", 21, ["a", "b", "x"], ["y"], {"num_scan_inputs": 1})
+    >>> n.branches, n.branch_inputs = {"body": ["c"]}, {"body": ["p", "q", "r"]}
+    >>> malformed(n)
+    'Scan carries 2 loop state variables, but its body has 1 output (each state variable needs one)'
+    """
+    rule = _STRUCTURE.get(node.op_type) if node.domain == ONNX_DOMAIN and node.branches else None
+    return None if rule is None else rule(node)
+
+
+def _scan_structure(node: ModelNode) -> str | None:
+    lead = 1 if node.opset is not None and node.opset < 9 else 0   # Scan-8's sequence_lens
+    inputs, outs = len(node.inputs) - lead, node.branches.get("body", [])
+    m = node.attrs.get("num_scan_inputs")
+    if not isinstance(m, int) or not 1 <= m <= inputs:
+        return (f"Scan needs num_scan_inputs between 1 and its {inputs} state and scan inputs; "
+                f"it has {'none' if m is None else m}")
+    states, body_inputs = inputs - m, node.branch_inputs.get("body", [])
+    if states > len(outs):
+        return (f"Scan carries {states} loop state variables, but its body has {len(outs)} output"
+                f"{'' if len(outs) == 1 else 's'} (each state variable needs one)")
+    if len(body_inputs) != inputs:
+        return f"Scan passes {inputs} inputs ({states} states, {m} scan inputs) to a body that has {len(body_inputs)}"
+    if len(outs) != len(node.outputs):
+        return f"Scan has {len(node.outputs)} outputs, its body {len(outs)}"
+    return None
+
+
+def _loop_structure(node: ModelNode) -> str | None:
+    carried, outs = len(node.inputs[2:]), node.branches.get("body", [])
+    body_inputs = node.branch_inputs.get("body", [])
+    if len(body_inputs) != 2 + carried:
+        return (f"Loop carries {carried} loop state variables, so its body needs {2 + carried} inputs "
+                f"(iteration, condition, the states); it has {len(body_inputs)}")
+    if len(outs) < 1 + carried:
+        return f"Loop carries {carried} loop state variables, but its body has {len(outs)} outputs (needs {1 + carried} or more)"
+    return None
 
 
 def merge(a: TensorType | None, b: TensorType | None) -> TensorType:
@@ -286,5 +331,6 @@ def _scan_carried(owner: ModelNode) -> list[tuple[str, str]]:
 
 
 _CARRIED: dict[str, Callable[[ModelNode], list]] = {"Loop": _loop_carried, "Scan": _scan_carried}
+_STRUCTURE: dict[str, Callable[[ModelNode], str | None]] = {"Loop": _loop_structure, "Scan": _scan_structure}
 # op -> (owner, subgraph attribute, types so far) -> True when that subgraph never runs
 _NEVER_RUNS: dict[str, Callable[[ModelNode, str, dict], bool]] = {"If": _if_branch_never_runs}

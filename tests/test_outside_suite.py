@@ -1,0 +1,207 @@
+"""Cases from onnx's own shape-inference unit tests (``onnx/test/shape_inference_test.py``, run
+with shapecheck as the inference by ``bench/outside_suite.py``), each rebuilt here with onnx.helper.
+
+* malformed models become findings, never exceptions (``check_model`` and ``annotate``), and random
+  small graphs with extreme attributes never make anything but a ``ShapeCheckError`` escape;
+* the dims shapecheck got wrong, each checked against onnxruntime's run;
+* the errors shapecheck missed, and the refusals judged against onnxruntime;
+* ``annotate``'s output passes ``onnx.checker.check_model(full_check=True)`` on every shipped model.
+"""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+from onnx import helper, parser
+
+import shapecheck
+from shapecheck.errors import ShapeCheckError
+from tests.modelkit import FLOAT, INT64, const, model, node, vi
+
+INT64_MAX = (1 << 63) - 1
+
+
+def findings(report) -> list[tuple[str, str, str]]:
+    """(node, finding id, message) of every node and model finding of a report."""
+    out = [(n.name, f.constraint, f.message) for n in report.nodes for f in n.violations]
+    return out + [("", f.constraint, f.message) for f in report.violations]
+
+
+def checked(m: onnx.ModelProto):
+    """check_model's report; annotate runs too, and neither raises."""
+    report = shapecheck.check_model(m)
+    shapecheck.annotate(m)
+    return report
+
+
+# ---------------------------------------------------------------- crashes become findings
+
+def test_constant_of_shape_of_a_float_tensor_is_refused_not_a_crash():
+    """onnx's test_issue_constantofshape_6135: the shape input is a float initializer (declared
+    int64); its values (-10.0) were taken as dims, and printing the declared type crashed."""
+    m = model([node("ConstantOfShape", ["c"], ["out"])], [vi("c", INT64, [1])], [vi("out", FLOAT, None)],
+              opset=21, initializers=[const("c", [-10.0], np.float32)], value_info=[vi("out", FLOAT, None)])
+    rep = checked(m)
+    assert rep.failed and ("out_node", "C1") in [(n, c) for n, c, _ in findings(rep)]
+    assert str(rep.types["out"]) == "float[?]"
+
+
+def _overflow(rep) -> list[str]:
+    return [msg for _n, c, msg in findings(rep) if c == "overflow"]
+
+
+def test_concat_past_int64_is_a_finding():
+    """onnx's test_concat_axis_overflow: INT64_MAX + 1 along the axis."""
+    m = model([node("Concat", ["x", "y"], ["z"], axis=0)],
+              [vi("x", FLOAT, [INT64_MAX, 1]), vi("y", FLOAT, [1, 1])], [vi("z", FLOAT, None)], opset=13)
+    rep = checked(m)
+    assert rep.failed and _overflow(rep) == ["the output dim overflows int64: concat_result.shape[0] = 9223372036854775808"]
+    assert str(rep.types["z"]) == "float[?,1]"
+    out = shapecheck.annotate(m).graph.output[0].type.tensor_type.shape.dim
+    assert not out[0].HasField("dim_value") and out[1].dim_value == 1
+
+
+def test_tile_past_int64_is_a_finding():
+    m = model([node("Tile", ["x", "r"], ["y"])], [vi("x", FLOAT, [1 << 62, 3])], [vi("y", FLOAT, None)],
+              opset=13, initializers=[const("r", [4, 1])])
+    rep = checked(m)
+    assert rep.failed and _overflow(rep) and str(rep.types["y"]) == "float[?,3]"
+
+
+def test_conv_transpose_past_int64_is_a_finding():
+    m = model([node("ConvTranspose", ["x", "w"], ["y"], strides=[4])],
+              [vi("x", FLOAT, [1, 1, 1 << 62]), vi("w", FLOAT, [1, 1, 3])], [vi("y", FLOAT, None)], opset=11)
+    rep = checked(m)
+    assert rep.failed and _overflow(rep) and str(rep.types["y"]) == "float[1,1,?]"
+
+
+SCAN = """
+<ir_version: 10, opset_import: ["" : 21]>
+agraph (float[2] in0, float[2] in1, float[3, 2] in2) => (out) {{
+    out = Scan <{attrs}body = b (float a, float s0, float s1) => (float c) {{ c = Identity(a) }}> (in0, in1, in2)
+}}"""
+
+
+@pytest.mark.parametrize("attrs, words", [
+    ("num_scan_inputs = 1, ", "2 loop state variables, but its body has 1 output"),   # the IndexError
+    ("", "num_scan_inputs"), ("num_scan_inputs = -1, ", "num_scan_inputs"), ("num_scan_inputs = 9, ", "num_scan_inputs"),
+])
+def test_a_scan_body_that_does_not_fit_is_a_finding(attrs, words):
+    """onnx's test_scan_loop_state_vars_exceed_outputs and test_scan_invalid_num_scan_inputs_does_not_crash."""
+    rep = checked(parser.parse_model(SCAN.format(attrs=attrs)))
+    got = [(n, msg) for n, c, msg in findings(rep) if c == "control-flow"]
+    assert rep.failed and len(got) == 1 and got[0][0] == "Scan_0" and words in got[0][1], findings(rep)
+    assert not [d for d in rep.declarations if d.status == "contradicts"]   # the body keeps its declared inputs
+
+
+# ---------------------------------------------------------------- random graphs, extreme values
+
+EXTREME_INTS = st.sampled_from([-INT64_MAX - 1, -(1 << 62), -3, -1, 0, 1, 2, 3, 1 << 62, INT64_MAX])
+DIMS = st.sampled_from([0, 1, 2, 3, 1 << 62, INT64_MAX])
+
+
+def _ints(n: int):
+    return st.lists(EXTREME_INTS, min_size=0, max_size=n)
+
+
+def _node(op: str, ins: list, outs: list, **attrs) -> onnx.NodeProto:
+    """A node whose empty list attributes are there, as empty INTS."""
+    n = node(op, ins, outs, **{k: v for k, v in attrs.items() if v != []})
+    n.attribute.extend(helper.make_attribute(k, [], attr_type=onnx.AttributeProto.INTS) for k, v in attrs.items() if v == [])
+    return n
+
+
+@st.composite
+def extreme_graphs(draw) -> onnx.ModelProto:
+    """One node with extreme attributes or shape values, on inputs with extreme or empty dims."""
+    rank = draw(st.integers(1, 4))
+    shape = draw(st.lists(DIMS, min_size=rank, max_size=rank))
+    x = vi("x", FLOAT, shape)
+    kind = draw(st.sampled_from(["pool", "conv_t", "concat", "tile", "shape_input", "resize", "scan", "pad",
+                                 "slice", "range", "k"]))
+    opset = draw(st.sampled_from([11, 13, 18, 21]))
+    inits, inputs, nodes = [], [x], []
+    if kind == "pool":
+        op = draw(st.sampled_from(["MaxPool", "AveragePool", "LpPool", "Conv"]))
+        k = max(rank - 2, 1)
+        attrs = {"kernel_shape": draw(st.lists(EXTREME_INTS, min_size=k, max_size=k)),
+                 "pads": draw(_ints(2 * k)), "strides": draw(_ints(k)),
+                 "auto_pad": draw(st.sampled_from(["NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"]))}
+        if op != "LpPool":
+            attrs["dilations"] = draw(_ints(k))
+        ins = ["x"]
+        if op == "Conv":
+            inputs.append(vi("w", FLOAT, [1, shape[1] if rank > 1 else 1, *draw(st.lists(DIMS, min_size=k, max_size=k))]))
+            ins.append("w")
+            del attrs["kernel_shape"]
+        nodes.append(_node(op, ins, ["y"], **attrs))
+    elif kind == "conv_t":
+        k = max(rank - 2, 1)
+        inputs.append(vi("w", FLOAT, [shape[1] if rank > 1 else 1, 1, *draw(st.lists(DIMS, min_size=k, max_size=k))]))
+        nodes.append(_node("ConvTranspose", ["x", "w"], ["y"], pads=draw(_ints(2 * k)), strides=draw(_ints(k)),
+                          output_padding=draw(_ints(k)), dilations=draw(_ints(k))))
+    elif kind == "concat":
+        inputs.append(vi("x2", FLOAT, draw(st.lists(DIMS, min_size=rank, max_size=rank))))
+        nodes.append(_node("Concat", ["x", "x2"], ["y"], axis=draw(EXTREME_INTS)))
+    elif kind == "tile":
+        inits.append(const("r", draw(st.lists(EXTREME_INTS, min_size=rank, max_size=rank))))
+        nodes.append(_node("Tile", ["x", "r"], ["y"]))
+    elif kind == "shape_input":
+        op = draw(st.sampled_from(["Reshape", "Expand", "ConstantOfShape", "Unsqueeze", "Squeeze"]))
+        inits.append(const("s", draw(st.lists(EXTREME_INTS, min_size=0, max_size=4))))
+        nodes.append(_node(op, ["s"] if op == "ConstantOfShape" else ["x", "s"], ["y"]))
+    elif kind == "resize":
+        inits.append(const("sizes", draw(st.lists(EXTREME_INTS, min_size=rank, max_size=rank))))
+        nodes.append(_node("Resize", ["x", "", "", "sizes"], ["y"]))
+    elif kind == "pad":
+        inits.append(const("p", draw(st.lists(EXTREME_INTS, min_size=2 * rank, max_size=2 * rank))))
+        nodes.append(_node("Pad", ["x", "p"], ["y"]))
+    elif kind == "slice":
+        for name in ("starts", "ends", "axes", "steps"):
+            inits.append(const(name, draw(st.lists(EXTREME_INTS, min_size=0, max_size=rank))))
+        nodes.append(_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"]))
+    elif kind == "range":
+        inputs = []
+        inits += [const(n, draw(EXTREME_INTS)) for n in ("start", "limit", "delta")]
+        nodes.append(_node("Range", ["start", "limit", "delta"], ["r"]))
+        nodes.append(_node("Cast", ["r"], ["y"], to=FLOAT))
+    elif kind == "k":   # a count or index attribute or input
+        op = draw(st.sampled_from(["TopK", "OneHot", "Split", "Gather", "Flatten", "Transpose", "Softmax"]))
+        v = draw(EXTREME_INTS)
+        if op == "TopK":
+            inits.append(const("k", [v]))
+            nodes.append(_node("TopK", ["x", "k"], ["y", "i"], axis=draw(EXTREME_INTS)))
+        elif op == "OneHot":
+            inits += [const("d", v), const("vals", [0.0, 1.0], np.float32)]
+            nodes.append(_node("Cast", ["x"], ["xi"], to=INT64))
+            nodes.append(_node("OneHot", ["xi", "d", "vals"], ["y"], axis=draw(EXTREME_INTS)))
+        elif op == "Split":
+            inits.append(const("sp", draw(st.lists(EXTREME_INTS, min_size=0, max_size=3))))
+            nodes.append(_node("Split", ["x", "sp"], ["y", "y2"], axis=v))
+        elif op == "Gather":
+            inits.append(const("ix", draw(st.lists(EXTREME_INTS, min_size=0, max_size=3))))
+            nodes.append(_node("Gather", ["x", "ix"], ["y"], axis=v))
+        elif op == "Transpose":
+            nodes.append(_node("Transpose", ["x"], ["y"], perm=draw(st.lists(EXTREME_INTS, min_size=0, max_size=rank))))
+        else:
+            nodes.append(_node(op, ["x"], ["y"], axis=v))
+    else:   # a Scan whose num_scan_inputs and body may not fit it
+        body = helper.make_graph([helper.make_node("Identity", ["a"], ["c"])], "b",
+                                 [vi(n, FLOAT, None) for n in ("a", "s")[:draw(st.integers(0, 2))]],
+                                 [vi("c", FLOAT, None)])
+        n_in = draw(st.integers(1, 3))
+        inputs = [vi(f"i{j}", FLOAT, shape) for j in range(n_in)]
+        nodes.append(helper.make_node("Scan", [f"i{j}" for j in range(n_in)], ["y"], body=body,
+                                      num_scan_inputs=draw(EXTREME_INTS)))
+    return model(nodes, inputs, [vi("y", FLOAT, None)], opset=opset, initializers=inits)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(extreme_graphs())
+def test_extreme_graphs_never_raise_anything_but_a_shapecheck_error(m):
+    for f in (shapecheck.check_model, shapecheck.annotate):
+        try:
+            f(m)
+        except ShapeCheckError:
+            pass
