@@ -14,10 +14,11 @@ With ``--engine shapecheck`` the inference is swapped, in a pytest run of its ow
   ``shapecheck.check_model(model)`` and returns ``shapecheck.annotate(model)`` (the inferred types
   in value_info and the graph outputs).  A model the report finds invalid (an invalid node, a
   model-level finding, a declaration that contradicts inference) raises onnx's error:
-  ``onnx.checker.ValidationError`` for what onnx's checker refuses (a deprecated operator, an
-  undeclared domain, a tensor defined twice or never, nodes out of order), ``InferenceError`` for
-  the rest.  Without ``strict_mode`` only the first kind raises, as onnx's inference ignores node
-  errors then.  A ``ShapeCheckError`` (the package's documented error type) is an InferenceError.
+  ``InferenceError`` when a node or a declaration is refused, else ``onnx.checker.ValidationError``
+  for what onnx's checker refuses (a deprecated operator, an undeclared domain, a tensor defined
+  twice or never, nodes out of order).  Without ``strict_mode`` only the second kind raises, as
+  onnx's inference ignores node errors then.  A ``ShapeCheckError`` (the package's documented
+  error type: the model cannot be used at all, such as a function that calls itself) is both.
 * ``onnx.checker.check_model(model, full_check=True)`` runs onnx's checker without its full check,
   then the swapped inference in strict mode (the full check is onnx's strict inference).
 
@@ -28,7 +29,9 @@ has no shapecheck counterpart and is not swapped.  Each failing test is classifi
     missed error     the test expects an error, shapecheck finds the model valid
     refusal          shapecheck refuses a model the test expects to pass (or refuses it with
                      the other error kind)
+    message          both refuse the model, in other words than the test matches
     wrong type       an inferred type differs from the test's (element type, rank or a dim)
+    more exact       shapecheck inferred a shape or dim where the test expects an unknown one
     value_info set   shapecheck typed other tensors than the test expects (more or fewer)
     checker refuses  onnx.checker refuses the annotated model
     other            anything else (the message says what)
@@ -48,7 +51,8 @@ from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-CLASSES = ("crash", "missed error", "refusal", "wrong type", "value_info set", "checker refuses", "other")
+CLASSES = ("crash", "missed error", "refusal", "message", "wrong type", "more exact", "value_info set", "checker refuses",
+           "other")
 # engine findings that onnx's checker (ValidationError), not its inference, refuses
 VALIDATION = frozenset({"deprecated", "domain", "G1", "G2", "G3"})
 
@@ -75,6 +79,9 @@ def install_shapecheck() -> None:
     class ShapecheckValidationError(onnx.checker.ValidationError):
         pass
 
+    class ShapecheckUnusable(ShapecheckInferenceError, ShapecheckValidationError):
+        """A ShapeCheckError: the model cannot be used at all (onnx raises either kind for such)."""
+
     class AnnotatedModelInvalid(onnx.checker.ValidationError):
         pass
 
@@ -100,14 +107,14 @@ def install_shapecheck() -> None:
             report = shapecheck.check_model(model)
             annotated = shapecheck.annotate(model)
         except ShapeCheckError as exc:
-            raise ShapecheckInferenceError(f"[shapecheck] {type(exc).__name__}: {exc}") from exc
+            raise ShapecheckUnusable(f"[shapecheck] {type(exc).__name__}: {exc}") from exc
         except Exception as exc:
             raise ShapecheckCrash(f"{type(exc).__name__}: {exc}") from exc
         checker, inference = refusals(report)
+        if inference and strict_mode:
+            raise ShapecheckInferenceError("[shapecheck] " + "; ".join(inference + checker))
         if checker:
             raise ShapecheckValidationError("[shapecheck] " + "; ".join(checker))
-        if inference and strict_mode:
-            raise ShapecheckInferenceError("[shapecheck] " + "; ".join(inference))
         produced.add(id(annotated))
         return annotated
 
@@ -144,12 +151,29 @@ def classify(excinfo) -> str:
     text = str(exc)
     if "DID NOT RAISE" in text:
         return "missed error"
+    if "Regex pattern did not match" in text:
+        return "message"
     if isinstance(exc, AssertionError):
         if "Expected value infos for" in text:
             return "value_info set"
-        if any(e.name == "_compare_value_infos" for e in excinfo.traceback):
-            return "wrong type"
+        frames = [e for e in excinfo.traceback if e.name == "_compare_value_infos"]
+        if frames:
+            return "more exact" if _more_exact(frames[-1].locals) else "wrong type"
     return "other"
+
+
+def _more_exact(local: dict) -> bool:
+    """True when the failed comparison is the test's unknown (no shape, an empty dim) against a
+    shape or dim shapecheck inferred."""
+    want, got = local.get("vi_type"), local.get("inferred_vi_type")
+    if want is None or got is None or not want.HasField("tensor_type"):
+        return False
+    w, g = want.tensor_type, got.tensor_type
+    if not w.HasField("shape"):
+        return g.HasField("shape") and w.elem_type == g.elem_type
+    if not g.HasField("shape") or len(w.shape.dim) != len(g.shape.dim):
+        return False
+    return all(a == b or not (a.HasField("dim_value") or a.HasField("dim_param")) for a, b in zip(w.shape.dim, g.shape.dim))
 
 
 class Collector:

@@ -13,7 +13,10 @@ import numpy as np
 import onnx
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+from onnx import TensorProto as T
 from onnx import helper, parser
+
+import onnxruntime as ort
 
 import shapecheck
 from shapecheck.errors import ShapeCheckError
@@ -93,6 +96,90 @@ def test_a_scan_body_that_does_not_fit_is_a_finding(attrs, words):
     got = [(n, msg) for n, c, msg in findings(rep) if c == "control-flow"]
     assert rep.failed and len(got) == 1 and got[0][0] == "Scan_0" and words in got[0][1], findings(rep)
     assert not [d for d in rep.declarations if d.status == "contradicts"]   # the body keeps its declared inputs
+
+
+# ---------------------------------------------------------------- the runtime's shapes
+
+def ort_shapes(m: onnx.ModelProto, feeds: dict) -> list[tuple]:
+    sess = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+    return [o.shape for o in sess.run(None, feeds)]
+
+
+def ort_error(m: onnx.ModelProto, feeds: dict) -> str:
+    try:
+        ort_shapes(m, feeds)
+    except Exception as exc:   # onnxruntime's own exception types
+        return str(exc)
+    return ""
+
+
+@pytest.mark.parametrize("opset", [8, 9])
+def test_scan_outputs_are_onnxruntimes(opset):
+    """onnx's test_scan (Scan-8: sequence_lens first, a batch axis on every tensor) left both
+    outputs untyped, so the annotated model failed onnx.checker."""
+    body = helper.make_graph([helper.make_node("Identity", ["s"], ["so"]), helper.make_node("Neg", ["x"], ["xo"])], "b",
+                             [vi("s", FLOAT, None), vi("x", FLOAT, None)], [vi("so", FLOAT, None), vi("xo", FLOAT, None)])
+    shapes = ([2, 3], [2, 4, 5]) if opset == 8 else ([3], [4, 5])
+    m = model([helper.make_node("Scan", ([""] if opset == 8 else []) + ["s0", "xs"], ["sf", "ys"], body=body,
+                                num_scan_inputs=1)],
+              [vi("s0", FLOAT, shapes[0]), vi("xs", FLOAT, shapes[1])], [vi("sf", FLOAT, None), vi("ys", FLOAT, None)],
+              opset=opset)
+    want = ort_shapes(m, {n: np.zeros(s, np.float32) for n, s in zip(("s0", "xs"), shapes)})
+    rep = checked(m)
+    assert not rep.failed and [rep.types[t].shape for t in ("sf", "ys")] == want
+    onnx.checker.check_model(shapecheck.annotate(m), full_check=True)
+
+
+def _dft(opset: int, shape: list, axis: int, onesided: int) -> onnx.ModelProto:
+    ins, inits, attrs = ["x", ""], [], {"onesided": onesided}
+    if opset >= 20:
+        ins, inits = ["x", "", "axis"], [const("axis", axis)]
+    else:
+        attrs["axis"] = axis
+    return model([node("DFT", ins, ["y"], **attrs)], [vi("x", FLOAT, shape)], [vi("y", FLOAT, None)], opset=opset,
+                 initializers=inits)
+
+
+@pytest.mark.parametrize("opset", [17, 20])
+@pytest.mark.parametrize("shape, axis", [([2, 5, 5, 2], 4), ([2, 5, 2], 1)])
+def test_a_one_sided_dft_of_complex_input_is_refused_as_onnxruntime_does(opset, shape, axis):
+    """onnx's test_dft_invalid_axis_* and test_dft_rfft_invalid_complex_input_*: DFT has no spec;
+    its constant input was folded by onnx.reference, which does not check the node, so the
+    error onnx's inference raises was missed.  onnxruntime refuses it with that error."""
+    m = _dft(opset, shape, axis, onesided=1)
+    assert "one-sided DFT requires real input" in ort_error(m, {"x": np.ones(shape, np.float32)})
+    rep = checked(m)
+    assert [(c, "one-sided DFT requires real input" in msg) for _n, c, msg in findings(rep)] == [("onnx-inference", True)]
+    folded = model([node("Constant", [], ["x"], value=onnx.numpy_helper.from_array(np.ones(shape, np.float32))),
+                    *_dft(opset, shape, axis, 1).graph.node], [], [vi("y", FLOAT, None)], opset=opset,
+                   initializers=_dft(opset, shape, axis, 1).graph.initializer)
+    assert [c for _n, c, _m in findings(checked(folded))] == ["onnx-inference"]
+
+
+@pytest.mark.parametrize("attrs", [{"cats_int64s": [1, 2, 3], "cats_strings": ["1", "2"]}, {"cats_int64s": [1, 2, 3]}, {}])
+def test_ml_ops_go_to_onnxs_inference_which_refuses_what_onnxruntime_refuses(attrs):
+    """onnx's test_category_mapper_fails_if_invalid_attributes (the ai.onnx.ml ops have no spec):
+    a node of ai.onnx.ml or the preview domains goes to onnx's per-node inference, as an ai.onnx
+    node without a spec does."""
+    m = model([helper.make_node("CategoryMapper", ["x"], ["y"], domain="ai.onnx.ml", **attrs)],
+              [vi("x", INT64, [3])], [vi("y", T.STRING, None)], opset=11)
+    m.opset_import.append(helper.make_opsetid("ai.onnx.ml", 1))
+    err = ort_error(m, {"x": np.array([1, 2, 3], np.int64)})
+    got = [msg for _n, c, msg in findings(checked(m)) if c == "onnx-inference"]
+    assert err and len(got) == 1 and got[0] in err
+
+
+def test_a_node_with_a_subgraph_that_is_not_control_flow_is_typed():
+    """onnx's test_flex_attention_with_score_mod: FlexAttention (ai.onnx.preview) with a score_mod
+    subgraph was left untyped, and the annotated model failed onnx.checker."""
+    score = helper.make_graph([helper.make_node("Identity", ["scores"], ["scores_out"])], "score_mod",
+                              [vi("scores", FLOAT, ["B", "Hq", "L", "S"])], [vi("scores_out", FLOAT, ["B", "Hq", "L", "S"])])
+    m = model([helper.make_node("FlexAttention", ["Q", "K", "V"], ["Y"], domain="ai.onnx.preview", score_mod=score)],
+              [vi("Q", FLOAT, [2, 8, 128, 64]), vi("K", FLOAT, [2, 8, 256, 64]), vi("V", FLOAT, [2, 8, 256, 64])],
+              [vi("Y", FLOAT, None)], opset=21)
+    m.opset_import.append(helper.make_opsetid("ai.onnx.preview", 1))
+    assert str(checked(m).types["Y"]) == "float[2,8,128,64]"
+    onnx.checker.check_model(shapecheck.annotate(m), full_check=True)
 
 
 # ---------------------------------------------------------------- random graphs, extreme values
