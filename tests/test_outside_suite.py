@@ -182,6 +182,77 @@ def test_a_node_with_a_subgraph_that_is_not_control_flow_is_typed():
     onnx.checker.check_model(shapecheck.annotate(m), full_check=True)
 
 
+# ---------------------------------------------------------------- missed errors, each refused by onnxruntime
+
+def _refused_like_onnxruntime(m: onnx.ModelProto, feeds: dict, ort_words: str, finding: str) -> None:
+    assert ort_words in ort_error(m, feeds)
+    rep = checked(m)
+    assert rep.failed and finding in [c for _n, c, _m in findings(rep)], findings(rep)
+
+
+def test_a_graph_input_without_an_element_type_is_refused():
+    """onnx's test_empty_graph and test_concat_missing_shape: a seed input of type UNDEFINED."""
+    m = model([node("Relu", ["x"], ["y"])], [vi("x", T.UNDEFINED, [2])], [vi("y", FLOAT, None)], opset=13)
+    _refused_like_onnxruntime(m, {"x": np.ones(2, np.float32)}, "Invalid tensor data type 0", "G6")
+    untyped = onnx.ValueInfoProto(name="x")
+    m = model([node("Relu", ["x"], ["y"])], [untyped], [vi("y", FLOAT, None)], opset=13)
+    _refused_like_onnxruntime(m, {"x": np.ones(2, np.float32)}, "does not have type information", "G6")
+
+
+def test_an_initializer_of_undefined_data_type_is_refused():
+    """onnx's test_parse_data_with_undefined_tensor_type."""
+    shape = const("s", [4, 3])
+    shape.data_type = T.UNDEFINED
+    m = model([node("ConstantOfShape", ["s"], ["y"])], [], [vi("y", FLOAT, None)], opset=13, initializers=[shape])
+    assert ort_error(m, {})
+    assert "G6" in [c for _n, c, _m in findings(checked(m))]
+
+
+@pytest.mark.parametrize("declared, words", [([4, 3], "{4,3} != {8,7}"), ([None, 7, 9], "{-1,7,9} != {8,7}"),
+                                             ([8, 7], "")])
+def test_an_initializer_must_match_its_graph_input(declared, words):
+    """onnx's test_infer_initializer_input_mismatch and _consistency_different_rank."""
+    m = model([node("Relu", ["x"], ["y"])], [vi("x", FLOAT, declared)], [vi("y", FLOAT, None)], opset=13,
+              initializers=[const("x", np.ones((8, 7)), np.float32)])
+    if words:
+        _refused_like_onnxruntime(m, {}, words, "G7")
+    else:
+        assert not ort_error(m, {}) and not checked(m).failed
+
+
+@pytest.mark.parametrize("opset", [1, 11, 22])
+@pytest.mark.parametrize("op", ["Conv", "ConvTranspose"])
+def test_pads_with_auto_pad_and_negative_pads_are_refused(op, opset):
+    """onnx's test_conv_transpose_negative_pads and test_conv_transpose_with_pads_and_auto_pads."""
+    feeds = {"x": np.ones((1, 1, 5, 5), np.float32), "w": np.ones((1, 1, 3, 3), np.float32)}
+    inputs = [vi("x", FLOAT, [1, 1, 5, 5]), vi("w", FLOAT, [1, 1, 3, 3])]
+    for attrs, words, constraint in (({"pads": [0, 0, 0, -1]}, "pads must not contain negative values", "C4"),
+                                     ({"pads": [0, 0, 0, 0], "auto_pad": "VALID"}, "pads", "C12"),
+                                     ({"pads": [1, 1, 1, 1], "auto_pad": "SAME_UPPER"}, "pads", "C12")):
+        m = model([node(op, ["x", "w"], ["y"], **attrs)], inputs, [vi("y", FLOAT, None)], opset=opset)
+        _refused_like_onnxruntime(m, feeds, words, constraint)
+    m = model([node(op, ["x", "w"], ["y"], pads=[1, 1, 1, 1])], inputs, [vi("y", FLOAT, None)], opset=opset)
+    assert [rep.types["y"].shape for rep in [checked(m)]] == ort_shapes(m, feeds)
+
+
+def test_a_call_with_another_number_of_outputs_than_its_function_is_refused():
+    """onnx's test_function_output_count_mismatch_does_not_crash."""
+    m = parser.parse_model("""
+        <ir_version: 8, opset_import: [ "" : 18, "local" : 1 ]>
+        agraph (float[1] X) => (float[1] Y) { Y = local.F (X) }
+        <opset_import: [ "" : 18 ], domain: "local">
+        F (x) => (y1, y2) { y1 = Identity(x) y2 = Identity(x) }""")
+    _refused_like_onnxruntime(m, {"X": np.ones(1, np.float32)}, "output index 1 is out of range", "function-call")
+
+
+def test_quantize_linear_zero_point_of_another_type_than_output_dtype_is_refused():
+    """onnx's test_quantizelinear_zp_output_dtype_conflicted: output_dtype int4, y_zero_point uint16."""
+    m = model([node("QuantizeLinear", ["x", "s", "zp"], ["y"], output_dtype=T.INT4)],
+              [vi("x", FLOAT, [3, 4, 5])], [vi("y", T.INT4, None)], opset=21,
+              initializers=[const("s", 1.0, np.float32), const("zp", 0, np.uint16)])
+    _refused_like_onnxruntime(m, {"x": np.ones((3, 4, 5), np.float32)}, "output_dtype INT4 does not match", "C5")
+
+
 # ---------------------------------------------------------------- random graphs, extreme values
 
 EXTREME_INTS = st.sampled_from([-INT64_MAX - 1, -(1 << 62), -3, -1, 0, 1, 2, 3, 1 << 62, INT64_MAX])
