@@ -182,6 +182,93 @@ def test_a_node_with_a_subgraph_that_is_not_control_flow_is_typed():
     onnx.checker.check_model(shapecheck.annotate(m), full_check=True)
 
 
+# ---------------------------------------------------------------- dims onnx's tests expect and onnxruntime does not give
+
+def _resize(opset: int, n: int, scale: float) -> onnx.ModelProto:
+    inits = [const("scales", [1, 1, 1, scale], np.float32)]
+    ins = ["x", "scales"]
+    if opset >= 11:
+        inits.append(const("roi", np.zeros(0), np.float32))
+        ins = ["x", "roi", "scales"]
+    return model([node("Resize", ins, ["y"])], [vi("x", FLOAT, [1, 1, 1, n])], [vi("y", FLOAT, None)], opset=opset,
+                 initializers=inits)
+
+
+@pytest.mark.parametrize("opset", [10, 11, 13, 18, 19])
+def test_resize_output_size_is_onnxruntimes_float32_product(opset):
+    """onnx's test_resize_scale_precision_large_dim expects floor(16777217 * 1.0) in double, 16777217;
+    onnxruntime multiplies in float32 and gives 16777216.  The same rounding at a small size:
+    floor(10 * 0.7) is 7 in float32 (onnxruntime), 6 in double (onnx's inference, onnx.reference)."""
+    m = _resize(opset, 10, 0.7)
+    want = ort_shapes(m, {"x": np.zeros((1, 1, 1, 10), np.float32)})
+    assert want == [(1, 1, 1, 7)] and [checked(m).types["y"].shape] == want
+
+
+@pytest.mark.parametrize("op, opset", [("MaxPool", 12), ("AveragePool", 19), ("LpPool", 18)])
+@pytest.mark.parametrize("auto_pad", ["SAME_UPPER", "SAME_LOWER"])
+@pytest.mark.parametrize("size", [4, 9])
+def test_pools_under_same_with_dilations_are_onnxruntimes(op, opset, auto_pad, size):
+    """onnx's test_*pool_with_same_*_padding_and_stride_and_dilation expect ceil(D / s) (the page);
+    onnxruntime gives [5,3,1,1] for D = 4 and [5,3,4,4] for D = 9 (docs/runtime-findings.md CP9)."""
+    m = model([node(op, ["x"], ["y"], auto_pad=auto_pad, kernel_shape=[2, 2], strides=[2, 2], dilations=[2, 3])],
+              [vi("x", FLOAT, [5, 3, size, size])], [vi("y", FLOAT, None)], opset=opset)
+    want = ort_shapes(m, {"x": np.zeros((5, 3, size, size), np.float32)})
+    assert [checked(m).types["y"].shape] == want
+
+
+def test_nonzero_of_a_scalar_has_one_row_as_in_onnxruntime():
+    """onnx's test_nonzero_scalar expects int64[0,?] (the page's [rank(X), nnz]); onnxruntime gives
+    one row ([1, 1] for a nonzero scalar, [1, 0] for zero), and so does the spec (NonZero-9 notes)."""
+    m = model([node("NonZero", ["x"], ["y"])], [vi("x", FLOAT, [])], [vi("y", INT64, None)], opset=13)
+    for v in (0.0, 3.0):
+        assert ort_shapes(m, {"x": np.array(v, np.float32)})[0][0] == 1
+    assert checked(m).types["y"].shape[0] == 1
+
+
+def test_stft_takes_onesided_1_by_default_as_onnxruntime():
+    """onnx's test_stft_reals expects 5 bins without onesided (onnx's inference defaults it to 0);
+    the page's default is 1, and onnxruntime and onnx.reference give 5 // 2 + 1 = 3 bins."""
+    sig = np.arange(20, dtype=np.float32).reshape(2, 10, 1)
+    m = model([node("STFT", ["signal", "step", "window"], ["y"])], [vi("signal", FLOAT, [2, 10, 1])],
+              [vi("y", FLOAT, None)], opset=17, initializers=[const("step", 2), const("window", np.ones(5), np.float32)])
+    want = ort_shapes(m, {"signal": sig})
+    assert want == [(2, 3, 3, 2)] and [checked(m).types["y"].shape] == want
+
+
+@pytest.mark.parametrize("unknown, values", [("axes", ([0, 1, 2], [1, 0, 2])), ("steps", ([1, 1], [-1, 2]))])
+def test_slice_dims_that_depend_on_an_unknown_axes_or_steps_stay_unknown(unknown, values):
+    """onnx's test_slice_with_input_shape_steps / _axes expect [1,2,2] / [1,6,2]: onnx's inference
+    takes an axes or steps input of unknown shape for the default.  onnxruntime gives other shapes
+    for other values of that input, so those dims are not known; shapecheck leaves them unknown."""
+    if unknown == "axes":
+        x, known = [5, 6, 7], {"starts": [1, 0, 0], "ends": [2, 6, 6], "steps": [1, 4, 3]}
+    else:
+        x, known = [3, 6, 2], {"starts": [1, 0], "ends": [2, 2], "axes": [0, 2]}
+    names = ["starts", "ends", "axes", "steps"]
+    inputs = [vi("x", FLOAT, x), vi(unknown, INT64, None)]
+    m = model([node("Slice", ["x", *names], ["y"])], inputs, [vi("y", FLOAT, None)], opset=13,
+              initializers=[const(k, v) for k, v in known.items()])
+    runs = {ort_shapes(m, {"x": np.zeros(x, np.float32), unknown: np.array(v, np.int64)})[0] for v in values}
+    got = checked(m).types["y"].shape
+    assert len(runs) == 2
+    for i, d in enumerate(got):
+        assert type(d) is not int or {r[i] for r in runs} == {d}
+
+
+@pytest.mark.parametrize("opset", [9, 14, 15])
+def test_batch_norm_of_rank_1_is_n_with_one_channel(opset):
+    """onnx's test_batch_norm_rank1: the page and onnxruntime take a rank-1 X as N with C = 1."""
+    names = ["x", "s", "b", "m", "v"]
+    for c, ok in ((1, True), (128, False)):
+        m = model([node("BatchNormalization", names, ["y"])],
+                  [vi("x", FLOAT, [128])] + [vi(n, FLOAT, [c]) for n in names[1:]], [vi("y", FLOAT, None)], opset=opset)
+        feeds = {"x": np.arange(128, dtype=np.float32), **{n: np.ones(c, np.float32) for n in names[1:]}}
+        rep = checked(m)
+        assert (not ort_error(m, feeds), not rep.failed) == (ok, ok)
+        if ok:
+            assert [rep.types["y"].shape] == ort_shapes(m, feeds)
+
+
 # ---------------------------------------------------------------- missed errors, each refused by onnxruntime
 
 def _refused_like_onnxruntime(m: onnx.ModelProto, feeds: dict, ort_words: str, finding: str) -> None:
@@ -251,6 +338,73 @@ def test_quantize_linear_zero_point_of_another_type_than_output_dtype_is_refused
               [vi("x", FLOAT, [3, 4, 5])], [vi("y", T.INT4, None)], opset=21,
               initializers=[const("s", 1.0, np.float32), const("zp", 0, np.uint16)])
     _refused_like_onnxruntime(m, {"x": np.ones((3, 4, 5), np.float32)}, "output_dtype INT4 does not match", "C5")
+
+
+# ---------------------------------------------------------------- refusals onnx's tests do not make
+
+def _one(op: str, inputs: dict, attrs: dict | None = None, opset: int = 18, inits: dict | None = None, n_out: int = 1):
+    """A one-node model: ``inputs`` maps names to (elem type, shape) graph inputs or, in ``inits``, to
+    constant arrays (the node's inputs in that order)."""
+    inits = inits or {}
+    names = list(inputs) + [k for k in inits if k not in inputs]
+    order = [n for n in (attrs or {}).pop("_order", names)]
+    outs = [f"y{i}" for i in range(n_out)]
+    return model([node(op, order, outs, **(attrs or {}))], [vi(n, *inputs[n]) for n in inputs],
+                 [helper.make_empty_tensor_value_info(o) for o in outs], opset=opset,
+                 initializers=[const(k, v, np.asarray(v).dtype) for k, v in inits.items()])
+
+
+# (onnx's test, model, constraint shapecheck refuses it by, words of onnxruntime's refusal)
+REFUSALS = [
+    ("test_LRN", lambda: _one("LRN", {"x": (FLOAT, [30, 4, 5])}, {"size": 3}, 13), "C2", "NumDimensions() == 4"),
+    ("test_maxpool_with_padding", lambda: _one("MaxPool", {"x": (FLOAT, [5, 3, 4, 4])},
+     {"kernel_shape": [2, 2], "pads": [2, 2, 2, 2]}, 12), "C5", "pads[dim] < kernel_shape[dim]"),
+    ("test_averagepool_with_padding", lambda: _one("AveragePool", {"x": (FLOAT, [5, 3, 4, 4])},
+     {"kernel_shape": [2, 2], "pads": [2, 2, 2, 2]}, 19), "C5", "pads[dim] < kernel_shape[dim]"),
+    ("test_lppool_with_padding", lambda: _one("LpPool", {"x": (FLOAT, [5, 3, 4, 4])},
+     {"kernel_shape": [2, 2], "pads": [2, 2, 2, 2]}, 18), "C5", "pads[dim] < kernel_shape[dim]"),
+    ("test_maxpool_with_same_lower_padding_and_big_stride", lambda: _one("MaxPool", {"x": (FLOAT, [5, 3, 4, 4])},
+     {"kernel_shape": [2, 2], "auto_pad": "SAME_LOWER", "strides": [4, 4]}, 12), "C11", "padding values must be non-negative"),
+    ("test_conv_auto_pad_dilation", lambda: _one("Conv", {"x": (FLOAT, [1, 1, 6, 6]), "w": (FLOAT, [1, 1, 2, 2])},
+     {"auto_pad": "SAME_UPPER", "dilations": [2, 2]}, 11), "C11", "Dilation not supported"),
+    ("test_conv_transpose_with_output_shape", lambda: _one("ConvTranspose", {"x": (FLOAT, [1, 2, 16, 16]),
+     "w": (FLOAT, [2, 2, 3, 3])}, {"strides": [2, 2], "output_shape": [36, 36]}, 11), "C9", "Explicit output_shape is inconsistent"),
+    ("test_cumsum", lambda: _one("CumSum", {"x": (FLOAT, [2, 3])}, None, 14, {"axis": np.array(0, np.float32)}),
+     "C3", "Type 'tensor(float)' of input parameter (axis)"),
+    ("test_greater", lambda: _one("Greater", {"a": (T.BOOL, [3]), "b": (T.BOOL, [3])}, None, 13), "C1", "tensor(bool)"),
+    ("test_less_or_equal", lambda: _one("LessOrEqual", {"a": (T.BOOL, [3]), "b": (T.BOOL, [3])}, None, 16), "C1",
+     "tensor(bool)"),
+    ("test_gridsample_2d", lambda: _one("GridSample", {"x": (FLOAT, [1, 1, 3, 3]), "g": (INT64, [1, 3, 3, 2])}, None, 20),
+     "C1", "Type 'tensor(int64)' of input parameter (g)"),
+    ("test_maxunpool_shape_without_output_shape", lambda: _one("MaxUnpool", {"x": (FLOAT, [1, 1, 2, 2]),
+     "i": (FLOAT, [1, 1, 2, 2])}, {"kernel_shape": [2, 2], "strides": [2, 2]}, 11), "C1", "tensor(float)"),
+    ("test_onehot_empty_depth", lambda: _one("OneHot", {"i": (INT64, [2])}, None, 11,
+     {"depth": np.zeros(0, np.int64), "values": np.array([0, 1], np.float32)}), "C2", "not a scalar"),
+    ("test_resize_scale_and_size_but_one_is_empty", lambda: _one("Resize", {"x": (FLOAT, [1, 1, 3, 3])}, None, 13,
+     {"roi": np.zeros(0, np.float32), "scales": np.array([1, 1, 2, 2], np.float32), "sizes": np.zeros(0, np.int64)}),
+     "C2", "Only one of scales or sizes"),
+    ("test_resize_size[11]", lambda: _one("Resize", {"x": (FLOAT, [1, 1, 3, 3])}, None, 11,
+     {"roi": np.zeros(0, np.float32), "scales": np.array([1, 1, 2, 2], np.float32), "sizes": np.array([1, 1, 6, 6])}),
+     "C2", "Only one of scales or sizes"),
+    ("test_rnn_layout", lambda: _one("RNN", {"x": (FLOAT, [4, 5, 3]), "w": (FLOAT, [1, 2, 3]), "r": (FLOAT, [1, 2, 2])},
+     {"hidden_size": 2, "direction": "bidirectional"}, 14, n_out=2), "C4", "Input W must have shape"),
+    ("test_roipool", lambda: _one("MaxRoiPool", {"x": (FLOAT, [1, 1, 4, 4]), "rois": (INT64, [1, 5])},
+     {"pooled_shape": [2, 2]}, 1), "C1", "Type 'tensor(int64)' of input parameter (rois)"),
+]
+
+
+@pytest.mark.parametrize("test, build, constraint, words", REFUSALS, ids=[r[0] for r in REFUSALS])
+def test_refusals_onnxs_tests_do_not_make_are_onnxruntimes(test, build, constraint, words):
+    """onnx's inference (type check off, as its tests run it) accepts these; onnxruntime refuses
+    each (docs/runtime-findings.md OS), and shapecheck with the constraint named."""
+    m = build()
+    feeds = {}
+    for i in m.graph.input:
+        tt = i.type.tensor_type
+        feeds[i.name] = np.ones([d.dim_value for d in tt.shape.dim], onnx.helper.tensor_dtype_to_np_dtype(tt.elem_type))
+    assert words in ort_error(m, feeds)
+    rep = checked(m)
+    assert rep.failed and constraint in [c for _n, c, _m in findings(rep)], findings(rep)
 
 
 # ---------------------------------------------------------------- random graphs, extreme values

@@ -102,8 +102,8 @@ class NodeInference:
             if t.value is not None and t.value.size <= _MAX_FOLD and t.dtype != "string":
                 data[name] = numpy_helper.from_array(np.asarray(t.value), name)
         try:
-            out = onnx.shape_inference.infer_node_outputs(schema, node.proto, types, data, None,
-                                                          self.opset_imports, self.ir_version)
+            out = onnx.shape_inference.infer_node_outputs(schema, _with_defaults(node.proto, schema), types, data,
+                                                          None, self.opset_imports, self.ir_version)
         except onnx.shape_inference.InferenceError as exc:
             # a contradiction between known facts: unknown dims travel as distinct dim_params and
             # unknown ranks without a shape, and onnx never finds those contradictory
@@ -151,6 +151,21 @@ class NodeInference:
             if d.HasField("dim_param") and d.dim_param in self.unknowns:
                 dims[i] = self.unknowns[d.dim_param]
         return TensorType(t.dtype, tuple(dims))
+
+
+def _with_defaults(proto, schema):
+    """``proto`` with every attribute it leaves out that has a default written in, the default: an
+    absent attribute means its default, but onnx's inference can read another (STFT's onesided is
+    1 on the page and in onnxruntime, 0 in onnx 1.23's inference)."""
+    given = {a.name for a in proto.attribute}
+    missing = [a.default_value for name, a in schema.attributes.items()
+               if name not in given and a.default_value.type and a.default_value.name == name]
+    if not missing:
+        return proto
+    copy = type(proto)()
+    copy.CopyFrom(proto)
+    copy.attribute.extend(missing)
+    return copy
 
 
 def _first_line(exc: Exception) -> str:
