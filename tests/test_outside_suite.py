@@ -517,3 +517,20 @@ def test_extreme_graphs_never_raise_anything_but_a_shapecheck_error(m):
             f(m)
         except ShapeCheckError:
             pass
+
+
+# ---------------------------------------------------------------- annotate's output is a valid model
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
+SHIPPED = sorted(ROOT.glob("tests/fixtures/**/*.onnx")) + sorted(ROOT.glob("examples/*.onnx"))
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[str(p.relative_to(ROOT)) for p in SHIPPED])
+def test_annotated_models_pass_onnx_checkers_full_check(path):
+    """Every shipped model, annotated, passes onnx.checker with its full check (onnx's strict
+    inference over the written types); a model shapecheck refuses (tests/fixtures/broken) may not."""
+    m = onnx.load(str(path))
+    try:
+        onnx.checker.check_model(shapecheck.annotate(m), full_check=True)
+    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError):
+        assert path.parent.name == "broken" and shapecheck.check_model(m).failed
