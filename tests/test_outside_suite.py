@@ -332,6 +332,17 @@ def test_a_call_with_another_number_of_outputs_than_its_function_is_refused():
     _refused_like_onnxruntime(m, {"X": np.ones(1, np.float32)}, "output index 1 is out of range", "function-call")
 
 
+def test_a_node_without_a_spec_whose_types_its_schema_refuses_is_refused():
+    """onnx's test_convinteger_strides (type check off): ConvInteger (no spec) of an int8 x with a
+    uint8 x_zero_point.  onnx's per-node inference checks the node against its schema."""
+    m = model([node("ConvInteger", ["x", "w", "xz", "wz"], ["z"], strides=[1, 2])],
+              [vi("x", T.INT8, [1, 4, 8, 8]), vi("w", T.INT8, [5, 4, 3, 3]), vi("xz", T.UINT8, []), vi("wz", T.UINT8, [])],
+              [vi("z", T.INT32, None)], opset=21)
+    feeds = {"x": np.ones((1, 4, 8, 8), np.int8), "w": np.ones((5, 4, 3, 3), np.int8),
+             "xz": np.array(0, np.uint8), "wz": np.array(0, np.uint8)}
+    _refused_like_onnxruntime(m, feeds, "bound to different types", "onnx-inference")
+
+
 def test_quantize_linear_zero_point_of_another_type_than_output_dtype_is_refused():
     """onnx's test_quantizelinear_zp_output_dtype_conflicted: output_dtype int4, y_zero_point uint16."""
     m = model([node("QuantizeLinear", ["x", "s", "zp"], ["y"], output_dtype=T.INT4)],

@@ -104,9 +104,10 @@ class NodeInference:
         try:
             out = onnx.shape_inference.infer_node_outputs(schema, _with_defaults(node.proto, schema), types, data,
                                                           None, self.opset_imports, self.ir_version)
-        except onnx.shape_inference.InferenceError as exc:
+        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as exc:
             # a contradiction between known facts: unknown dims travel as distinct dim_params and
-            # unknown ranks without a shape, and onnx never finds those contradictory
+            # unknown ranks without a shape, and onnx never finds those contradictory; the node
+            # checked against its schema (ValidationError): input types its constraints refuse
             if lenient:
                 return None
             raise NodeInferenceError(_first_line(exc)) from None
