@@ -3,9 +3,9 @@
     python bench/outside_suite.py PATH/shape_inference_test.py [PATH/data_propagation_test.py ...]
         [--engine onnx|shapecheck|both] [--shapecheck DIR] [--list] [--json OUT] [-k EXPR]
 
-The test files are onnx's (``onnx/test/shape_inference_test.py`` before onnx moved its tests to
-``tests/python``; fetch them from github.com/onnx/onnx at the installed version): they are not
-part of this repository.  Each test builds a small graph, runs ``onnx.shape_inference.infer_shapes``
+The test files are onnx's (``onnx/test/shape_inference_test.py`` and ``data_propagation_test.py``
+before onnx moved its tests to ``tests/python``: ``git show 1e58fd5ec^:onnx/test/<file>`` in a clone
+of github.com/onnx/onnx, the tests of onnx 1.23; 1,028 tests): they are not part of this repository.  Each test builds a small graph, runs ``onnx.shape_inference.infer_shapes``
 (through its ``_inferred`` helper, or directly) and asserts the inferred types, or an error.
 
 With ``--engine shapecheck`` the inference is swapped, in a pytest run of its own:
