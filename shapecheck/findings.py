@@ -40,7 +40,11 @@ RUNTIME_CHECK = "runtime-check"
 UNREADABLE = "unreadable"
 ONNX_INFERENCE = "onnx-inference"
 DOMAIN = "domain"
+OVERFLOW = "overflow"
+CONTROL_FLOW = "control-flow"
+FUNCTION_CALL = "function-call"
 SSA, TOPOLOGICAL, DEFINED, TENSOR_DATA, NEGATIVE_DIM = "G1", "G2", "G3", "G4", "G5"
+ELEMENT_TYPE, INITIALIZER_INPUT = "G6", "G7"
 
 _ALL = (
     EngineFinding(UNKNOWN_ATTRIBUTE, "unknown attribute",
@@ -80,6 +84,17 @@ _ALL = (
     EngineFinding(DOMAIN, "domain not declared",
                   "A node's domain is missing from the model's opset_import, so no runtime can tell which "
                   "version of the operator it is. Add an opset_import entry for the domain."),
+    EngineFinding(OVERFLOW, "output dim overflows int64",
+                  "A concrete output dim the node computes is larger than 2^63 - 1, the largest dim an ONNX "
+                  "model can hold (int64): onnx's inference refuses it and no runtime can allocate it. The "
+                  "dim is left unknown, and never written to an annotated model."),
+    EngineFinding(CONTROL_FLOW, "subgraph does not fit its node",
+                  "A Loop or Scan whose body does not fit the node: more loop state variables than body "
+                  "outputs, a body with another number of inputs than the node passes, num_scan_inputs "
+                  "missing or out of range. onnx's inference and onnxruntime refuse the model."),
+    EngineFinding(FUNCTION_CALL, "call does not fit its function",
+                  "A call of a model-local function has more inputs than the function declares, or another "
+                  "number of outputs: onnx's inference and onnxruntime refuse it. Its body is not checked."),
     EngineFinding(SSA, "tensor produced twice",
                   "A tensor is produced by more than one node (or is also a graph input or initializer): "
                   "an ONNX graph assigns each tensor once."),
@@ -92,6 +107,14 @@ _ALL = (
                   "An initializer's raw bytes or typed values do not match its dims and element type."),
     EngineFinding(NEGATIVE_DIM, "negative dim",
                   "A declared type has a negative dim_value; it is read as unknown.", "warning"),
+    EngineFinding(ELEMENT_TYPE, "tensor without an element type",
+                  "A graph input has no type or the element type UNDEFINED (0), or an initializer has the data "
+                  "type UNDEFINED: onnxruntime refuses the model (\"Invalid tensor data type 0\", \"Model input "
+                  "does not have type information\")."),
+    EngineFinding(INITIALIZER_INPUT, "initializer does not match its graph input",
+                  "An initializer gives a graph input its default value, but its element type, rank or a "
+                  "concrete dim differs from the input's declared type: onnxruntime refuses the model "
+                  "(\"Shape of initializer does not match\")."),
     EngineFinding(UNREADABLE, "unreadable model",
                   "The model could not be read or checked: no such file, not a model, truncated, a missing "
                   ".bin, a malformed graph. No node was checked; the run exits with 2."),

@@ -8,7 +8,7 @@ MODULES = ["shapecheck.types", "shapecheck.dims", "shapecheck.names", "shapechec
            "shapecheck.notation.values", "shapecheck.notation.shapes", "shapecheck.notation.slicing", "shapecheck.notation.reduction", "shapecheck.notation.analysis", "shapecheck.notation.load",
            "shapecheck.notation.compare", "shapecheck.notation.compare_values", "shapecheck.notation.operators", "shapecheck.notation.core", "shapecheck.notation.indexing", "shapecheck.notation.docs",
            "shapecheck.notation.schema", "shapecheck.notation.source", "shapecheck.notation.merge", "shapecheck.notation.registry",
-           "shapecheck.solver.query", "shapecheck.solver.contradiction", "shapecheck.solver.explain",
+           "shapecheck.solver.query", "shapecheck.solver.contradiction", "shapecheck.solver.explain", "shapecheck.solver.outputs",
            "shapecheck.solver", "shapecheck.api", "shapecheck.kernels", "shapecheck.kernels.resize_antialias", "shapecheck.executor", "shapecheck.check", "shapecheck.solve_cache",
            "shapecheck.result", "shapecheck.batch", "shapecheck.findings", "shapecheck.report.github",
            "shapecheck.specdiff.changes", "shapecheck.model.control_flow", "shapecheck.report.text",

@@ -4,7 +4,9 @@ Two steps, most precise first (control flow is ``shapecheck.model.control_flow``
 
 1. a node whose inputs are all small constants is evaluated (``onnx.reference``); Shape and
    Size are not here: their specs give their values, so conditions that depend only on shapes
-   (torch's ``Equal(Size(Shape(x)), 0)``) are decided through the specs;
+   (torch's ``Equal(Size(Shape(x)), 0)``) are decided through the specs; onnx's inference
+   runs on it too, as onnx.reference computes what it can without checking the node (a DFT
+   axis out of range), and what that inference refuses is a finding;
 2. otherwise onnx's own per-node inference runs on the inferred input types, with the
    values of constant inputs (data propagation), never on declarations.
 
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..notation.load import ONNX_DOMAIN
+from ..notation.load import ONNX_DOMAIN, normalize_domain
 from ..types import ONNX_CODE_OF, TensorType, dim_str, is_unknown, tensor_type_of
 from .graph import ModelNode, NodeInferenceError
 from .onnx_types import tensor_type_from_proto
@@ -28,6 +30,7 @@ else:
     from ..deferred import sympy
 
 _MAX_FOLD = 4096   # elements: larger constants are left to inference
+_ONNX_DOMAINS = frozenset({ONNX_DOMAIN, "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training"})
 
 
 class NodeInference:
@@ -40,14 +43,13 @@ class NodeInference:
         self._protos: dict[tuple, object] = {}   # (dtype, shape) -> TypeProto: each type converted once
 
     def __call__(self, node: ModelNode, env: dict[str, TensorType]) -> dict[str, tuple[TensorType, str]] | None:
-        if node.domain != ONNX_DOMAIN:
+        if node.domain not in _ONNX_DOMAINS:   # onnx's schemas: ai.onnx, ai.onnx.ml, the preview domains
             return None
-        if node.branches:
-            return None  # control flow: shapecheck.model.control_flow
+        if node.branches:   # control flow is shapecheck.model.control_flow's; another op with a
+            return self._infer(node, env, lenient=True)   # subgraph (FlexAttention's score_mod) is tried
         folded = self._fold(node, env)
-        if folded is not None:
-            return folded
-        return self._infer(node, env)
+        inferred = self._infer(node, env)   # also for a folded node: onnx.reference does not check
+        return inferred if folded is None else folded   # attributes (DFT's axis), onnx's inference does
 
     # -- 1. constants
     def _fold(self, node: ModelNode, env) -> dict | None:
@@ -78,12 +80,15 @@ class NodeInference:
         return ReferenceEvaluator(m).run(None, feeds)
 
     # -- 2. onnx's per-node inference on inferred types
-    def _infer(self, node: ModelNode, env) -> dict | None:
+    def _infer(self, node: ModelNode, env, lenient: bool = False) -> dict | None:
+        """onnx's inference of ``node``; what it refuses raises ``NodeInferenceError``, unless
+        ``lenient`` (a node with subgraphs, which onnx's per-node inference does not see)."""
         import onnx
         from onnx import numpy_helper
-        opset = next((o.version for o in self.opset_imports if o.domain in ("", "ai.onnx")), None)
+        domain = "" if node.domain == ONNX_DOMAIN else node.domain
+        opset = next((o.version for o in self.opset_imports if normalize_domain(o.domain) == node.domain), None)
         try:
-            schema = onnx.defs.get_schema(node.op_type, opset, "")
+            schema = onnx.defs.get_schema(node.op_type, opset, domain)
         except Exception:
             return None
         types, data = {}, {}
@@ -97,11 +102,14 @@ class NodeInference:
             if t.value is not None and t.value.size <= _MAX_FOLD and t.dtype != "string":
                 data[name] = numpy_helper.from_array(np.asarray(t.value), name)
         try:
-            out = onnx.shape_inference.infer_node_outputs(schema, node.proto, types, data, None,
-                                                          self.opset_imports, self.ir_version)
-        except onnx.shape_inference.InferenceError as exc:
+            out = onnx.shape_inference.infer_node_outputs(schema, _with_defaults(node.proto, schema), types, data,
+                                                          None, self.opset_imports, self.ir_version)
+        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as exc:
             # a contradiction between known facts: unknown dims travel as distinct dim_params and
-            # unknown ranks without a shape, and onnx never finds those contradictory
+            # unknown ranks without a shape, and onnx never finds those contradictory; the node
+            # checked against its schema (ValidationError): input types its constraints refuse
+            if lenient:
+                return None
             raise NodeInferenceError(_first_line(exc)) from None
         except Exception:  # onnx could not infer this node from these types (an input type unknown, ...)
             return None
@@ -144,6 +152,21 @@ class NodeInference:
             if d.HasField("dim_param") and d.dim_param in self.unknowns:
                 dims[i] = self.unknowns[d.dim_param]
         return TensorType(t.dtype, tuple(dims))
+
+
+def _with_defaults(proto, schema):
+    """``proto`` with every attribute it leaves out that has a default written in, the default: an
+    absent attribute means its default, but onnx's inference can read another (STFT's onesided is
+    1 on the page and in onnxruntime, 0 in onnx 1.23's inference)."""
+    given = {a.name for a in proto.attribute}
+    missing = [a.default_value for name, a in schema.attributes.items()
+               if name not in given and a.default_value.type and a.default_value.name == name]
+    if not missing:
+        return proto
+    copy = type(proto)()
+    copy.CopyFrom(proto)
+    copy.attribute.extend(missing)
+    return copy
 
 
 def _first_line(exc: Exception) -> str:

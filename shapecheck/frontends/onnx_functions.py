@@ -112,6 +112,25 @@ def _resolve_refs(n: Any, attrs: dict, defaults: dict) -> None:
     n.attribute.extend(resolved)
 
 
+def call_mismatch(call: Any, fn: Any) -> str | None:
+    """Why a call does not fit its function (more inputs than the function declares, another number
+    of outputs), or None.  onnx's inference and onnxruntime refuse such a call ("output index 1 is
+    out of range; node has 1 outputs"); trailing inputs may be left out.
+
+    >>> from onnx import helper
+    >>> fn = helper.make_function("local", "F", ["x"], ["y1", "y2"], [], [helper.make_opsetid("", 18)])
+    >>> call_mismatch(helper.make_node("F", ["a"], ["b"], domain="local"), fn)
+    'the call has 1 output, the function local:F declares 2'
+    """
+    n_in, n_out = len(call.input), len(call.output)
+    if n_in > len(fn.input):
+        return f"the call has {n_in} inputs, the function {fn.domain}:{fn.name} declares {len(fn.input)}"
+    if n_out != len(fn.output):
+        return (f"the call has {n_out} output{'' if n_out == 1 else 's'}, the function {fn.domain}:{fn.name} "
+                f"declares {len(fn.output)}")
+    return None
+
+
 def check_depth(stack: list, fn: Any) -> None:
     """Refuse a call that recurses or nests deeper than ``MAX_DEPTH``."""
     key = (fn.domain, fn.name)

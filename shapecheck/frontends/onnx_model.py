@@ -12,12 +12,12 @@ from typing import Any, NamedTuple
 
 from ..atomic import refuse_inputs, write_atomic
 from ..errors import UsageError
-from ..findings import DOMAIN
+from ..findings import DOMAIN, FUNCTION_CALL
 from ..result import Finding
 from ..notation.load import normalize_domain
 from ..types import TensorType
 from .graph import Declaration, ModelGraph, ModelNode, model_file
-from .onnx_functions import Functions, check_depth, inline
+from .onnx_functions import Functions, call_mismatch, check_depth, inline
 from .onnx_proto import is_model_proto, is_protobuf_file, parse_model
 from .onnx_types import attr_value, const_type, constant_node_value, tensor_type_from_proto
 from .wellformed import check_wellformed
@@ -165,6 +165,13 @@ class _Reader:
         full = (name or f"{op}_{idx}") if not scope else f"{scope}/{name or f'{op}_{idx}'}"
         domain = normalize_domain(n.domain)
         fn = self.functions.called(n) if self.functions.by_key else None
+        mismatch = call_mismatch(n, fn) if fn is not None else None
+        if mismatch is not None:   # a call that does not fit its function: a finding, its outputs unknown
+            node = _model_node(n, op, full, scope, idx, domain, ops)
+            node.findings.append(Finding(FUNCTION_CALL, "a call fits its function", mismatch, {},
+                                         "call the function with its inputs and every output it declares"))
+            self.graph.nodes.append(node)
+            return
         if fn is not None:   # a model-local function: its body, at the call site
             check_depth(calls, fn)
             inner = self.functions.opsets(fn, ops)
@@ -234,6 +241,9 @@ def external_files(model, source_path: str) -> list[str]:
     return out
 
 
+_INT64 = 1 << 63
+
+
 def annotate_proto(m, types: dict[str, TensorType]) -> None:
     """Set value_info (and graph outputs) of ``m`` in place to ``types``."""
     from ..types import ONNX_CODE_OF, dim_str, is_unknown
@@ -249,7 +259,8 @@ def annotate_proto(m, types: dict[str, TensorType]) -> None:
             for d in t.shape:
                 dim = shape.dim.add()
                 if type(d) is int:
-                    dim.dim_value = d
+                    if -_INT64 <= d < _INT64:   # a dim past int64 is a finding of its node, never written
+                        dim.dim_value = d
                 elif not is_unknown(d) and dim_str(d) != "?":
                     dim.dim_param = dim_str(d)
 

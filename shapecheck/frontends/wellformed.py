@@ -9,7 +9,10 @@ otherwise run on them and report the model OK:
 * ``G3`` every input is defined in scope (a subgraph sees the tensors of its outer graphs);
 * ``G4`` an initializer's data (raw bytes or typed values) fits its dims and type;
 * ``G5`` dims are not negative (a negative ``dim_value`` in a declared type is read as unknown,
-  with a note).
+  with a note);
+* ``G6`` a graph input has a type with an element type, an initializer a data type;
+* ``G7`` an initializer that gives a graph input its default has the input's declared type
+  (element type, rank, concrete dims).
 
 An ``opset_import`` above what the installed onnx knows is a note (a warning), not a finding.
 
@@ -27,7 +30,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
 
-from ..findings import DEFINED, NEGATIVE_DIM, SSA, TENSOR_DATA, TOPOLOGICAL
+from ..findings import DEFINED, ELEMENT_TYPE, INITIALIZER_INPUT, NEGATIVE_DIM, SSA, TENSOR_DATA, TOPOLOGICAL
 from ..result import Finding
 from ..types import ONNX_CODES
 
@@ -106,15 +109,22 @@ def _graph(g, outer: frozenset, where: str, out: Wellformed) -> None:
                 f"tensor {name!r} in {where} is produced twice: by {what(defined[name])} and by {what(second)}",
                 {"tensor": name}, f"rename one of the two outputs named {name!r}"))
 
+    inputs = {}
     for i in g.input:
         if i.name in defined:
             twice(i.name, "graph input")
         defined.setdefault(i.name, "graph input")
+        inputs.setdefault(i.name, i)
+        if where == "graph" and (not i.type.HasField("tensor_type") and not i.type.WhichOneof("value")
+                                 or i.type.HasField("tensor_type") and not i.type.tensor_type.elem_type):
+            _untyped(f"graph input {i.name!r}", i.name, out)   # a subgraph's inputs may leave theirs to the owner
     for t in g.initializer:
         if defined.get(t.name, "graph input") != "graph input":   # an initializer may give an input its default
             twice(t.name, "initializer")
         defined.setdefault(t.name, "initializer")
         _tensor_data(t, lambda: f"initializer {t.name!r} of {where}", out)
+        if t.name in inputs:
+            _initializer_input(t, inputs[t.name], where, out)
     for vi in list(g.input) + list(g.output) + list(g.value_info):
         _negative_dims(vi, where, out)
     outs = [list(n.output) for n in nodes]
@@ -212,9 +222,37 @@ def _negative_dims(vi, where: str, out: Wellformed) -> None:
                              "negative, so it is read as unknown")
 
 
+def _untyped(what: str, name: str, out: Wellformed) -> None:
+    if out.room(ELEMENT_TYPE):
+        out.violations.append(Finding(ELEMENT_TYPE, "a tensor has an element type", f"{what} has no element type",
+                                      {"tensor": name}, f"give {name!r} its element type"))
+
+
+def _initializer_input(t, i, where: str, out: Wellformed) -> None:
+    """``G7``: the initializer ``t`` fits the declared type of the graph input ``i`` of its name."""
+    tt = i.type.tensor_type
+    if not i.type.HasField("tensor_type") or not t.data_type or not tt.elem_type:
+        return
+    dims, problem = [int(d) for d in t.dims], ""
+    if tt.elem_type != t.data_type:
+        problem = f"element type {ONNX_CODES.get(t.data_type, t.data_type)}, the input {ONNX_CODES.get(tt.elem_type, tt.elem_type)}"
+    elif tt.HasField("shape") and (len(tt.shape.dim) != len(dims) or any(
+            d.HasField("dim_value") and d.dim_value != v for d, v in zip(tt.shape.dim, dims))):
+        declared = [d.dim_value if d.HasField("dim_value") else (d.dim_param or "?") for d in tt.shape.dim]
+        problem = f"dims {dims}, the input {declared}"
+    if problem and out.room(INITIALIZER_INPUT):
+        out.violations.append(Finding(
+            INITIALIZER_INPUT, "an initializer matches the graph input of its name",
+            f"initializer {t.name!r} of {where} has {problem}", {"tensor": t.name},
+            f"declare the graph input {t.name!r} with the initializer's type, or drop it from the inputs"))
+
+
 def _tensor_data(t, where: Callable[[], str], out: Wellformed) -> None:
-    """``G4``/``G5``: dims not negative, and the stored values match their count (``where`` names
-    the tensor; it is only worded for a finding)."""
+    """``G4``/``G5``/``G6``: dims not negative, a data type, and the stored values match their count
+    (``where`` names the tensor; it is only worded for a finding)."""
+    if not t.data_type:
+        _untyped(where(), t.name, out)
+        return
     dims = [int(d) for d in t.dims]
     if any(d < 0 for d in dims):
         if out.room(NEGATIVE_DIM):

@@ -16,9 +16,10 @@ the owner, and this module turns them into the owner's outputs:
   iteration.  A scan output
   stacks one body output per iteration: its leading dim is the trip count -- ``M`` when the
   loop has no condition and ``M`` is known, else a run-time size ``trip`` (``0 <= trip <= M``).
-* ``Scan`` (opset 9 on): states as for ``Loop``; each scan input is bound as one slice (its
-  scan axis removed); a scan output stacks along ``scan_output_axes`` as many slices as the
-  first scan input has along its scan axis.
+* ``Scan``: states as for ``Loop``; each scan input is bound as one slice (its scan axis
+  removed); a scan output stacks along ``scan_output_axes`` as many slices as the first scan
+  input has along its scan axis.  Scan-8 has ``sequence_lens`` first and a batch axis on
+  every tensor (its scan axis is 1): the body sees neither, the outputs get the batch back.
 
 Agreement never assumes: two dims that differ (or cannot be shown equal) give a fresh unknown.
 
@@ -61,9 +62,11 @@ def _if_branch_never_runs(owner: ModelNode, attr: str, env: dict) -> bool:
 
 
 def binds(graph: ModelGraph, scope: str) -> bool:
-    """True when ``scope`` is a subgraph whose inputs its owner binds (a Loop or Scan body)."""
+    """True when ``scope`` is a subgraph whose inputs its owner binds (a Loop or Scan body that
+    fits it: a body that does not, ``malformed``, keeps its declared inputs)."""
     owner, _attr = graph.regions.get(scope, (None, ""))
-    return owner is not None and owner.domain == ONNX_DOMAIN and owner.op_type in _BINDERS
+    return (owner is not None and owner.domain == ONNX_DOMAIN and owner.op_type in _BINDERS
+            and malformed(owner) is None)
 
 
 def bind(graph: ModelGraph, scope: str, env: dict[str, TensorType], exact: bool) -> dict[str, TensorType]:
@@ -101,22 +104,35 @@ def _loop_inputs(owner: ModelNode, env: dict, exact: bool) -> list:
         _generalized(t, n, exact) for t, n in zip(initial, names[2:])]
 
 
+def _scan_parts(node: ModelNode) -> tuple[bool, list, int, int]:
+    """(Scan-8, the state and scan inputs, num_scan_inputs, the number of states).  Scan-8 has
+    sequence_lens first and a batch axis (axis 0) on every tensor; a scan input's scan axis is 1."""
+    v8 = node.opset is not None and node.opset < 9
+    ins = node.inputs[1:] if v8 else node.inputs
+    m = int(node.attrs.get("num_scan_inputs", 0) or 0)
+    return v8, ins, m, len(ins) - m
+
+
+def _without(t: TensorType | None, axes: tuple) -> TensorType | None:
+    """``t`` without ``axes`` (negative: from the end); of unknown rank where one is out of range."""
+    if t is None or t.shape is None:
+        return t if t is None else TensorType(t.dtype, None)
+    r = len(t.shape)
+    if not all(-r <= a < r for a in axes):
+        return TensorType(t.dtype, None)
+    drop = {a % r for a in axes}
+    return TensorType(t.dtype, tuple(d for i, d in enumerate(t.shape) if i not in drop))
+
+
 def _scan_inputs(owner: ModelNode, env: dict, exact: bool) -> list:
-    if owner.opset is not None and owner.opset < 9:
-        return []
-    m = int(owner.attrs.get("num_scan_inputs", 0) or 0)
-    states = len(owner.inputs) - m
+    v8, ins, _m, states = _scan_parts(owner)
     names = owner.branch_inputs.get("body", [])
-    out: list = [_generalized(env.get(x), n, exact) for x, n in zip(owner.inputs[:states], names)]
+    out: list = [_generalized(_without(env.get(x), (0,)) if v8 else env.get(x), n, exact)
+                 for x, n in zip(ins[:states], names)]
     axes = list(owner.attrs.get("scan_input_axes") or ())
-    for k, x in enumerate(owner.inputs[states:]):
-        t = env.get(x)
-        axis = int(axes[k]) if k < len(axes) else 0
-        if t is None or t.shape is None or not -len(t.shape) <= axis < len(t.shape):
-            out.append(None if t is None else TensorType(t.dtype, None))
-        else:
-            axis %= len(t.shape)
-            out.append(TensorType(t.dtype, t.shape[:axis] + t.shape[axis + 1:]))
+    for k, x in enumerate(ins[states:]):
+        axis = 1 if v8 else (int(axes[k]) if k < len(axes) else 0)
+        out.append(_without(env.get(x), (0, axis) if v8 else (axis,)))
     return out
 
 
@@ -157,6 +173,49 @@ def region_outputs(node: ModelNode, env: dict[str, TensorType]) -> Outputs | Non
     """The outputs of a control-flow node from its subgraphs' inferred outputs, or None if it is not one."""
     rule = _RULES.get(node.op_type) if node.domain == ONNX_DOMAIN and node.branches else None
     return None if rule is None else rule(node, env)
+
+
+def malformed(node: ModelNode) -> str | None:
+    """Why a control-flow node's subgraphs do not fit it (a state variable with no body output to
+    hand it back, num_scan_inputs out of range), or None; None for any other node.
+
+    >>> from shapecheck.frontends.graph import ModelNode
+    >>> n = ModelNode("s", "Scan", "ai.onnx", 21, ["a", "b", "x"], ["y"], {"num_scan_inputs": 1})
+    >>> n.branches, n.branch_inputs = {"body": ["c"]}, {"body": ["p", "q", "r"]}
+    >>> malformed(n)
+    'Scan carries 2 loop state variables, but its body has 1 output (each state variable needs one)'
+    """
+    rule = _STRUCTURE.get(node.op_type) if node.domain == ONNX_DOMAIN and node.branches else None
+    return None if rule is None else rule(node)
+
+
+def _scan_structure(node: ModelNode) -> str | None:
+    lead = 1 if node.opset is not None and node.opset < 9 else 0   # Scan-8's sequence_lens
+    inputs, outs = len(node.inputs) - lead, node.branches.get("body", [])
+    m = node.attrs.get("num_scan_inputs")
+    if not isinstance(m, int) or not 1 <= m <= inputs:
+        return (f"Scan needs num_scan_inputs between 1 and its {inputs} state and scan inputs; "
+                f"it has {'none' if m is None else m}")
+    states, body_inputs = inputs - m, node.branch_inputs.get("body", [])
+    if states > len(outs):
+        return (f"Scan carries {states} loop state variables, but its body has {len(outs)} output"
+                f"{'' if len(outs) == 1 else 's'} (each state variable needs one)")
+    if len(body_inputs) != inputs:
+        return f"Scan passes {inputs} inputs ({states} states, {m} scan inputs) to a body that has {len(body_inputs)}"
+    if len(outs) != len(node.outputs):
+        return f"Scan has {len(node.outputs)} outputs, its body {len(outs)}"
+    return None
+
+
+def _loop_structure(node: ModelNode) -> str | None:
+    carried, outs = len(node.inputs[2:]), node.branches.get("body", [])
+    body_inputs = node.branch_inputs.get("body", [])
+    if len(body_inputs) != 2 + carried:
+        return (f"Loop carries {carried} loop state variables, so its body needs {2 + carried} inputs "
+                f"(iteration, condition, the states); it has {len(body_inputs)}")
+    if len(outs) < 1 + carried:
+        return f"Loop carries {carried} loop state variables, but its body has {len(outs)} outputs (needs {1 + carried} or more)"
+    return None
 
 
 def merge(a: TensorType | None, b: TensorType | None) -> TensorType:
@@ -235,33 +294,31 @@ def _loop(node: ModelNode, env: dict) -> Outputs | None:
 
 
 def _scan(node: ModelNode, env: dict) -> Outputs | None:
-    if node.opset is not None and node.opset < 9:
-        return None   # Scan-8 has a batch axis and sequence_lens: not modelled
     body = node.branches.get("body", [])
-    m = int(node.attrs.get("num_scan_inputs", 0) or 0)
-    states = len(node.inputs) - m
+    v8, ins, m, states = _scan_parts(node)
     if m < 1 or states < 0 or len(body) != len(node.outputs):
         return None
-    first = env.get(node.inputs[states])
-    in_axis = int((node.attrs.get("scan_input_axes") or (0,))[0])
+    first = env.get(ins[states])
+    in_axis = 1 if v8 else int((node.attrs.get("scan_input_axes") or (0,))[0])
     seq: Any = unknown_dim("scan length")
+    batch: Any = unknown_dim("batch")   # Scan-8's
     if first is not None and first.shape is not None and -len(first.shape) <= in_axis < len(first.shape):
-        seq = first.shape[in_axis]
-    out_axes = list(node.attrs.get("scan_output_axes") or ())
+        seq, batch = first.shape[in_axis], first.shape[0]
+    out_axes = [] if v8 else list(node.attrs.get("scan_output_axes") or ())
     names = node.branch_inputs.get("body", [])
     invariant: dict = {}
-    finals = [_carried(env.get(node.inputs[j]), env.get(names[j]) if j < len(names) else None, env.get(body[j]),
-                       invariant) for j in range(states)]
+    finals = [_carried(_without(env.get(ins[j]), (0,)) if v8 else env.get(ins[j]),
+                       env.get(names[j]) if j < len(names) else None, env.get(body[j]), invariant) for j in range(states)]
     inside = _body_dims(node, env) - set().union(*(_dims_of(env.get(n)) for n in names[states:]))
     out: Outputs = {}
     for j, name in enumerate(node.outputs):
         if name and j < states:
-            out[name] = (finals[j], "Scan (initial state or body output)")
+            out[name] = (_stacked(finals[j], batch) if v8 else finals[j], "Scan (initial state or body output)")
         elif name:
             k = j - states
             axis = int(out_axes[k]) if k < len(out_axes) else 0
-            out[name] = (_stacked(_outside(env.get(body[j]), invariant, inside), seq, axis),
-                         "Scan (one body output per slice)")
+            t = _stacked(_outside(env.get(body[j]), invariant, inside), seq, axis)
+            out[name] = (_stacked(t, batch) if v8 else t, "Scan (one body output per slice)")
     return out
 
 
@@ -282,9 +339,10 @@ def _loop_carried(owner: ModelNode) -> list[tuple[str, str]]:
 def _scan_carried(owner: ModelNode) -> list[tuple[str, str]]:
     """(body input, body output) of each Scan state: the first inputs and outputs."""
     names, outs = owner.branch_inputs.get("body", []), owner.branches.get("body", [])
-    return list(zip(names, outs[:len(owner.inputs) - int(owner.attrs.get("num_scan_inputs", 0) or 0)]))
+    return list(zip(names, outs[:_scan_parts(owner)[3]]))
 
 
 _CARRIED: dict[str, Callable[[ModelNode], list]] = {"Loop": _loop_carried, "Scan": _scan_carried}
+_STRUCTURE: dict[str, Callable[[ModelNode], str | None]] = {"Loop": _loop_structure, "Scan": _scan_structure}
 # op -> (owner, subgraph attribute, types so far) -> True when that subgraph never runs
 _NEVER_RUNS: dict[str, Callable[[ModelNode, str, dict], bool]] = {"If": _if_branch_never_runs}

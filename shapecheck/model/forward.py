@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..findings import ONNX_INFERENCE, OPSET
+from ..findings import CONTROL_FLOW, ONNX_INFERENCE, OPSET
 from ..frontends.graph import ModelGraph, ModelNode, NodeInferenceError
 from ..result import Finding
 from ..solve_cache import SolveCache, attrs_key
 from ..solver import contradiction_of, equalities, output_slots
 from ..notation.load import Registry
 from ..types import TensorType, is_symbolic
-from .control_flow import bind, binds, is_dead, is_fixpoint, region_outputs
+from .control_flow import bind, binds, is_dead, is_fixpoint, malformed, region_outputs
 from .declarations import Names, check_declaration
 from .facts import Facts
-from .node import UNCHECKED, Unknowns, bind_inputs, fill, fold, resolve
+from .node import UNCHECKED, Unknowns, bind_inputs, fill, fold, int64_overflow, resolve
 from .result import ModelReport, NodeReport
 
 if TYPE_CHECKING:
@@ -157,6 +157,12 @@ class ForwardPass:
 
     def without_spec(self, node: ModelNode, counted: bool) -> None:
         """Outputs from control flow or the frontend's per-node inference (the fallback), else unknown."""
+        problem = malformed(node)
+        if problem is not None:
+            self.cover(node.op_type, "unknown")
+            self.failed(node, [Finding(CONTROL_FLOW, f"{node.op_type}'s body fits the node", problem, {},
+                                       f"give the {node.op_type} body one input and one output per value it passes")])
+            return
         for attr in node.branch_inputs:   # a body without nodes: bound here, where its owner is
             scope = f"{node.name}/{attr}"
             if scope not in self.entered and binds(self.graph, scope):
@@ -203,7 +209,9 @@ class ForwardPass:
             slots = self.slots[(spec.name, n_out)] = output_slots(spec, n_out)
         outputs = result.outputs if not result.has_unknowns else self.unknowns.own(
             result.outputs, types, node, {key: t for (key, _d, _p), t in zip(slots, node.outputs) if t})
-        folded = fold(spec, types, node.attrs, n_out, self.cache.folds, result, items) if result.status == "valid" else None
+        outputs, overflow = int64_overflow(outputs)
+        status = "invalid" if overflow else result.status
+        folded = fold(spec, types, node.attrs, n_out, self.cache.folds, result, items) if status == "valid" else None
         for c in result.conditions:
             rel = result.relations.get(c)
             if c not in self.assumptions and self.facts.implies(rel):
@@ -213,10 +221,10 @@ class ForwardPass:
                 self.facts.learn(rel)
         if self.facts.lower:     # the report shows the dims that flow on
             outputs = {k: self.facts.settle_type(t) for k, t in outputs.items()}
-        nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, result.status, node.location,
-                        outputs, list(result.conditions), list(result.violations), list(result.warnings), sources,
-                        runtime_checks=result.runtime_checks)
-        if self.portability is not None and result.status != "invalid":
+        nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, status, node.location,
+                        outputs, list(result.conditions), [*result.violations, *([overflow] if overflow else [])],
+                        list(result.warnings), sources, runtime_checks=result.runtime_checks)
+        if self.portability is not None and status != "invalid":
             nr.warnings.extend(self.portability.warnings(spec, types, node.attrs))
         self.report.nodes.append(nr)
         for (key, _decl, _pos), tname in zip(slots, node.outputs):

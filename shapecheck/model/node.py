@@ -4,18 +4,21 @@
 * ``bind_inputs``: the node's input tensors as the spec's named inputs;
 * ``own_unknowns``: unknown dims a spec created, made the node's own (solve results are shared
   by every node with the same signature), with run-time sizes named and listed;
-* ``fold``: outputs computed by the spec's own kernel when every input is a small constant.
+* ``fold``: outputs computed by the spec's own kernel when every input is a small constant;
+* ``int64_overflow``: concrete output dims past int64, a finding, and the outputs without them.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
+from ..findings import OVERFLOW
+from ..result import Finding
 from ..frontends.graph import ModelGraph, ModelNode
 from ..solve_cache import attrs_key, signature_of
 from ..notation.load import Registry
 from ..dims import rebuild
-from ..types import is_runtime, runtime_dim, TensorType, expr_str, is_unknown, normalize_dim, tensor_type_of, is_symbolic
+from ..types import is_runtime, runtime_dim, TensorType, expr_str, is_unknown, normalize_dim, tensor_type_of, is_symbolic, unknown_dim
 
 if TYPE_CHECKING:
     import numpy as np
@@ -27,6 +30,27 @@ else:
 
 
 UNCHECKED = "unchecked: "
+INT64_MAX = (1 << 63) - 1
+
+
+def int64_overflow(outputs: dict[str, TensorType]) -> tuple[dict[str, TensorType], Finding | None]:
+    """(the outputs with every concrete dim past int64 made unknown, a finding naming them or None).
+
+    >>> out, f = int64_overflow({"z": TensorType("float", (1 << 63, 1))})
+    >>> str(out["z"]), f.message
+    ('float[?,1]', 'the output dim overflows int64: z.shape[0] = 9223372036854775808')
+    """
+    bad = [(k, i, d) for k, t in outputs.items() for i, d in enumerate(t.shape or ())
+           if type(d) is int and not -INT64_MAX - 1 <= d <= INT64_MAX]
+    if not bad:
+        return outputs, None
+    new = dict(outputs)
+    for k, i, _d in bad:
+        t = new[k]
+        new[k] = TensorType(t.dtype, tuple(unknown_dim(f"{k}.shape[{i}]") if j == i else d for j, d in enumerate(t.shape)))
+    where = ", ".join(f"{k}.shape[{i}] = {d}" for k, i, d in bad)
+    return new, Finding(OVERFLOW, "every output dim fits in int64", f"the output dim overflows int64: {where}",
+                        {k: str(outputs[k]) for k, _i, _d in bad}, "make the input dims or the attributes smaller")
 
 
 def resolve(registry: Registry, node: ModelNode, memo: dict) -> tuple:

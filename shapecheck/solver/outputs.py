@@ -10,7 +10,7 @@ else:
 
 from ..notation.compile import EvalError, NeedInt, Unknown
 from ..notation.load import Spec
-from ..types import TensorType, normalize_dim, numpy_dtype, unknown_dim, valued
+from ..types import TensorType, is_symbolic, normalize_dim, numpy_dtype, unknown_dim, valued
 
 __all__ = ["output_slots", "output_type"]
 
@@ -31,6 +31,20 @@ def output_slots(spec: Spec, output_count: int | None = None) -> list[tuple[str,
     return out
 
 
+def _dim(d: Any, where: str) -> Any:
+    """An output dim: an int or a symbolic dim; anything else (Unknown, a float read from a float
+    tensor's value, where an invalid query gave a shape input of the wrong type) is a fresh unknown.
+
+    >>> from shapecheck.types import dim_str
+    >>> [dim_str(_dim(d, "y.shape[0]")) for d in (3, -10.0)]
+    ['3', '?']
+    """
+    d = normalize_dim(d)
+    if type(d) is int or (is_symbolic(d) and not d.is_number):   # a sympy number left is not whole
+        return d
+    return unknown_dim(where)
+
+
 def output_type(out, env) -> TensorType:
     def attempt(fn):
         try:
@@ -41,8 +55,7 @@ def output_type(out, env) -> TensorType:
     shape = attempt(out.shape_fn)
     dtype = dt if isinstance(dt, str) else None
     if isinstance(shape, tuple):   # a dim the rules cannot tell (a length known at run time) is a fresh unknown
-        shape = tuple(unknown_dim(f"{out.name}.shape[{i}]") if isinstance(d, Unknown) else normalize_dim(d)
-                      for i, d in enumerate(shape))
+        shape = tuple(_dim(d, f"{out.name}.shape[{i}]") for i, d in enumerate(shape))
     else:
         shape = None
     value = attempt(out.value_fn)
