@@ -5,6 +5,8 @@
 * histogram.onnx      ScatterElements with reduction="add" counting values into bins
 * subgraph.onnx       an If whose branches scatter with ScatterND and ScatterElements
 * broken.onnx         the mistakes shapecheck exists to catch (shown in the README)
+* positions.onnx      token and position embeddings: a position table of 64 rows bounds seq (the README's domain)
+* pinned.onnx         a Linear over the time axis: runs only at seq == 32, though seq is declared dynamic
 * scatter_update.xml  OpenVINO IR with ScatterElementsUpdate-3 (+ .bin holding the axis constant)
 """
 from __future__ import annotations
@@ -132,7 +134,43 @@ def openvino_ir(out: Path) -> None:
     (out / "scatter_update.xml").write_text(xml)
 
 
-MODELS = {"kv_cache.onnx": kv_cache, "histogram.onnx": histogram, "subgraph.onnx": subgraph, "broken.onnx": broken}
+
+def _weights(name: str, *shape: int) -> onnx.TensorProto:
+    import numpy as np
+    values = np.random.default_rng(sum(map(ord, name))).normal(0, 0.1, size=shape).astype(np.float32)
+    return onnx.numpy_helper.from_array(values, name)
+
+
+def positions() -> onnx.ModelProto:
+    """GPT-2's embeddings: tokens by id, positions by Range(0, seq) into a table of 64 rows."""
+    nodes = [
+        helper.make_node("Shape", ["input_ids"], ["ids_shape"], name="shape"),
+        helper.make_node("Gather", ["ids_shape", "one"], ["seq_len"], name="seq_len", axis=0),
+        helper.make_node("Range", ["zero", "seq_len", "one"], ["position_ids"], name="positions"),
+        helper.make_node("Gather", ["wte", "input_ids"], ["tokens"], name="token_embedding"),
+        helper.make_node("Gather", ["wpe", "position_ids"], ["places"], name="position_embedding"),
+        helper.make_node("Add", ["tokens", "places"], ["hidden"], name="embed"),
+    ]
+    return _model(nodes, "positions", [helper.make_tensor_value_info("input_ids", T.INT64, ["batch", "seq"])],
+                  [helper.make_tensor_value_info("hidden", T.FLOAT, ["batch", "seq", 16])], 18,
+                  initializers=[_weights("wte", 100, 16), _weights("wpe", 64, 16),
+                                helper.make_tensor("zero", T.INT64, [], [0]), helper.make_tensor("one", T.INT64, [], [1])])
+
+
+def pinned() -> onnx.ModelProto:
+    """A Linear over the time axis, as torch exports x.transpose(1, 2) @ W for a W of 32x32."""
+    nodes = [
+        helper.make_node("Transpose", ["x"], ["x_t"], name="to_time_last", perm=[0, 2, 1]),
+        helper.make_node("MatMul", ["x_t", "time.weight"], ["mixed"], name="time_mix"),
+        helper.make_node("Transpose", ["mixed"], ["y"], name="back", perm=[0, 2, 1]),
+    ]
+    return _model(nodes, "pinned", [helper.make_tensor_value_info("x", T.FLOAT, ["batch", "seq", 8])],
+                  [helper.make_tensor_value_info("y", T.FLOAT, ["batch", "seq", 8])], 18,
+                  initializers=[_weights("time.weight", 32, 32)])
+
+
+MODELS = {"kv_cache.onnx": kv_cache, "histogram.onnx": histogram, "subgraph.onnx": subgraph, "broken.onnx": broken,
+          "positions.onnx": positions, "pinned.onnx": pinned}
 
 
 def main(out: Path) -> None:

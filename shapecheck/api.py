@@ -147,36 +147,44 @@ def light_solve(spec, inputs: dict[str, Any], attrs: dict[str, Any] | None, opse
         return solve(spec, typed, attrs, opset=opset, registry=reg)
 
 
-def model_types(model: Any, *, registry: Registry | None = None) -> dict[str, TensorType]:
+def model_types(model: Any, *, registry: Registry | None = None, assume_nonempty: bool = True,
+                dims: dict[str, int] | str | None = None) -> dict[str, TensorType]:
     """Every tensor of a model with its inferred type (graph inputs, initializers, node outputs)."""
-    from .check import check_graph, load_graph, no_gc_pauses
+    from .check import load_graph, no_gc_pauses, run_checks
+    from .model.sizes import parse_sizes
     reg = registry or default_registry()
     with no_gc_pauses():
         graph = load_graph(model_source(model, "infer"), reg)
-        return dict(check_graph(graph, reg, False).types)
+        return dict(run_checks(graph, reg, False, None, assume_nonempty, parse_sizes(dims) if dims else None).types)
 
 
 def check_model(model: Any, *, strict: bool = False, registry: Registry | None = None,
                 load_external_data: bool = False, output: str | None = None,
                 specs: list[str] | str | None = None, pause_gc: bool = True,
-                runtime: str | None = None) -> ModelReport:
+                runtime: str | None = None, assume_nonempty: bool = True,
+                dims: dict[str, int] | str | None = None) -> ModelReport:
     """Check every node of a model that has a spec; see ``shapecheck.check.ModelReport``.
 
     ``model`` is a path, ``onnx.ModelProto``, bytes, ``onnx_ir.Model`` or ``torch.onnx.ONNXProgram``.
     ``output`` writes an annotated copy (ONNX only); ``specs`` adds spec directories;
     ``pause_gc`` (default) pauses the cyclic garbage collector during the check and restores it
     after (False leaves it alone); ``runtime`` (``onnxruntime``, ``openvino``) warns
-    about nodes valid by the spec that the runtime cannot run.
+    about nodes valid by the spec that the runtime cannot run; ``assume_nonempty`` (default) takes
+    every symbolic input dim to be at least 1 (``False``: at least 0); ``dims`` (``{"batch": 8}`` or
+    ``"batch=8,seq=4096"``) checks the model at those input sizes.  The report's ``domain`` says
+    for which input sizes the model is valid.
     """
     from .check import check_model as _check
     return _check(model_source(model), strict=strict, registry=registry, load_external_data=load_external_data,
-                  output=output, specs=specs, pause_gc=pause_gc, runtime=runtime)
+                  output=output, specs=specs, pause_gc=pause_gc, runtime=runtime, assume_nonempty=assume_nonempty,
+                  dims=dims)
 
 
-def annotate(model: Any, *, registry: Registry | None = None) -> onnx.ModelProto:
+def annotate(model: Any, *, registry: Registry | None = None, assume_nonempty: bool = True,
+             dims: dict[str, int] | str | None = None) -> onnx.ModelProto:
     """A copy of an ONNX model whose value_info and outputs carry shapecheck's inferred types."""
     from .check import annotate as _annotate
-    return _annotate(model_source(model, "annotate"), registry=registry)
+    return _annotate(model_source(model, "annotate"), registry=registry, assume_nonempty=assume_nonempty, dims=dims)
 
 
 def diff(a: str, b: str, registry: Registry | None = None) -> SpecDiff:

@@ -80,3 +80,25 @@ def _default_mode(tmp: str) -> None:
 
 
 __all__ = ["refuse_inputs", "same_file", "write_atomic"]
+
+
+def copy_atomic(src: str | os.PathLike, dst: str | os.PathLike, *, inputs: Iterable[str | os.PathLike] = (),
+                what: str = "output") -> None:
+    """Copy the file ``src`` to ``dst`` atomically (a temporary file, then ``os.replace``), in chunks;
+    ``dst`` may be none of ``inputs``."""
+    import shutil
+    dst = Path(dst)
+    refuse_inputs(dst, inputs, what)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dst.name}.", suffix=".tmp", dir=dst.parent)
+    try:
+        with os.fdopen(fd, "wb") as out, open(src, "rb") as inp:
+            shutil.copyfileobj(inp, out, 1 << 20)
+            out.flush()
+            os.fsync(out.fileno())
+        _default_mode(tmp)
+        os.replace(tmp, dst)
+    except OSError as exc:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise UsageError(f"cannot write {what} {dst}: {exc.strerror or exc}") from None

@@ -5,7 +5,7 @@ the others.  Workers are processes (``jobs`` of them, 1 = in this process); outc
 back in the order the models were found, whatever order they finish in.
 
 >>> [os.path.basename(p) for p in discover(["examples"])]
-['broken.onnx', 'histogram.onnx', 'kv_cache.onnx', 'scatter_update.xml', 'subgraph.onnx']
+['broken.onnx', 'histogram.onnx', 'kv_cache.onnx', 'pinned.onnx', 'positions.onnx', 'scatter_update.xml', 'subgraph.onnx']
 """
 from __future__ import annotations
 
@@ -81,7 +81,8 @@ def _registry(specs: tuple[str, ...]):
 
 
 def check_one(path: str, strict: bool = False, specs: tuple[str, ...] = (), load_external_data: bool = False,
-              output: str | None = None, runtime: str | None = None) -> Outcome:
+              output: str | None = None, runtime: str | None = None, assume_nonempty: bool = True,
+              dims: dict[str, int] | None = None, node_progress: Any = None) -> Outcome:
     """Check one model; any error becomes the outcome's ``error`` (the collector is paused, as the CLI does)."""
     from .check import check_model
     if os.path.isdir(path):
@@ -89,7 +90,7 @@ def check_one(path: str, strict: bool = False, specs: tuple[str, ...] = (), load
     try:
         report = check_model(path, strict=strict, registry=_registry(tuple(specs)),
                              load_external_data=load_external_data, output=output, pause_gc=True, runtime=runtime,
-                             light=True)
+                             light=True, assume_nonempty=assume_nonempty, dims=dims, progress=node_progress)
     except ShapeCheckError as exc:
         return Outcome(path, error=str(exc))
     except (RecursionError, MemoryError) as exc:

@@ -28,6 +28,7 @@ from .deferred import sympy, sympy_imported
 from .errors import UsageError
 from .frontends.graph import ModelGraph
 from .model.forward import check_graph
+from .model.sizes import bind_sizes, parse_sizes, recorded_ranges
 from .names import NeedsAlgebra
 from .model.result import DeclarationReport, ModelReport, NodeReport
 from .notation.load import Registry, default_registry
@@ -48,7 +49,8 @@ def load_graph(model: Any, registry: Registry, load_external_data: bool = False,
 def check_model(model: Any, *, strict: bool = False, registry: Registry | None = None,
                 load_external_data: bool = False, output: str | None = None,
                 specs: list[str] | str | None = None, runtime: str | None = None,
-                pause_gc: bool = True, light: bool = False) -> ModelReport:
+                pause_gc: bool = True, light: bool = False, assume_nonempty: bool = True,
+                dims: dict[str, int] | str | None = None, progress: Any = None) -> ModelReport:
     """Check every node of a model (path or ModelProto) that has a spec; see ``ModelReport``.
 
     ``output`` writes an annotated copy (ONNX only); ``specs`` adds spec directories;
@@ -57,6 +59,9 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
     after: the check frees nothing cyclic, and full collections over a process's long-lived
     objects (the compiled specs, sympy's caches) took a third of a check's time.  Pass False to
     leave the collector alone.
+
+    ``assume_nonempty`` (default) takes every symbolic input dim to be at least 1 (else at least 0);
+    ``dims`` (``{"batch": 8}`` or ``"batch=8,seq=4096"``) checks the model at those input sizes.
 
     ``light`` first tries a check without sympy, whose named dims are ``names.Name``s; the
     first dim that needs algebra stops it, and the model is checked again as usual.  The
@@ -68,23 +73,43 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
     if registry is None:
         from .notation.load import registry_with
         registry = registry_with(specs) if specs else default_registry()
+    sizes = parse_sizes(dims) if dims else None
     with no_gc_pauses() if pause_gc else nullcontext():
         report = None
         if light and not output:
-            report, model = _light_check(model, registry, strict, runtime, load_external_data)
+            report, model = _light_check(model, registry, strict, runtime, load_external_data, assume_nonempty, sizes)
         if report is None:
             graph = load_graph(model, registry, load_external_data)
-            report = check_graph(graph, registry, strict, runtime)
+            report = run_checks(graph, registry, strict, runtime, assume_nonempty, sizes, progress)
     if output:
         if graph.format != "onnx":
             raise UsageError("--output writes ONNX models only; this model is OpenVINO IR")
         from .frontends.onnx_model import write_annotated
-        write_annotated(graph.proto, report.types, output, graph.path)
+        write_annotated(graph.proto, report.types, output, graph.path, domain_metadata(report.domain))
     return report
 
 
+def run_checks(graph: ModelGraph, registry: Registry, strict: bool = False, runtime: str | None = None,
+               assume_nonempty: bool = True, sizes: dict[str, int] | None = None, progress: Any = None) -> ModelReport:
+    """The forward pass over a loaded graph, with the user's sizes bound and the exporter's recorded
+    ranges as declared ranges of the input dims."""
+    if sizes:
+        bind_sizes(graph, sizes)
+    return check_graph(graph, registry, strict, runtime, assume_nonempty, recorded_ranges(graph), progress)
+
+
+def domain_metadata(domain) -> dict[str, str]:
+    """The input domain as ``metadata_props`` of an annotated model: its text, and the whole
+    domain as JSON (``shapecheck.input_domain``)."""
+    import json
+    if domain is None:
+        return {}
+    return {"shapecheck.valid_for": domain.text(), "shapecheck.input_domain": json.dumps(domain.to_dict())}
+
+
 def _light_check(model: Any, registry: Registry, strict: bool, runtime: str | None,
-                 load_external_data: bool) -> tuple[ModelReport | None, Any]:
+                 load_external_data: bool, assume_nonempty: bool = True,
+                 sizes: dict[str, int] | None = None) -> tuple[ModelReport | None, Any]:
     """(the light check's report or None, the model for the full check, parsed once).
 
     None when there is nothing to save (sympy is imported already), the model is IR or larger
@@ -97,7 +122,7 @@ def _light_check(model: Any, registry: Registry, strict: bool, runtime: str | No
     if len(loaded.model.graph.node) > LIGHT_MAX_NODES:
         return None, loaded
     try:
-        return light_check(loaded, registry, strict, runtime), loaded
+        return light_check(loaded, registry, strict, runtime, assume_nonempty=assume_nonempty, sizes=sizes), loaded
     except (NeedsAlgebra, Exception):
         return None, loaded
 
@@ -108,11 +133,13 @@ LIGHT_MAX_NODES = 2000
 
 
 def light_check(model: Any, registry: Registry, strict: bool = False, runtime: str | None = None,
-                load_external_data: bool = False) -> ModelReport:
+                load_external_data: bool = False, assume_nonempty: bool = True,
+                sizes: dict[str, int] | None = None) -> ModelReport:
     """A check of an ONNX model that runs no sympy code, its named dims as ``names.Name``s;
     raises ``NeedsAlgebra`` where a dim needs more than comparing names."""
     with sympy.barred(NeedsAlgebra):
-        return check_graph(load_graph(model, registry, load_external_data, light=True), registry, strict, runtime)
+        graph = load_graph(model, registry, load_external_data, light=True)
+        return run_checks(graph, registry, strict, runtime, assume_nonempty, sizes)
 
 
 @contextmanager
@@ -132,19 +159,20 @@ def no_gc_pauses():
             gc.enable()
 
 
-def annotate(model: Any, *, registry: Registry | None = None):
+def annotate(model: Any, *, registry: Registry | None = None, assume_nonempty: bool = True,
+             dims: dict[str, int] | str | None = None):
     """A copy of an ONNX model whose value_info and outputs carry shapecheck's inferred types."""
     import onnx
     from .frontends.onnx_model import annotate_proto
     registry = registry or default_registry()
     with no_gc_pauses():
         graph = load_graph(model, registry)
-        report = check_graph(graph, registry, False)
+        report = run_checks(graph, registry, False, None, assume_nonempty, parse_sizes(dims) if dims else None)
     m = onnx.ModelProto()
     m.CopyFrom(graph.proto)
     annotate_proto(m, {k: v for k, v in report.types.items() if v.dtype is not None})
     return m
 
 
-__all__ = ["check_model", "check_graph", "annotate", "load_graph", "no_gc_pauses",
+__all__ = ["check_model", "check_graph", "run_checks", "annotate", "load_graph", "no_gc_pauses",
            "ModelReport", "NodeReport", "DeclarationReport"]

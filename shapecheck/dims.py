@@ -109,6 +109,8 @@ def dim_str(d: Dim, unknown_as: str = "?") -> str:
         return str(d)
     if isinstance(d, np.integer):
         return str(int(d))
+    if not hasattr(d, "is_Symbol"):   # not a dim (a float or complex value element): its text, never an error
+        return str(d)
     if is_unknown(d):
         return d.name if is_runtime(d) else unknown_as
     if d.is_Symbol:

@@ -44,3 +44,24 @@ class ConstraintError(ShapeCheckError):
 
 class ShapeCheckWarning(UserWarning):
     """A spec's warning on concrete inputs (``W1``: duplicate targets under reduction none)."""
+
+
+def did_you_mean(word: str, choices, what: str) -> str:
+    """``unknown operator 'ScaterND'; did you mean ScatterND?``: the nearest names, never all of them.
+
+    >>> did_you_mean("ScaterND", ["ScatterND", "Scatter", "Gather"], "operator")
+    "unknown operator 'ScaterND'; did you mean ScatterND or Scatter?"
+    >>> did_you_mean("matmul", ["MatMul", "MatMulInteger"], "operator")
+    "unknown operator 'matmul'; did you mean MatMul?"
+    """
+    import difflib
+    choices = list(choices)
+    lower = {c.lower(): c for c in choices}
+    if word.lower() in lower:
+        near = [lower[word.lower()]]
+    else:
+        near = difflib.get_close_matches(word, choices, n=3, cutoff=0.75) or \
+            [lower[c] for c in difflib.get_close_matches(word.lower(), list(lower), n=3, cutoff=0.6)]
+    if not near:
+        return f"unknown {what} {word!r}; `shapecheck specs` lists them all"
+    return f"unknown {what} {word!r}; did you mean {' or '.join(near)}?"

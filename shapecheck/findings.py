@@ -43,6 +43,8 @@ DOMAIN = "domain"
 OVERFLOW = "overflow"
 CONTROL_FLOW = "control-flow"
 FUNCTION_CALL = "function-call"
+PINNED = "pinned"
+DECLARED_RANGE = "declared-range"
 SSA, TOPOLOGICAL, DEFINED, TENSOR_DATA, NEGATIVE_DIM = "G1", "G2", "G3", "G4", "G5"
 ELEMENT_TYPE, INITIALIZER_INPUT = "G6", "G7"
 
@@ -59,9 +61,10 @@ _ALL = (
     EngineFinding(OPSET, "operator missing at the model's opset",
                   "The model's opset_import for the node's domain is older than the operator's first "
                   "version. Raise the opset_import or use another operator."),
-    EngineFinding(CONTRADICTION, "contradicting conditions",
-                  "Conditions that different nodes need (such as N == 4 and N == 5) cannot all hold, "
-                  "so no input makes the model valid."),
+    EngineFinding(CONTRADICTION, "no input meets the model's conditions",
+                  "A condition a node needs never holds for the sizes the model's other conditions allow "
+                  "(N == 4 at one node and N == 5 at another; h == floor(h/2) where h >= 1), so no input "
+                  "makes the model valid."),
     EngineFinding(DECLARATION_CONTRADICTS, "declaration contradicts inference",
                   "A declared type (graph output, value_info, IR port) has a different element type, "
                   "rank or concrete dim than inference gives. An error for graph outputs, a warning "
@@ -75,6 +78,15 @@ _ALL = (
     EngineFinding(CONDITION, "valid only under a condition",
                   "The model is valid only if a relation between its symbolic dims holds (N == M, "
                   "seq >= 4). shapecheck states it rather than assume it; --strict fails on it.", "note"),
+    EngineFinding(PINNED, "a dynamic dim pinned to fixed sizes",
+                  "The model's inputs declare a dim dynamic, but the graph runs only at one size of it (or a "
+                  "few): a constant fixes it, such as a weight multiplying that axis, a hard-coded reshape "
+                  "target or a fixed-length table. onnxruntime fails the model at every other size. Re-export "
+                  "with the axis dynamic, or declare the dim static at the size the graph needs."),
+    EngineFinding(DECLARED_RANGE, "declared range wider than the graph allows",
+                  "The exporter recorded a range for an input dim (torch's range_constraints, from "
+                  "Dim(min, max)), but the graph is valid only on part of it: at the sizes left out it "
+                  "fails. Narrow the declared range, or change the graph (a larger table, a dynamic axis)."),
     EngineFinding(RUNTIME_CHECK, "checked at run time",
                   "A constraint reads tensor values (index values) that are known only at run time: "
                   "shapecheck did not prove it, the runtime checks it when the model runs.", "note"),
@@ -141,4 +153,4 @@ def is_engine(constraint: str) -> bool:
 
 def states_a_rule(constraint: str) -> bool:
     """True when the finding's ``rule`` is a constraint that "does not hold" (not an engine sentence)."""
-    return constraint not in (DEPRECATED, UNKNOWN_ATTRIBUTE, ATTRIBUTE_TYPE)
+    return constraint not in (DEPRECATED, UNKNOWN_ATTRIBUTE, ATTRIBUTE_TYPE, PINNED, CONTRADICTION, DECLARED_RANGE)

@@ -126,7 +126,7 @@ class Result(Indexable):
         made = self.__dict__.get("_unknowns")
         if made is None:
             made = self.__dict__["_unknowns"] = any(
-                is_unknown(s) for t in self.outputs.values() for d in (t.shape or ()) + (t.sym or ())
+                is_unknown(s) for t in self.outputs.values() for d in (t.shape or ()) + (t.sym or ()) + (t.bounds or ())
                 if is_symbolic(d) for s in d.free_symbols)
         return made
 

@@ -162,8 +162,8 @@ def passed_on(t) -> bool:
     of them, or symbolic), which later nodes compute shapes from.  Other values (weights) pass
     on only by constant folding (``model.node.fold``)."""
     items = t if isinstance(t, tuple) else (t,)
-    return any(x.sym is not None or (x.value is not None and x.value.dtype.kind in "iub" and x.value.size <= MAX_PASSED)
-               for x in items)
+    return any(x.sym is not None or x.bounds is not None
+               or (x.value is not None and x.value.dtype.kind in "iub" and x.value.size <= MAX_PASSED) for x in items)
 
 
 MAX_PASSED = 4096   # elements of an integer value passed on through an output's value rule
@@ -199,12 +199,13 @@ def _canonicalize(types: dict[str, TensorType], reads: frozenset, passes: frozen
         return tuple(out)
 
     def one(t: TensorType, read: bool) -> TensorType:
-        if not read and (t.value is not None or t.sym is not None):
+        if not read and (t.value is not None or t.sym is not None or t.bounds is not None):
             t = TensorType(t.dtype, t.shape)
-        if (t.shape is None or all(type(d) is int for d in t.shape)) and t.sym is None:
+        if (t.shape is None or all(type(d) is int for d in t.shape)) and t.sym is None and \
+                (t.bounds is None or all(type(d) is int for d in t.bounds)):
             return t
         return TensorType(t.dtype, None if t.shape is None else dims(t.shape), t.value,
-                          None if t.sym is None else dims(t.sym))
+                          None if t.sym is None else dims(t.sym), None if t.bounds is None else dims(t.bounds))
 
     for name, t in types.items():
         read = name in reads or (name in passes and passed_on(t))
@@ -266,9 +267,9 @@ def _rename(r: Result, back: dict) -> Result:
                      for d in ds)
 
     def ttype(t: TensorType) -> TensorType:
-        if t.shape is None and t.sym is None:
+        if t.shape is None and t.sym is None and t.bounds is None:
             return t
-        return TensorType(t.dtype, dims(t.shape), t.value, dims(t.sym))
+        return TensorType(t.dtype, dims(t.shape), t.value, dims(t.sym), dims(t.bounds))
 
     return Result(
         status=r.status, spec=r.spec, op=r.op, opset=r.opset,

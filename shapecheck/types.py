@@ -110,12 +110,17 @@ class TensorType:
     <= 1 (a shape tensor, a length, an index) may instead carry ``sym``: its elements in
     row-major order as dims (``(N, 12)``), unknown elements as unknown dims, booleans as
     ``True``/``False``.  Use ``valued`` to build either from a tuple of elements.
+
+    ``bounds`` is ``(lo, hi)``, dims, when the elements are not known but lie between two dims:
+    ``Range(0, seq)`` gives ``[0, seq - 1]``, and an index into a table of 64 rows is then in
+    range where ``seq <= 64``.  An empty tensor has no elements; its bounds claim nothing.
     """
 
     dtype: str | None
     shape: tuple[Dim, ...] | None
     value: np.ndarray | None = field(default=None, repr=False)
     sym: tuple | None = field(default=None, repr=False)
+    bounds: tuple | None = field(default=None, repr=False)
 
     @property
     def rank(self) -> int | None:
@@ -149,7 +154,7 @@ class TensorType:
             val = None
             if self.value is not None:
                 val = (self.value.dtype.str, self.value.shape, self.value.tobytes())
-            sig = self.__dict__["_sig"] = (self.dtype, self.shape, val, self.sym)
+            sig = self.__dict__["_sig"] = (self.dtype, self.shape, val, self.sym, self.bounds)
         return sig
 
     def elements(self) -> tuple | None:
@@ -179,6 +184,8 @@ def valued(dtype: str | None, shape: tuple | None, elems: tuple | None) -> Tenso
         n *= d
     if len(elems) != n or n > MAX_SYM_ELEMENTS:
         return TensorType(dtype, shape)
+    if not all(isinstance(e, (bool, int, np.bool_, np.integer)) or is_symbolic(e) for e in elems):
+        return TensorType(dtype, shape)   # a float or complex element: only integer contents are tracked
     elems = tuple(normalize_dim(e) if not isinstance(e, (bool, np.bool_)) else bool(e) for e in elems)
     if all(type(e) in (int, bool) for e in elems):
         try:
@@ -207,7 +214,7 @@ def _complex_json(z: Any) -> Any:
     """JSON has no complex numbers: a real one prints as its real part (parses back), others as text."""
     if isinstance(z, complex):
         return z.real if z.imag == 0 else str(z)
-    raise TypeError(f"cannot print {type(z).__name__} values")
+    return str(z)   # any other element (an ml_dtypes float, an object) prints as its text
 
 
 _TYPE_RE = re.compile(r"^\s*([A-Za-z?][A-Za-z0-9_]*|\?)\s*(?:\[(.*?)\])?\s*(?:=\s*(.+))?\s*$", re.S)

@@ -22,9 +22,10 @@ SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json")
 
 
 def conditional_model() -> onnx.ModelProto:
-    """ScatterND with indices int64[M,K]: valid only if K == 1."""
+    """ScatterND with indices int64[M,1] and updates float[U,C]: valid only if U == M (a tie between
+    two dynamic dims, not a pinned one: K == 1 of indices int64[M,K] would pin K, an error)."""
     return model([node("ScatterND", ["d", "i", "u"], ["y"], "scatter_rows")],
-                 [vi("d", FLOAT, ["N", "C"]), vi("i", INT64, ["M", "K"]), vi("u", FLOAT, ["M", "C"])],
+                 [vi("d", FLOAT, ["N", "C"]), vi("i", INT64, ["M", 1]), vi("u", FLOAT, ["U", "C"])],
                  [vi("y", FLOAT, ["N", "C"])])
 
 
@@ -87,7 +88,7 @@ def test_json_lists_every_model_with_a_summary(corpus, capsys):
     by = {m["model"]: m for m in doc["models"]}
     assert by["models/valid.onnx"]["nodes"][0]["status"] == "valid"
     assert by["models/valid.onnx"]["nodes"][0]["runtime_checks"] == ["C8"]
-    assert by["models/conditional.onnx"]["nodes"][0]["conditions"] == ["K == 1"]
+    assert by["models/conditional.onnx"]["nodes"][0]["conditions"] == ["U == M"]
     assert by["models/invalid.onnx"]["exit_code"] == 1
     assert by["models/unreadable.onnx"]["exit_code"] == 2 and "not an ONNX model" in by["models/unreadable.onnx"]["error"]
     assert doc["summary"] == {"models": 5, "ok": 3, "failed": 1, "unreadable": 1, "checked": 6, "valid": 2,
@@ -125,7 +126,7 @@ def test_sarif_is_schema_valid_with_rules_locations_and_stable_fingerprints(corp
     assert loc["name"] == "wrong_updates" and loc["properties"]["op_type"] == "ScatterND"
     assert "updates.shape = [2,4]" in r["message"]["text"] and "fix: give updates the shape [2,4,4]" in r["message"]["text"]
     cond = res[("shapecheck/condition", "models/conditional.onnx")]
-    assert cond["level"] == "note" and "K == 1" in cond["message"]["text"]
+    assert cond["level"] == "note" and "U == M" in cond["message"]["text"]
     assert res[("shapecheck/unreadable", "models/unreadable.onnx")]["level"] == "error"
     assert not any(u.endswith("valid.onnx") and u.startswith("models/valid") for _, u in res)
     # fingerprints: stable across runs, one per result
@@ -166,7 +167,7 @@ def test_github_workflow_commands(corpus, capsys):
     assert ("error", "models/invalid.onnx") in {(k, f) for k, f, _, _ in parsed}
     c7 = next(p for p in parsed if p[2].startswith("ScatterND-16/C7"))
     assert "%0Afix: give updates the shape [2,4,4]" in c7[3]     # newlines escaped, one line per finding
-    assert any(k == "notice" and "K == 1" in m for k, f, _, m in parsed)
+    assert any(k == "notice" and "U == M" in m for k, f, _, m in parsed)
     # the summary lines follow, one per model and a total
     assert out.splitlines()[-1].startswith("FAILED  total: 5 models")
 

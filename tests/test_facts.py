@@ -101,17 +101,18 @@ def test_a_lower_bound_settles_torchs_truncating_division():
 def test_unknown_dims_give_no_facts():
     facts = Facts()
     assert not facts.learn(Rel(">=", sympy.Dummy("u", integer=True, nonnegative=True), 1))
-    assert not facts.learn(Rel(">=", F * symbol("batch"), 1))
-    assert not facts.learn(Rel(">=", F * F, 4))
-    assert not facts.lower
+    assert not facts.learn(Rel(">=", F * symbol("batch"), 1))     # two dims: a relation, not a set of one
+    assert not facts.active
+    assert facts.learn(Rel(">=", F * F, 4)) and facts.set_of(F).text("frames") == "frames >= 2"
 
 
 def test_speech_front_end_is_exact_and_states_one_condition():
     """A dynamo export whose sequence length is computed twice, by two strided convolutions
     and by torch's ``//``: both agree under the convolution's ``frames >= 1``, which is then
     the only condition the model needs."""
-    report = check_model(str(ZOO / "speech_dynamo18.onnx"))
-    assert [a["condition"] for a in report.assumptions] == ["frames >= 1"]
+    report = check_model(str(ZOO / "speech_dynamo18.onnx"), assume_nonempty=False)
+    # torch recorded frames in [8, 4096] (range_constraints): the convolution's frames >= 1 adds nothing
+    assert report.assumptions == [] and report.domain.text() == "1 <= batch <= 1024, 8 <= frames <= 4096"
     assert str(report.types["hidden"]) == "float[batch,floor(frames/4-1/4)+1,32]"
     assert report.summary["invalid"] == 0
     # the node table shows the settled dims too, not the Max form the solve gave
@@ -128,7 +129,7 @@ def test_a_floor_condition_gives_the_lower_bound_it_states(c, a, b, q, k, op):
     learned = facts.learn(Rel(op, d, 0))
     holds = [v for v in range(0, 80) if (_at(d, v) >= 0 if op == ">=" else _at(d, v) > 0)]
     if learned:
-        bound = facts.lower[F]
+        bound = facts.set_of(F).lo
         assert holds == [v for v in range(0, 80) if v >= bound], (d, op, bound)
     else:   # nothing new: it holds everywhere (bound <= 0) or never on the range
         assert holds in ([], list(range(0, 80))), (d, op)
@@ -137,6 +138,7 @@ def test_a_floor_condition_gives_the_lower_bound_it_states(c, a, b, q, k, op):
 def test_a_unet_lists_the_strongest_bound_once():
     """Each pool halves the size: the convolutions need height >= 1, then floor(height/2) >= 1,
     then floor(height/4) >= 1; the last implies the others, which are not listed again."""
-    report = check_model(str(ZOO / "unet_ts14.onnx"))
-    conds = [a["condition"] for a in report.assumptions if "Conv" not in a["condition"]]
-    assert conds == ["floor(height/4) >= 1", "floor(width/4) >= 1"]
+    report = check_model(str(ZOO / "unet_ts14.onnx"), assume_nonempty=False)
+    # the domain states each dim's set once: the pools' floor(height/4) >= 1 is height >= 4
+    assert [r.text for r in report.domain.relations] == ["height >= 4", "width >= 4"]
+    assert report.domain.text() == "batch >= 0, height >= 4, width >= 4"

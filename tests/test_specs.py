@@ -196,10 +196,13 @@ def test_resolve_before_first_version_is_a_clear_usage_error():
         shapecheck.infer("ScatterND", 10, {})
 
 
-def test_resolve_unknown_op_names_the_known_ones():
+def test_resolve_unknown_op_names_the_nearest_ones():
+    with pytest.raises(UsageError) as exc:
+        REG.resolve("ScatterNd", 13)
+    assert "did you mean ScatterND?" in str(exc.value)
     with pytest.raises(UsageError) as exc:
         REG.resolve("NoSuchOp", 13)
-    assert "ScatterND" in str(exc.value) and "openvino:ScatterElementsUpdate" in str(exc.value)
+    assert "`shapecheck specs` lists them all" in str(exc.value) and len(str(exc.value)) < 200
     # the OpenVINO op is not an ONNX op
     with pytest.raises(UsageError):
         REG.resolve("ScatterElementsUpdate", 3)

@@ -10,13 +10,13 @@ from __future__ import annotations
 import os
 from typing import Any, NamedTuple
 
-from ..atomic import refuse_inputs, write_atomic
+from ..atomic import copy_atomic, refuse_inputs, write_atomic
 from ..errors import UsageError
-from ..findings import DOMAIN, FUNCTION_CALL
+from ..findings import DOMAIN, FUNCTION_CALL, TOPOLOGICAL
 from ..result import Finding
 from ..notation.load import normalize_domain
 from ..types import TensorType
-from .graph import Declaration, ModelGraph, ModelNode, model_file
+from .graph import Declaration, ModelGraph, ModelNode, model_file, sort_topologically
 from .onnx_functions import Functions, call_mismatch, check_depth, inline
 from .onnx_proto import is_model_proto, is_protobuf_file, parse_model
 from .onnx_types import attr_value, const_type, constant_node_value, tensor_type_from_proto
@@ -125,6 +125,8 @@ def read_onnx(source: Any, registry, load_external_data: bool = False, light: bo
     graph.notes.extend(wf.notes)
     reader = _Reader(graph, registry, Functions(model), light)
     reader.walk(model.graph, "", True)
+    if any(getattr(v, "constraint", "") == TOPOLOGICAL for v in wf.violations):
+        sort_topologically(graph)   # G2 is the finding; the rest is checked in the order onnxruntime runs it
     if reader.needs_onnx:
         from .onnx_forward import NodeInference
         graph.infer_node = NodeInference(model)
@@ -194,7 +196,8 @@ class _Reader:
         self.graph.nodes.append(node)
 
 
-def write_annotated(model, types: dict[str, TensorType], out_path: str, source_path: str) -> None:
+def write_annotated(model, types: dict[str, TensorType], out_path: str, source_path: str,
+                    metadata: dict[str, str] | None = None) -> None:
     """Write a copy of ``model`` whose value_info and graph outputs carry the inferred types.
 
     The copy is serialized here, never through ``onnx.save``: that writes the raw data of
@@ -207,11 +210,34 @@ def write_annotated(model, types: dict[str, TensorType], out_path: str, source_p
     m = onnx.ModelProto()
     m.CopyFrom(model)
     annotate_proto(m, types)
+    for key, value in (metadata or {}).items():   # the model's own entries of these keys are replaced
+        for p in [p for p in m.metadata_props if p.key == key]:
+            m.metadata_props.remove(p)
+        m.metadata_props.add(key=key, value=value)
     try:
         data = m.SerializeToString()
     except ValueError as exc:  # protobuf's 2 GB limit
         raise UsageError(f"cannot write {out_path}: the annotated model cannot be serialized ({exc})") from None
     write_atomic(out_path, data, inputs=inputs, what="--output")
+    _copy_external_data(model, source_path, out_path, inputs)
+
+
+def _copy_external_data(model, source_path: str, out_path: str, inputs: list[str]) -> None:
+    """Beside an annotated copy written into another folder, a copy of the model's external data at
+    the same relative locations: onnxruntime reads external data only from the model's own folder."""
+    if not source_path or source_path == "<ModelProto>":
+        return
+    src_dir = os.path.dirname(os.path.abspath(source_path))
+    out_dir = os.path.dirname(os.path.abspath(out_path))
+    if os.path.realpath(src_dir) == os.path.realpath(out_dir):
+        return
+    for path in external_files(model, source_path):
+        rel = os.path.relpath(os.path.realpath(path), os.path.realpath(src_dir))
+        if rel.startswith(os.pardir) or os.path.isabs(rel):
+            raise UsageError(f"{source_path}: external data {path!r} lies outside the model's folder; shapecheck "
+                             "reads nothing there, so the annotated copy cannot carry it: write it beside the model")
+        if os.path.isfile(path):
+            copy_atomic(path, os.path.join(out_dir, rel), inputs=inputs, what="--output")
 
 
 def external_files(model, source_path: str) -> list[str]:

@@ -171,6 +171,7 @@ def _order(g, late, producer: dict[str, int], where: str, out: Wellformed) -> No
     for k, n in enumerate(g.node):
         reads[k] = [(t, producer[t]) for t in n.input if t in producer]
     label = lambda k: _label(g.node[k], k)
+    order: list[str] = []      # reads out of order, not in a cycle: one finding for the graph
     for reader, t, writer in late:
         if not out.room(TOPOLOGICAL):
             continue   # counted only: each search below walks the graph
@@ -184,10 +185,14 @@ def _order(g, late, producer: dict[str, int], where: str, out: Wellformed) -> No
                 TOPOLOGICAL, "the graph has no cycles", f"a cycle in {where}: " + ", ".join(chain),
                 {"tensor": t}, "break the cycle: a tensor cannot depend on itself (use Loop for recurrences)"))
             return      # one cycle is enough to make the point; the rest usually repeat it
+        order.append(f"node {label(reader)} reads tensor {t!r} before node {label(writer)} produces it")
+    if order:
+        more = f" (and {len(order) - 3} more such reads)" if len(order) > 3 else ""
         out.violations.append(Finding(
             TOPOLOGICAL, "nodes are in topological order",
-            f"node {label(reader)} in {where} reads tensor {t!r} before node {label(writer)} produces it",
-            {"tensor": t}, "sort the nodes topologically (onnx.checker requires it; onnx.utils or onnxscript's optimizer can)"))
+            f"in {where}, " + "; ".join(order[:3]) + more + ". shapecheck checks the nodes in topological order, "
+            "as onnxruntime runs them", {"reads out of order": str(len(order))},
+            "sort the nodes topologically (onnx.checker requires it; onnxscript's optimizer can)"))
 
 
 def _path(start: int, goal: int, reads) -> list[tuple[int, str]] | None:

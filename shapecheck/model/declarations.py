@@ -107,9 +107,12 @@ def _compare_dims(declared: tuple, inferred: tuple, out: _Comparison, names: Nam
 
 
 def check_declaration(graph: ModelGraph, report: ModelReport, env: dict, node: ModelNode, tname: str,
-                      assume: Callable[..., None], names: Names | None = None) -> None:
+                      assume: Callable[..., None], names: Names | None = None,
+                      implied: Callable[[Any], bool] | None = None) -> None:
     """Compare ``tname``'s declaration (if any) with ``env[tname]``; record the verdict in ``report``
-    (``names``: the model's declared dim names so far, see ``Names``)."""
+    (``names``: the model's declared dim names so far, see ``Names``; ``implied``: whether the
+    model's conditions so far imply a relation, which then makes no condition of its own: a
+    declared ``seq`` agrees with an inferred 32 once the model runs only at ``seq == 32``)."""
     decl: Declaration | None = graph.declared.get(tname)
     if decl is None:
         return
@@ -122,6 +125,8 @@ def check_declaration(graph: ModelGraph, report: ModelReport, env: dict, node: M
         return
     before = len(names.bound) if names is not None else 0
     c = _compare(d, inf, names)
+    if implied is not None and c.conditions:
+        c.conditions = [(t, r) for t, r in c.conditions if r is None or not implied(r)]
     defined = names.defined[before:] if names is not None else []
     who = f"{tname} ({decl.kind})"
     if c.contradictions:

@@ -1,31 +1,33 @@
-"""What the model's conditions say about its input dims, used to settle ``Max``/``Min`` in dims.
+"""What the model's conditions say about its input dims, used to simplify the dims that flow on.
 
-A model is valid only if the conditions its nodes need hold (``frames >= 1`` for a
-convolution over ``frames``).  Where a later dim is ``Max(0, floor((frames - 1)/4))``
-(torch's truncating ``//`` of a length that may be 0), the condition settles it to
-``floor((frames - 1)/4)`` for every input that the model accepts, and that dim then
-equals the one a convolution computes.  Only lower bounds on one dim are kept
-(``c*N + k >= 0`` with ``c > 0``, or ``floor((a*N + b)/q) >= t``, a pool's ``floor(h/4) >= 1``),
-and only from nodes that always run (not from a branch or a loop body, whose conditions hold
-only when it runs).
+A model is valid only if the conditions its nodes need hold.  Each input dim starts with its
+assumed range (``>= 1`` by default: an empty input is not a size anyone exports for; ``>= 0``
+with ``assume_nonempty=False``) and any range the model declares; each condition of a node
+that always runs (not a branch or a loop body, whose conditions hold only when it runs) then
+narrows the set of values of the one dim it constrains (``domain.truth_set``, proved): bounds on
+both sides and a step (``h % 4 == 0``).  Under them the dims that flow on are simplified
+(``domain.settle_dim``): ``Min(64, seq)`` is ``seq`` once ``seq <= 64``, torch's truncating
+``(frames - 1) // 4`` is the convolution's ``floor((frames - 1)/4)`` once ``frames >= 1``.
 
 >>> from shapecheck.notation.logic import Rel
 >>> from shapecheck.types import symbol
->>> f = symbol("frames")
->>> facts = Facts()
->>> facts.learn(Rel(">=", f, 1))
-True
+>>> f, s = symbol("frames"), symbol("seq")
+>>> facts = Facts([f, s])
 >>> facts.settle(sympy.Max(0, sympy.floor((f - 1) / 4)) + 1)
 floor(frames/4 - 1/4) + 1
+>>> facts.learn(Rel("<=", s, 64)), facts.settle(sympy.Min(64, s)), facts.implies(Rel("<", s, 100))
+(True, seq, True)
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
-from ..dims import normalize_dim
-from ..notation.compare import compare_dims
-from ..notation.logic import AnyOf, Rel
-from ..rounding import floor_argument, provably_nonnegative
+from ..domain.intset import DimSet, union
+from ..domain.reduce import reduce_relation
+from ..domain.settle import settle_dim
+from ..domain.single import truth_set
+from ..names import Name
+from ..notation.logic import Rel
 from ..types import TensorType, is_symbolic, is_unknown
 
 if TYPE_CHECKING:
@@ -35,179 +37,177 @@ else:
 
 
 class Facts:
-    """Lower bounds on the model's dims, from its conditions; ``settle`` applies them."""
+    """The set of values each dim may take under the conditions learned so far; ``settle`` applies them."""
 
-    def __init__(self) -> None:
-        self.lower: dict[sympy.Symbol, int] = {}
-        self._settled: dict[Any, Any] = {}   # dim -> the dim settled under today's bounds
+    def __init__(self, inputs: Iterable[Any] = (), nonempty: bool = True,
+                 declared: dict[Any, tuple[int, int | None]] | None = None) -> None:
+        self.sets: dict[Any, DimSet] = {s: DimSet.interval(1 if nonempty else 0, None) for s in inputs}
+        for s, (lo, hi) in (declared or {}).items():
+            self.sets[s] = self.sets.get(s, DimSet.interval(0, None)).meet(DimSet.interval(lo, hi))
+        self._bounds: dict[Any, tuple] = {}
+        self._settled: dict[Any, Any] = {}   # dim -> the dim settled under today's sets
+        self._types: dict[int, tuple] = {}   # id of a type -> (the type, it settled)
+        self._refresh()
 
     def snapshot(self) -> tuple:
-        return dict(self.lower), dict(self._settled)
+        return dict(self.sets), dict(self._settled)
 
     def restore(self, saved: tuple) -> None:
-        self.lower, self._settled = saved
+        self.sets, self._settled = saved
+        self._types = {}
+        self._refresh()
+
+    @property
+    def active(self) -> bool:
+        """Whether any dim is known to be more than a non-negative integer."""
+        return bool(self._bounds)
+
+    def set_of(self, s: Any) -> DimSet:
+        return self.sets.get(s, DimSet.interval(0, None))
+
+    def bounds_of(self, syms: Iterable[Any]) -> dict:
+        """``(lo, hi, step)`` of each dim: what ``settle_dim`` and ``reduce_relation`` read."""
+        return {s: self._bounds.get(s, (0, None, 1)) for s in syms if _learnable(s)}
+
+    def _refresh(self) -> None:
+        out = {}
+        for s, ds in self.sets.items():
+            if ds.empty:
+                continue
+            shape = ds.shape()
+            b = shape if shape is not None else (ds.lo, ds.hi, 1)
+            if b != (0, None, 1):
+                out[s] = b
+        self._bounds = out
 
     def learn(self, relation: Any) -> bool:
-        """Keep the lower bound ``relation`` states on one dim (a ``Rel``); True if it is new."""
-        op = getattr(relation, "op", None)
-        if op not in (">=", ">", "<=", "<", "=="):
+        """Narrow the set of the one dim ``relation`` (a ``Rel`` or ``AnyOf``) constrains, where its
+        set of values is proved; True if the set changed."""
+        simple = _simple(relation)
+        if simple is not None:
+            s, got = simple
+            cur = self.set_of(s)
+        else:
+            one = self._single(relation)
+            if one is None:
+                return False
+            rel, s = one
+            cur = self.set_of(s)
+            got = truth_set(rel, s, cur.lo if cur.lo is not None else 0, cur.hi)
+            if got is None:
+                return False
+        new = cur.meet(got)
+        if new == cur:
             return False
-        d = sympy.expand(sympy.sympify(relation.lhs) - sympy.sympify(relation.rhs))
-        if op in ("<=", "<"):
-            d, op = -d, {"<=": ">=", "<": ">"}[op]
-        syms = d.free_symbols
-        if len(syms) != 1:
-            return False
-        (s,) = syms
-        if not (s.is_integer and s.is_nonnegative) or is_unknown(s):
-            return False
-        bound = _floor_bound(d, s, op) if op != "==" and d.has(sympy.floor) else _linear_bound(d, s, op)
-        if bound is None or bound <= self.lower.get(s, 0):
-            return False
-        self.lower[s] = bound
+        self.sets[s] = new
         self._settled.clear()
+        self._types.clear()
+        self._refresh()
         return True
 
-    def redundant(self, conditions: list[tuple[str, Any]]) -> set[str]:
-        """The conditions (text, relation) that the bounds imply, except the first to state each
-        bound (its source): ``height >= 1`` once ``floor(height/4) >= 1`` (``height >= 4``) is known.
-
-        >>> from shapecheck.notation.logic import Rel
-        >>> from shapecheck.types import symbol
-        >>> h = symbol("height")
-        >>> weak, strong = Rel(">=", h, 1), Rel(">=", sympy.floor(h / 4), 1)
-        >>> facts = Facts()
-        >>> facts.learn(weak), facts.learn(strong)
-        (True, True)
-        >>> sorted(facts.redundant([("height >= 1", weak), ("floor(height/4) >= 1", strong)]))
-        ['height >= 1']
-        """
-        out: set[str] = set()
-        sources: set[sympy.Symbol] = set()
-        for text, rel in conditions:
-            if not self.implies(rel):
-                continue
-            bound = Facts()
-            if bound.learn(rel):
-                (sym, value), = bound.lower.items()
-                if value == self.lower.get(sym) and sym not in sources:
-                    sources.add(sym)   # the first condition that states the bound stays
-                    continue
-            out.add(text)
-        return out
+    def _single(self, relation: Any) -> tuple[Any, Any] | None:
+        """``(the relation made smaller, its one dim)`` when it constrains one learnable dim."""
+        if relation is None or not hasattr(relation, "free_symbols"):
+            return None
+        syms = relation.free_symbols
+        if not syms or not all(_learnable(s) for s in syms) or any(type(s) is Name for s in syms):
+            return None
+        if len(syms) > 1:
+            relation = reduce_relation(relation, self.bounds_of(syms))
+            if isinstance(relation, bool):
+                return None
+            syms = relation.free_symbols
+            if len(syms) != 1:
+                return None
+        return relation, next(iter(syms))
 
     def implies(self, relation: Any) -> bool:
-        """True when the bounds prove ``relation`` (a ``Rel`` or an ``AnyOf``): a condition that
-        adds nothing to the ones they came from.
+        """True when the sets prove ``relation`` (a ``Rel`` or an ``AnyOf``): a condition that adds
+        nothing to the ones they came from.
 
         >>> from shapecheck.notation.logic import Rel
         >>> from shapecheck.types import symbol
         >>> f = symbol("frames")
-        >>> facts = Facts()
+        >>> facts = Facts([f], nonempty=False)
         >>> facts.implies(Rel("!=", sympy.floor((f - 1) / 4) + 1, 0)), facts.learn(Rel(">=", f, 1))
         (False, True)
         >>> facts.implies(Rel("!=", sympy.floor((f - 1) / 4) + 1, 0)), facts.implies(Rel(">=", f, 2))
         (True, False)
         """
-        if not self.lower:
+        if relation is None or not hasattr(relation, "free_symbols"):
             return False
-        if isinstance(relation, AnyOf):
-            return any(all(self.implies(r) for r in conj) for conj in relation.alts)
-        if not isinstance(relation, Rel):
+        simple = _simple(relation)
+        if simple is not None:
+            cur = self.set_of(simple[0])
+            return cur.meet(simple[1]) == cur
+        syms = relation.free_symbols
+        if not self._bounds or not syms or not all(_learnable(s) for s in syms) or any(type(s) is Name for s in syms):
+            return False   # a light check's names are compared, never computed with
+        reduced = reduce_relation(relation, self.bounds_of(syms))
+        if isinstance(reduced, bool):
+            return reduced
+        syms = reduced.free_symbols
+        if len(syms) != 1:
             return False
-        shift = self._shift()
-        lhs, rhs = (x.xreplace(shift) if is_symbolic(x) else x for x in (relation.lhs, relation.rhs))
-        return compare_dims(normalize_dim(lhs), relation.op, normalize_dim(rhs)) is True
-
-    def _shift(self) -> dict:
-        return {s: s + k for s, k in self.lower.items() if k > 0}
+        (s,) = syms
+        cur = self.set_of(s)
+        got = truth_set(reduced, s, cur.lo if cur.lo is not None else 0, None)
+        return got is not None and cur.meet(got) == cur
 
     def settle(self, d: Any) -> Any:
-        """``d`` with each ``Max``/``Min`` whose order the bounds decide replaced by that argument."""
-        if not self.lower or type(d) is int or not is_symbolic(d) or d.is_Symbol:
+        """``d`` simplified under the sets (``domain.settle_dim``)."""
+        if not self._bounds or type(d) is int or not is_symbolic(d) or d.is_Symbol:
             return d
         done = self._settled.get(d)
         if done is None:
-            done = self._settled[d] = self._settle(d)
+            done = self._settled[d] = settle_dim(d, self.bounds_of(d.free_symbols)) \
+                if d.has(sympy.Min, sympy.Max, sympy.floor, sympy.ceiling) else d
         return done
 
-    def _settle(self, d: sympy.Basic) -> Any:
-        found = d.atoms(sympy.Max, sympy.Min)
-        if not found:
-            return d
-        shift = self._shift()
-        changed = {}
-        for m in found:
-            keep = [a for a in m.args if not any(b is not a and _decided(m, b, a, shift) for b in m.args)]
-            if len(keep) < len(m.args):
-                changed[m] = keep[0] if len(keep) == 1 else type(m)(*keep)
-        return normalize_dim(d.xreplace(changed)) if changed else d
-
     def settle_type(self, t: TensorType) -> TensorType:
-        """``t`` with its dims and symbolic value settled (the same object when nothing changes)."""
-        if not self.lower:
+        """``t`` with its dims and symbolic value settled (the same object when nothing changes).
+        Types are shared by many tensors and never changed: each is settled once per state of the
+        sets (remembered by identity, with the type itself kept so that its id is not reused)."""
+        if not self._bounds:
             return t
+        hit = self._types.get(id(t))
+        if hit is not None and hit[0] is t:
+            return hit[1]
+        out = self._settle_type(t)
+        self._types[id(t)] = (t, out)
+        return out
+
+    def _settle_type(self, t: TensorType) -> TensorType:
         shape = None if t.shape is None else tuple(self.settle(x) for x in t.shape)
         sym = None if t.sym is None else tuple(self.settle(x) if not isinstance(x, bool) else x for x in t.sym)
-        if shape == t.shape and sym == t.sym:
+        bounds = None if t.bounds is None else tuple(self.settle(x) for x in t.bounds)
+        if shape == t.shape and sym == t.sym and bounds == t.bounds:
             return t
-        return TensorType(t.dtype, shape, t.value, sym)
+        return TensorType(t.dtype, shape, t.value, sym, bounds)
 
 
-def _linear_bound(d: Any, s: sympy.Symbol, op: str) -> int | None:
-    """The lower bound on ``s`` that ``c*s + k op 0`` (``>=``, ``>``, ``==``) states, or None."""
-    if not d.is_polynomial(s):
+def _simple(relation: Any) -> tuple[Any, DimSet] | None:
+    """``(dim, its set)`` for a relation between one dim and an integer (``seq != 0``, ``N >= 4``),
+    read without sympy (a light check has none)."""
+    if type(relation) is not Rel:
         return None
-    poly = sympy.Poly(d, s)
-    if poly.degree() != 1:
+    op, a, b = relation.op, relation.lhs, relation.rhs
+    if type(a) is int and type(b) is not int:
+        op, a, b = _MIRROR[op], b, a
+    if type(b) is not int or not getattr(a, "is_Symbol", False) or not _learnable(a):
         return None
-    c, k = (int(x) for x in poly.all_coeffs())
-    if op == "==":   # c*s + k == 0 holds at one value, which is also a lower bound
-        return None if k % c else -k // c
-    if c <= 0:
-        return None
-    return -((k - (op == ">")) // c)   # c*s + k >= 0 (> 0: >= 1): s >= ceil(-k / c)
+    below, above = DimSet.interval(0, b - 1), DimSet.interval(b + 1, None)
+    sets = {"==": DimSet.interval(b, b), "<=": DimSet.interval(0, b), "<": below, ">=": DimSet.interval(b, None),
+            ">": above, "!=": union([(0, b - 1, 1), (b + 1, None, 1)])}
+    return a, sets[op].meet(DimSet.interval(0, None))
 
 
-def _floor_bound(d: Any, s: sympy.Symbol, op: str) -> int | None:
-    """The lower bound on ``s`` that ``c*floor((a*s + b)/q) + k op 0`` states (``c, a > 0``), or None:
-    ``floor(x) >= t`` for an integer ``t`` is ``x >= t``.
-
-    >>> from shapecheck.types import symbol
-    >>> h = symbol("height")
-    >>> _floor_bound(sympy.floor(h / 4) - 1, h, ">="), _floor_bound(2 * sympy.floor((h - 1) / 2) + 1, h, ">")
-    (4, 1)
-    """
-    k, floors = 0, []
-    for term, c in d.as_coefficients_dict().items():
-        if term == 1 and c.is_Integer:
-            k = int(c)
-        elif isinstance(term, sympy.floor) and c.is_Integer and c > 0:
-            floors.append((term, int(c)))
-        else:
-            return None
-    if len(floors) != 1:
-        return None
-    (f, c), = floors
-    pq = floor_argument(f)
-    if pq is None:
-        return None
-    num, q = pq                            # num = a*s + b with integer coefficients, or not linear
-    a, b = num.coeff(s, 1), num.coeff(s, 0)
-    if not (a.is_Integer and b.is_Integer) or sympy.expand(a * s + b - num) != 0:
-        return None
-    a, b = int(a), int(b)
-    if a <= 0:
-        return None
-    t = -((k - (op == ">")) // c)          # c*floor + k >= 0 (> 0: >= 1): floor >= ceil(-k / c)
-    return -((b - q * t) // a)             # a*s + b >= q*t: s >= ceil((q*t - b) / a)
+_MIRROR = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
-def _decided(m: sympy.Basic, b: Any, a: Any, shift: dict) -> bool:
-    """True when ``b`` makes ``a`` redundant in ``m``: ``b >= a`` in a Max, ``b <= a`` in a Min,
-    for every dim at or above its bound (each dim ``s`` written ``s + k`` over ``s >= 0``)."""
-    gap = sympy.sympify(b - a if isinstance(m, sympy.Max) else a - b).xreplace(shift)
-    return provably_nonnegative(sympy.expand(gap))
+def _learnable(s: Any) -> bool:
+    """A dim whose values the conditions may narrow: a non-negative integer symbol, not an unknown."""
+    return getattr(s, "is_integer", False) and getattr(s, "is_nonnegative", False) and not is_unknown(s)
 
 
 __all__ = ["Facts"]

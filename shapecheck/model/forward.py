@@ -12,30 +12,43 @@ from typing import TYPE_CHECKING, Any
 
 from ..findings import CONTROL_FLOW, ONNX_INFERENCE, OPSET
 from ..frontends.graph import ModelGraph, ModelNode, NodeInferenceError
+from ..domain.relation import Source
 from ..result import Finding
 from ..solve_cache import SolveCache, attrs_key
 from ..solver import contradiction_of, equalities, output_slots
 from ..notation.load import Registry
-from ..types import TensorType, is_symbolic
+from ..types import TensorType, has_unknown, is_symbolic
 from .control_flow import bind, binds, is_dead, is_fixpoint, malformed, region_outputs
 from .declarations import Names, check_declaration
+from .domain import domain_findings, model_domain
 from .facts import Facts
 from .node import UNCHECKED, Unknowns, bind_inputs, fill, fold, int64_overflow, resolve
-from .result import ModelReport, NodeReport
+from .result import FED_BY_INVALID, ModelReport, NodeReport, node_counts
+from .sizes import input_dims, names_in
 
 if TYPE_CHECKING:
     pass
 
 
-def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False, runtime: str | None = None) -> ModelReport:
-    """Check every node of ``graph``; see ``ModelReport``."""
-    return ForwardPass(graph, registry, strict, runtime).run()
+def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False, runtime: str | None = None,
+                assume_nonempty: bool = True, declared: dict[str, tuple] | None = None,
+                progress: Any = None) -> ModelReport:
+    """Check every node of ``graph``; see ``ModelReport``.  ``assume_nonempty``: every symbolic
+    input dim is at least 1 (else at least 0); ``declared``: ranges ``(lo, hi)`` the model declares
+    for input dims, by name."""
+    fp = ForwardPass(graph, registry, strict, runtime, assume_nonempty, declared)
+    fp.progress = progress   # called as progress(nodes done, nodes in all) every PROGRESS_EVERY nodes
+    return fp.run()
+
+
+PROGRESS_EVERY = 1024
 
 
 class ForwardPass:
     """The state of one model check: types so far, where each came from, conditions needed."""
 
-    def __init__(self, graph: ModelGraph, registry: Registry, strict: bool, runtime: str | None):
+    def __init__(self, graph: ModelGraph, registry: Registry, strict: bool, runtime: str | None,
+                 assume_nonempty: bool = True, declared: dict[str, tuple] | None = None):
         self.graph, self.registry = graph, registry
         self.portability = None
         if runtime:
@@ -46,25 +59,39 @@ class ForwardPass:
         self.origin: dict[str, str] = dict(graph.source_kind)
         self.assumptions: dict[str, dict[str, None]] = {}   # condition -> the nodes needing it, in order
         self.relations: dict[str, Any] = {}   # condition text -> its relation (never parsed back from the text)
+        self.sources: dict[str, list[Source]] = {}   # condition text -> the nodes and constraints that need it
+        self.scoped: set[str] = set()          # conditions needed only where a branch or a loop body runs
+        self.invalid: dict[str, str] = {}      # tensor -> the invalid node it comes from
+        self.progress: Any = None
         self.refinements: set[str] = set()
-        self.facts = Facts()   # lower bounds the conditions of nodes that always run put on the input dims
+        # the values each input dim may take: assumed, then narrowed by the conditions of nodes that always run
+        dims = input_dims(graph)
+        self.declared_ranges = {s: declared[s.name] for s in dims if s.name in (declared or {})}
+        self.facts = Facts(dims, nonempty=assume_nonempty, declared=self.declared_ranges)
+        self.assumed = dict(self.facts.sets)   # before any condition narrowed them
+        self.nonempty = assume_nonempty
         self.coverage: dict[str, dict[str, int]] = {}   # op type -> how its nodes were covered -> count
         self.cache = SolveCache.of(registry)   # shared by every model checked against this registry
         self.resolved: dict[tuple, tuple] = {}
         self.slots: dict[tuple, list] = {}     # (spec, output count) -> output slots
-        source_names = _names_in(graph.sources.values())
+        source_names = names_in(graph.sources.values())
         self.unknowns = Unknowns(source_names)
-        self.names = Names(source_names)   # dim names declarations introduce, defined on first use
+        # dim names declarations introduce, defined on first use: every name but the main graph's inputs'
+        # (a subgraph's or a function body's own names, B or d_v, are local: its owner binds its inputs)
+        self.names = Names(names_in(t for k, t in graph.sources.items() if graph.source_kind.get(k) == "graph input"))
         self.skipped = self.dead = 0
         self.entered: set[str] = set()   # subgraph scopes entered (a Loop/Scan body's inputs bound)
         self.owner_index: dict[int, int] | None = None
 
-    def assume(self, text: str, who: str, refinement: bool = False, relation: Any = None) -> None:
+    def assume(self, text: str, who: str, refinement: bool = False, relation: Any = None,
+               source: Source | None = None) -> None:
         if refinement:
             self.refinements.add(text)
         self.assumptions.setdefault(text, {})[who] = None
         if relation is not None:
             self.relations.setdefault(text, relation)
+        if source is not None:
+            self.sources.setdefault(text, []).append(source)
 
     def cover(self, op: str, how: str) -> None:
         row = self.coverage.setdefault(op, {})
@@ -80,6 +107,8 @@ class ForwardPass:
         nodes = self.graph.nodes
         while i < stop:
             node = nodes[i]
+            if self.progress is not None and i % PROGRESS_EVERY == 0:
+                self.progress(i, len(nodes))
             region = self.next_region(node.scope) if node.scope else None
             if region is not None:
                 i = self.region(i, region)
@@ -139,6 +168,23 @@ class ForwardPass:
         self.unknowns.restore(unknowns)
 
     def node(self, node: ModelNode) -> None:
+        source = next((self.invalid[t] for t in node.inputs if t in self.invalid), None)
+        if source is not None:   # one root cause, one finding: what an invalid node feeds is not checked
+            self.report.nodes.append(NodeReport(node.name, node.op_type, node.domain, node.opset, "", "unchecked",
+                                                node.location, reason=f"{FED_BY_INVALID} {source!r}"))
+            for t in node.outputs:
+                if t:
+                    self.env[t], self.origin[t] = TensorType(None, None), "unknown"
+                    self.invalid[t] = source
+            return
+        before = len(self.report.nodes)
+        self._node(node)
+        if len(self.report.nodes) > before and self.report.nodes[-1].status == "invalid":
+            # an output the invalid node still defines (ScatterND's is data's type) flows on and is checked;
+            # one it leaves unknown would only make findings downstream that this one explains
+            self.invalid.update((t, node.name) for t in node.outputs if t and not _defined(self.env.get(t)))
+
+    def _node(self, node: ModelNode) -> None:
         key = (node.op_type, node.domain, node.opset, node.version)
         spec, error = self.resolved.get(key) or resolve(self.registry, node, self.resolved)
         unchecked = spec is None and error is not None and error.startswith(UNCHECKED)
@@ -195,11 +241,15 @@ class ForwardPass:
                 self.env[t], self.origin[t] = declared, "declared"
             else:
                 self.env[t], self.origin[t] = TensorType(None, None), "unknown"
-            check_declaration(self.graph, self.report, self.env, node, t, self.assume, self.names)
+            check_declaration(self.graph, self.report, self.env, node, t, self.assume, self.names,
+                              self.facts.implies)
 
     def with_spec(self, node: ModelNode, spec) -> None:
         self.cover(node.op_type, "spec")
         types, sources = bind_inputs(self.graph, spec, node, self.env, self.origin)
+        if self.facts.active:   # dims made before a fact was learned flow on in their settled form
+            types = {k: tuple(self.facts.settle_type(x) for x in t) if isinstance(t, tuple) else self.facts.settle_type(t)
+                     for k, t in types.items()}
         n_out = len(node.outputs)
         items = attrs_key(node.attrs) if node.attrs else ()
         result = self.cache.solve(spec, types, node.attrs, items=items, opset=node.opset, unknown_attrs="finding",
@@ -212,14 +262,15 @@ class ForwardPass:
         outputs, overflow = int64_overflow(outputs)
         status = "invalid" if overflow else result.status
         folded = fold(spec, types, node.attrs, n_out, self.cache.folds, result, items) if status == "valid" else None
-        for c in result.conditions:
-            rel = result.relations.get(c)
-            if c not in self.assumptions and self.facts.implies(rel):
-                continue   # the conditions already stated imply it: the model's list stays the shortest
-            self.assume(c, node.name, relation=rel)
-            if not node.scope:   # a node that always runs: what it needs holds for every input the model accepts
-                self.facts.learn(rel)
-        if self.facts.lower:     # the report shows the dims that flow on
+        if self.needs(node, spec, result) and status == "conditional":
+            # what the node needs narrowed the input dims: its inputs, settled under that, may now give
+            # exact outputs (a broadcast of seq against Min(64, seq) is seq once seq <= 64)
+            again = self._resolved(spec, types, node, items, n_out)
+            if again is not None:
+                types, result_out = again
+                outputs = result_out.outputs if not result_out.has_unknowns else self.unknowns.own(
+                    result_out.outputs, types, node, {key: t for (key, _d, _p), t in zip(slots, node.outputs) if t})
+        if self.facts.active:    # the report shows the dims that flow on
             outputs = {k: self.facts.settle_type(t) for k, t in outputs.items()}
         nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, status, node.location,
                         outputs, list(result.conditions), [*result.violations, *([overflow] if overflow else [])],
@@ -234,7 +285,35 @@ class ForwardPass:
                 else:
                     self.env[tname] = self.facts.settle_type(fill(outputs[key], self.graph.fallback.get(tname)))
                     self.origin[tname] = "inferred"
-                check_declaration(self.graph, self.report, self.env, node, tname, self.assume, self.names)
+                check_declaration(self.graph, self.report, self.env, node, tname, self.assume, self.names,
+                                  self.facts.implies)
+
+    def needs(self, node: ModelNode, spec, result) -> bool:
+        """Record the conditions ``result`` states for ``node``; True when they narrowed an input dim."""
+        learned = False
+        for c in result.conditions:
+            rel = result.relations.get(c)
+            if c not in self.assumptions and self.facts.implies(rel):
+                continue   # the conditions already stated imply it: the model's list stays the shortest
+            ids = tuple(result.condition_sources.get(c, ()))
+            self.assume(c, node.name, relation=rel, source=Source(
+                node.name, node.op_type, spec.name, ids, rules=tuple(x.rule for x in result.constraints if x.id in ids)))
+            if not node.scope:   # a node that always runs: what it needs holds for every input the model accepts
+                learned |= self.facts.learn(rel)
+            else:
+                self.scoped.add(c)
+        return learned
+
+    def _resolved(self, spec, types: dict, node: ModelNode, items: Any, n_out: int) -> tuple[dict, Any] | None:
+        """The node solved again on its inputs settled under what it needs; None when nothing settles."""
+        settled = {k: tuple(self.facts.settle_type(x) for x in t) if isinstance(t, tuple) else self.facts.settle_type(t)
+                   for k, t in types.items()}
+        if all(settled[k] is types[k] or (isinstance(t, tuple) and all(a is b for a, b in zip(settled[k], t)))
+               for k, t in types.items()):
+            return None
+        again = self.cache.solve(spec, settled, node.attrs, items=items, opset=node.opset, unknown_attrs="finding",
+                                 output_count=n_out, registry=self.registry)
+        return (settled, again) if again.status != "invalid" else None
 
     def failed(self, node: ModelNode, findings: list[Finding]) -> None:
         """A node found invalid before any spec: reported with ``findings``, its outputs unknown."""
@@ -247,36 +326,31 @@ class ForwardPass:
 
     def finish(self) -> ModelReport:
         report = self.report
-        implied = self.facts.redundant([(c, self.relations.get(c)) for c in self.assumptions
-                                        if c not in self.refinements])
         report.assumptions = [{"condition": c, "kind": "refinement" if c in self.refinements else "condition",
-                               "nodes": list(ns)} for c, ns in self.assumptions.items() if c not in implied]
+                               "nodes": list(ns)} for c, ns in self.assumptions.items()]
+        report.domain = model_domain(self)
+        report.violations.extend(domain_findings(report.domain, self.graph,
+                                                 {s.name: r for s, r in self.declared_ranges.items()}))
+        if self.facts.active:   # every dim as it is for the inputs the model accepts
+            self.env = {k: self.facts.settle_type(t) for k, t in self.env.items()}
+            for n in report.nodes:
+                n.output_types = {k: self.facts.settle_type(t) for k, t in n.output_types.items()}
         eqs = equalities((c, self.relations.get(c)) for c in self.assumptions if c not in self.refinements)
-        if len(eqs) >= 2:
+        if len(eqs) >= 2 and not any(r.kind == "refuted" for r in report.domain.relations):
             bad = contradiction_of(eqs, lambda c: list(self.assumptions.get(c, {})))
             if bad is not None:
                 bad.message = "conditions that different nodes need cannot all hold, so no input makes the model valid"
                 report.violations.append(bad)
         report.types = self.env
         report.symbols = self.unknowns.symbols
-        counts = {"checked": 0, "valid": 0, "conditional": 0, "invalid": 0, "unchecked": 0, "skipped": self.skipped}
-        if self.dead:
-            counts["dead"] = self.dead
-        for n in report.nodes:
-            counts[n.status] = counts.get(n.status, 0) + 1
-        counts["checked"] = len(report.nodes) - counts["unchecked"]
-        report.summary = counts
+        report.summary = node_counts(report.nodes, self.skipped, self.dead)
         total = {how: sum(r.get(how, 0) for r in self.coverage.values()) for how in ("spec", "fallback", "unknown")}
         report.coverage = {**total, "dead": self.dead,
                            "by_op": {op: dict(sorted(r.items())) for op, r in sorted(self.coverage.items())}}
         return report
 
 
-def _names_in(types) -> set[str]:
-    """The dim names the model's sources use: run-time sizes are never named like them."""
-    names: set[str] = set()
-    for t in types:
-        for d in t.shape or ():
-            if is_symbolic(d):
-                names |= {s.name for s in d.free_symbols}
-    return names
+def _defined(t: TensorType | None) -> bool:
+    """A type with its element type, rank and every dim known (no unknown dim)."""
+    return t is not None and t.dtype is not None and t.shape is not None and \
+        not any(is_symbolic(d) and has_unknown(d) for d in t.shape)

@@ -166,7 +166,7 @@ class Unknowns:
         def sub(dims):
             return None if dims is None else tuple(normalize_dim(rebuild(d, fresh)) if is_symbolic(d) else d
                                                    for d in dims)
-        return {k: TensorType(t.dtype, sub(t.shape), t.value, sub(t.sym)) for k, t in outputs.items()}
+        return {k: TensorType(t.dtype, sub(t.shape), t.value, sub(t.sym), sub(t.bounds)) for k, t in outputs.items()}
 
     def _runtime(self, s: RuntimeDim, node: ModelNode, where: str | None) -> RuntimeDim:
         label = s.name
@@ -189,14 +189,14 @@ def _created(outputs: dict[str, TensorType], inputs: dict[str, Any]) -> set:
     """The unknown dims in ``outputs`` that no input has."""
     created: set = set()
     for t in outputs.values():
-        for d in (t.shape or ()) + (t.sym or ()):
+        for d in (t.shape or ()) + (t.sym or ()) + (t.bounds or ()):
             if is_symbolic(d):
                 created |= {s for s in d.free_symbols if is_unknown(s)}
     if not created:
         return created
     for t in inputs.values():
         for x in (t if isinstance(t, tuple) else (t,)):
-            for d in (x.shape or ()) + (x.sym or ()):
+            for d in (x.shape or ()) + (x.sym or ()) + (x.bounds or ()):
                 if is_symbolic(d):
                     created -= d.free_symbols
     return created
@@ -251,5 +251,5 @@ def fill(t: TensorType, other: TensorType | None) -> TensorType:
         return TensorType(dtype, other.shape, t.value)
     if other.shape is not None and len(other.shape) == len(t.shape):
         shape = tuple(o if is_unknown(d) and not is_unknown(o) else d for d, o in zip(t.shape, other.shape))
-        return TensorType(dtype, shape, t.value, t.sym)
-    return TensorType(dtype, t.shape, t.value, t.sym)
+        return TensorType(dtype, shape, t.value, t.sym, t.bounds)
+    return TensorType(dtype, t.shape, t.value, t.sym, t.bounds)

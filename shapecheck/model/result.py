@@ -80,6 +80,24 @@ class DeclarationReport(Indexable):
         return d
 
 
+FED_BY_INVALID = "input from invalid node"   # the reason of a node an invalid node feeds
+
+
+def node_counts(nodes: list, skipped: int, dead: int) -> dict[str, int]:
+    """The summary's counts: nodes by status, those fed by an invalid node apart from the unchecked ones."""
+    counts = {"checked": 0, "valid": 0, "conditional": 0, "invalid": 0, "unchecked": 0, "skipped": skipped}
+    if dead:
+        counts["dead"] = dead
+    for n in nodes:
+        counts[n.status] = counts.get(n.status, 0) + 1
+    counts["checked"] = len(nodes) - counts["unchecked"]
+    fed = sum(n.status == "unchecked" and n.reason.startswith(FED_BY_INVALID) for n in nodes)
+    if fed:   # not a spec's gap: an invalid node feeds them, and its finding is the one to fix
+        counts["unchecked"] -= fed
+        counts["fed_by_invalid"] = fed
+    return counts
+
+
 @dataclass
 class ModelReport(Indexable):
     model: str
@@ -95,6 +113,28 @@ class ModelReport(Indexable):
     # sizes known only at run time (NonZero's count, a Loop's trip count): name, where, bounds
     symbols: list[dict[str, Any]] = field(default_factory=list)
     types: dict[str, TensorType] = field(default_factory=dict, repr=False)
+    # the input domain: where the model is valid, as simple relations over its input dims
+    domain: Any = None
+
+    def without(self, ignored: Any) -> "ModelReport":
+        """A copy without the findings ``ignored(kind, spec)`` selects (``C7``, ``pinned``,
+        ``declaration``, ``runtime-check``, ``condition``): configuration's ``ignore``/``select``.
+        A node whose every violation is left out is valid (or conditional) again."""
+        from dataclasses import replace
+        nodes = []
+        for n in self.nodes:
+            kept = [f for f in n.violations if not ignored(f.constraint, n.spec)]
+            warns = [w for w in n.warnings if not ignored(w.constraint, n.spec)]
+            checks = [] if ignored("runtime-check", n.spec) else [c for c in n.runtime_checks if not ignored(c, n.spec)]
+            status = n.status if kept or n.status != "invalid" else ("conditional" if n.conditions else "valid")
+            nodes.append(replace(n, violations=kept, warnings=warns, runtime_checks=checks, status=status))
+        out = replace(self, nodes=nodes, violations=[f for f in self.violations if not ignored(f.constraint, "")],
+                      declarations=[d for d in self.declarations if d.status == "agrees" or not ignored("declaration", "")])
+        out.summary = dict(self.summary, **{k: sum(n.status == k for n in nodes) for k in ("valid", "conditional", "invalid")})
+        out.conditions_ignored = self.conditions_ignored or ignored("condition", "")
+        return out
+
+    conditions_ignored: bool = False   # configuration ignores "condition": --strict does not fail on the domain
 
     @property
     def failed(self) -> bool:
@@ -102,7 +142,8 @@ class ModelReport(Indexable):
             return True
         if any(d.severity == "error" for d in self.declarations):
             return True
-        if self.strict and (any(a["kind"] == "condition" for a in self.assumptions)
+        if self.strict and ((self.domain is not None and self.domain.relations and not self.conditions_ignored)
+                            or (self.domain is None and any(a["kind"] == "condition" for a in self.assumptions))
                             or any(d.status == "contradicts" for d in self.declarations)
                             or any(n.status == "unchecked" for n in self.nodes)):
             return True
@@ -118,4 +159,5 @@ class ModelReport(Indexable):
                 "declarations": [d.to_dict() for d in self.declarations if d.status != "agrees"],
                 "violations": [v.to_dict() for v in self.violations], "notes": self.notes,
                 "summary": self.summary, "coverage": self.coverage, "symbols": self.symbols,
+                "domain": self.domain.to_dict() if self.domain is not None else None,
                 "ok": not self.failed}

@@ -115,7 +115,7 @@ def _outputs(data: dict, ctx: FileCtx, known: set[str], input_names: set[str], l
         variadic = bool(raw.get("variadic", False))
         fns = []
         reads: dict[str, frozenset] = {}
-        for key in ("type", "shape", "value"):
+        for key in ("type", "shape", "value", "bounds"):
             if key not in raw:
                 fns.append(None)
                 continue
@@ -126,7 +126,8 @@ def _outputs(data: dict, ctx: FileCtx, known: set[str], input_names: set[str], l
         out.append(OutputDecl(raw["name"], raw["type"], raw["shape"], fns[0], fns[1], raw.get("value", ""),
                               fns[2], variadic, bool(raw.get("optional", False)),
                               reads.get("type", frozenset()) | reads.get("shape", frozenset()),
-                              reads.get("value", frozenset())))
+                              reads.get("value", frozenset()) | reads.get("bounds", frozenset()),
+                              raw.get("bounds", ""), fns[3]))
     if any(o.variadic for o in out[:-1]):
         raise ctx.err("only the last output can be variadic", ctx.find("variadic"))
     return out

@@ -196,7 +196,7 @@ def _linear(d, op: str):
         return _OPEN if linear else None
     # every coefficient positive: d is k at zero dims and grows without bound
     if op in ("==", "!="):
-        if k > 0:
+        if k > 0 or k % math.gcd(*cs):   # every value is k modulo the coefficients' gcd
             return op == "!="
         # k <= 0: 0 is reached at zero dims, or with one dim s alone in its term (c*s == -k, the rest 0)
         alone = [c for m, c in coeffs.items() if m.is_Symbol and all(

@@ -19,7 +19,7 @@ else:
 
 from ..types import is_symbolic
 from .compare import FLIP, compare_dims
-from .logic import PYOP, EvalError, TensorVal, Unknown, and_, not_, or_
+from .logic import NO_VALUE, PYOP, EvalError, TensorVal, Unknown, and_, not_, or_
 from .operators import is_dim, show, values
 
 __all__ = ["compare"]
@@ -29,8 +29,12 @@ def compare(a, op: str, b):
     if type(a) is int and type(b) is int:
         return PYOP[op](a, b)
     if type(a) is TensorVal:
+        if a.bounds is not None and a.value is None and a.sym is None and op in _ORDER:
+            return _compare_bounds(a, op, b)
         a = values(a)
     if type(b) is TensorVal:
+        if b.bounds is not None and b.value is None and b.sym is None and op in _ORDER:
+            return _compare_bounds(b, FLIP[op], a)
         b = values(b)
     if op in ("in", "not in"):
         return _member(a, b, op == "not in")
@@ -62,6 +66,39 @@ def compare(a, op: str, b):
     if op in ("==", "!="):
         return PYOP[op](a, b)
     raise EvalError(f"cannot compare {show(a)} {op} {show(b)}")
+
+
+_ORDER = frozenset(("<", "<=", ">", ">="))
+
+
+def _compare_bounds(t: TensorVal, op: str, other):
+    """Every element of a tensor known by its bounds ``(lo, hi, exact)`` against a dim: its largest
+    for ``<``/``<=``, its smallest for ``>``/``>=`` (positions from a Range against a table's length).
+    Exact bounds are attained by a non-empty tensor, so the comparison is a condition (an empty
+    tensor meets any); loose ones only prove it, and otherwise leave it to the runtime.
+
+    >>> from shapecheck.types import symbol, TensorType
+    >>> s = symbol("seq")
+    >>> pos = TensorVal("pos", TensorType("int64", (s,), bounds=(0, s - 1, True)))
+    >>> [str(r) for r in _compare_bounds(pos, "<=", 63).rels], _compare_bounds(pos, ">=", -64)
+    (['seq <= 64'], True)
+    >>> _compare_bounds(TensorVal("p", TensorType("int64", (s,), bounds=(0, s - 1, False))), "<=", 63)
+    Unknown(value)
+    """
+    if isinstance(other, Unknown) or not is_dim(other):
+        return NO_VALUE
+    lo, hi, exact = t.bounds
+    side = hi if op in ("<", "<=") else lo
+    got = compare_dims(side, op, int(other) if isinstance(other, np.integer) else other)
+    if got is True:
+        return True
+    if not exact or t.shape is None:
+        return NO_VALUE
+    empty = [compare_dims(d, "==", 0) for d in t.shape]
+    if any(e is True for e in empty):
+        return True
+    empty = [e for e in empty if e is not False]
+    return or_([got, *empty]) if empty else got
 
 
 def _float_vs_dim(x: float, op: str, d):

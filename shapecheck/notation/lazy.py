@@ -175,8 +175,8 @@ class LazyRegistry(Registry):
         files it extends) where the index tells which it is."""
         key = split_op(op, domain)
         if key not in self._files:
-            self.load_all()   # the error lists every known op
-        elif key not in self._loaded:
+            return super().resolve(op, opset, domain)   # unknown: the error names the nearest ops (the index knows them)
+        if key not in self._loaded:
             known = [(v, f) for f in self._files[key] if (v := self._version[f]) is not None]
             best = max(((v, f) for v, f in known if isinstance(opset, int) and v <= opset), default=None,
                        key=lambda vf: vf[0])
@@ -198,6 +198,13 @@ class LazyRegistry(Registry):
         m = SPEC_NAME.fullmatch(name.strip())
         if m:
             self._load((normalize_domain(m.group(1) or ""), m.group(2)))
-        if name not in self.by_name:
+        elif name not in self.by_name:
             self.load_all()
         return super().get(name)
+
+    def known_ops(self) -> list[str]:
+        return sorted({op if dom == ONNX_DOMAIN else f"{dom}:{op}" for dom, op in self._files} | set(super().known_ops()))
+
+    def known_versions(self, domain: str, op: str) -> list[int]:
+        files = self._files.get((domain, op), ())
+        return sorted({v for f in files if (v := self._version.get(f)) is not None} | set(super().known_versions(domain, op)))

@@ -13,7 +13,7 @@ from typing import Callable
 
 # one line registers a library module: its name in this tuple
 LIBRARY_MODULES = ("core", "indexing", "values", "shapes", "slicing", "reduction", "layouts", "tensor_ops", "einsum", "conv",
-                   "attention", "more_ops")
+                   "attention", "more_ops", "bounds")
 
 LIBRARIES: tuple[ModuleType, ...] = tuple(import_module(f"{__package__}.{m}") for m in LIBRARY_MODULES)
 

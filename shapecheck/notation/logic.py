@@ -171,10 +171,11 @@ class EvalError(Exception):
 class TensorVal:
     """A tensor as the notation sees it: ``.shape``, ``.dtype``, and its contents if constant."""
 
-    __slots__ = ("name", "dtype", "shape", "value", "sym")
+    __slots__ = ("name", "dtype", "shape", "value", "sym", "bounds")
 
     def __init__(self, name: str, t: TensorType):
         self.name, self.dtype, self.shape, self.value, self.sym = name, t.dtype, t.shape, t.value, t.sym
+        self.bounds = t.bounds
 
     def __repr__(self) -> str:
         return f"TensorVal({self.name})"

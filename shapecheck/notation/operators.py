@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..deferred import is_sympy
 from ..names import Name
-from ..types import expr_str, normalize_dim, is_symbolic
+from ..types import TensorType, expr_str, normalize_dim, is_symbolic
 from .logic import NO_VALUE, EvalError, NeedInt, TensorVal, Unknown, UnknownShape
 
 if TYPE_CHECKING:
@@ -82,6 +82,14 @@ def subscript(obj, subs: list):
         return Unknown(obj.reason)
     if isinstance(obj, TensorVal):
         if obj.value is None:
+            if obj.sym is None and obj.bounds is not None:
+                # part of a tensor whose elements are known only by their bounds: the part has those bounds,
+                # attained only when it is the whole ([..., 0] of a last axis of 1, as GatherND's indices)
+                whole = (len(subs) == 2 and subs[0] is Ellipsis and obj.shape is not None and obj.shape
+                         and obj.shape[-1] == 1)
+                part = TensorType(obj.dtype, obj.shape[:-1] if whole else None,
+                                  bounds=obj.bounds[:2] + (bool(obj.bounds[2] and whole),))
+                return TensorVal(f"{obj.name}[...]", part)
             if obj.sym is None or len(subs) != 1:
                 return NO_VALUE
             obj = obj.sym     # a symbolic vector value: subscripted like a shape

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..errors import UsageError
+from ..errors import UsageError, did_you_mean
 from .schema import ONNX_DOMAIN, SPEC_NAME, Spec, normalize_domain, spec_name, split_op
 
 
@@ -53,9 +53,9 @@ class Registry:
         dom, name = split_op(op, domain)
         versions = self.by_op.get((dom, name))
         if not versions:
-            known = sorted({s.qualified_op for s in self.by_name.values()})
-            raise UsageError(f"unknown operator {op!r}; shapecheck has specs for {', '.join(known)} "
-                             "(OpenVINO operators are written openvino:NAME)")
+            msg = did_you_mean(op, self.known_ops(), "operator")
+            raise UsageError(msg + ("" if "did you mean" in msg or ":" in op else
+                                    " (OpenVINO operators are written openvino:NAME)"))
         if not isinstance(opset, int) or isinstance(opset, bool):
             raise UsageError(f"opset must be an integer, got {opset!r}")
         best = None
@@ -78,4 +78,17 @@ class Registry:
             key = spec_name(dom, m.group(2), int(m.group(3)))
             if key in self.by_name:
                 return self.by_name[key]
-        raise UsageError(f"unknown spec {name!r}; known specs are {', '.join(s.name for s in self)}")
+        if m:
+            dom = normalize_domain(m.group(1) or "")
+            vs = self.known_versions(dom, m.group(2))
+            if vs:
+                raise UsageError(f"unknown spec {name!r}; {m.group(2)} has versions {', '.join(map(str, vs))}")
+            raise UsageError(did_you_mean(m.group(2), self.known_ops(), "operator") + f" (in spec {name!r})")
+        raise UsageError(f"unknown spec {name!r}: a spec is named OP-VERSION (ScatterND-18); `shapecheck specs` lists them")
+
+    def known_ops(self) -> list[str]:
+        """Every operator's name as a query writes it (``ScatterND``, ``openvino:ScatterNDUpdate``)."""
+        return sorted({s.qualified_op for s in self.by_name.values()})
+
+    def known_versions(self, domain: str, op: str) -> list[int]:
+        return sorted(s.version for s in self.by_op.get((domain, op), []))

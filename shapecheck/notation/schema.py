@@ -93,6 +93,8 @@ class OutputDecl:
     # inputs whose contents the type and shape rules read, and those the value rule reads
     value_inputs: frozenset = field(default=frozenset(), repr=False, compare=False)
     value_rule_inputs: frozenset = field(default=frozenset(), repr=False, compare=False)
+    bounds: str = ""          # the bounds of the elements when they are not known (``range_bounds(...)``)
+    bounds_fn: Fn | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..types import normalize_dim, unknown_dim, is_symbolic
+from ..rounding import floor_of
+from ..types import is_symbolic, is_unknown, normalize_dim, unknown_dim
 from .compare import compare_dims
 from .logic import UNKNOWN, EvalError, Unknown, UnknownShape, and_, or_
 from .operators import int_like
@@ -203,6 +204,10 @@ def _quotient(total, part) -> Any:
         # -1 is ambiguous, which onnxruntime and onnx.reference refuse too (tests/test_broken.py)
         raise EvalError(f"-1 in a Reshape target: {sympy.sstr(total)} elements do not split into parts of "
                         f"{sympy.sstr(part)} ({sympy.sstr(q)} each)")
+    if int_like(part) and part > 0 and not any(is_unknown(x) for x in sympy.sympify(total).free_symbols):
+        # batch*seq over 16: the -1 is batch*seq/16 wherever the reshape is valid, which the element
+        # count rule then states as batch*seq == 16*floor(batch*seq/16), that is (batch*seq) % 16 == 0
+        return normalize_dim(floor_of(sympy.sympify(total) / int(part)))
     return unknown_dim("reshaped")
 
 

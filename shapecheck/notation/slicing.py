@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..types import is_unknown, normalize_dim, unknown_dim
-from ..rounding import ceiling_of
+from ..rounding import ceiling_of, provably_nonnegative
 from .compare import compare_dims, make_rel
 from .logic import NO_VALUE, UNKNOWN, Cond, EvalError, NeedInt, Unknown, UnknownShape
 from .operators import element_grid, int_like
@@ -69,7 +69,10 @@ def _sign(x) -> int | None:
     e = sympy.sympify(x)
     if any(is_unknown(s) for s in e.free_symbols):
         return None
-    return 1 if e.is_positive else (0 if e.is_zero else (-1 if e.is_negative else (0 if e.is_nonnegative else None)))
+    known = 1 if e.is_positive else (0 if e.is_zero else (-1 if e.is_negative else (0 if e.is_nonnegative else None)))
+    if known is None and e.has(sympy.floor) and provably_nonnegative(e):
+        return 0   # not negative (a length a convolution computes, floor((frames - 1)/2) + 1)
+    return known
 
 
 def _start_end(dim, start, end, step):

@@ -5,6 +5,8 @@ Results and reports carry ``to_dict()``; the modules here only render.
 """
 from __future__ import annotations
 
-from .text import diagnostic_lines, print_diagnostic, render_model_report, render_result, render_specs
+from .model_text import render_model_report, render_outcomes
+from .text import diagnostic_lines, print_diagnostic, render_result, render_specs
 
-__all__ = ["diagnostic_lines", "print_diagnostic", "render_model_report", "render_result", "render_specs"]
+__all__ = ["diagnostic_lines", "print_diagnostic", "render_model_report", "render_outcomes", "render_result",
+           "render_specs"]

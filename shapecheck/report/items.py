@@ -102,14 +102,21 @@ def model_items(outcome: Any, registry: Any) -> Iterator[Item]:
         names = [x for x in f.constraint.split("+") if x in ops]
         yield Item(engine_rule(engine_id(f.constraint)), "error", path, _one_line(diagnostic_lines(f, "model")),
                    engine_id(f.constraint), nodes=[(x, ops[x]) for x in names], subject=f.rule)
-    for a in rep.assumptions:
-        if a["kind"] != "condition":
-            continue
-        names = [x for x in a["nodes"] if x in ops]
-        msg = f"the model is valid only if {a['condition']} (needed by {', '.join(a['nodes'])})"
+    for text, nodes in _conditions(rep):
+        names = [x for x in nodes if x in ops]
+        msg = f"the model is valid only if {text} (needed by {', '.join(nodes)})"
         first = names[0] if names else ""
         yield Item(engine_rule(CONDITION), "error" if rep.strict else "note", path, msg, CONDITION,
-                   first, ops.get(first, ""), [(x, ops[x]) for x in names], a["condition"])
+                   first, ops.get(first, ""), [(x, ops[x]) for x in names], text)
+
+
+def _conditions(rep: Any) -> list[tuple[str, list[str]]]:
+    """(text, nodes) of each condition the model needs that is not an error finding: the input
+    domain's relations in their simple form, else the conditions as the nodes stated them."""
+    domain = getattr(rep, "domain", None)
+    if domain is None:
+        return [(a["condition"], list(a["nodes"])) for a in rep.assumptions if a["kind"] == "condition"]
+    return [(r.text, list(dict.fromkeys(s.node for s in r.sources))) for r in domain.relations if r.severity != "error"]
 
 
 def all_items(outcomes: Iterable[Any], registry: Any) -> list[Item]:

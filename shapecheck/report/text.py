@@ -10,7 +10,7 @@ module only renders.  Diagnostics read like a compiler's::
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Iterable
 
 from rich.console import Console
 from rich.markup import escape
@@ -138,6 +138,7 @@ def summary_text(report, label: str = "") -> str:
             f"{s.get('conditional', 0)} conditional, {s.get('invalid', 0)} invalid; "
             + (f"{unchecked} nodes of operators with specs left unchecked (no spec for their version, "
                "see the notes above); " if unchecked else "")
+            + (f"{s['fed_by_invalid']} not checked (fed by an invalid node); " if s.get("fed_by_invalid") else "")
             + f"{s.get('skipped', 0)} nodes without a spec skipped" + ("  (strict)" if report.strict else ""))
 
 
@@ -149,58 +150,22 @@ def verdict_markup(report) -> str:
     return f"[bold yellow]OK except {unchecked} unchecked[/]" if unchecked else "[bold green]OK[/]"
 
 
-def render_model_report(report, console: Console, err: Console | None = None, *, quiet: bool = False,
-                        prefix: str = "", label: str = "") -> None:
-    """A model check: a table of the checked nodes, conditions and notes on ``console``; the
-    findings, compiler style and each naming the file (``prefix``), on ``err``; a summary line."""
-    err = err or console
-    if not quiet:
-        table = Table(title=escape(f"{report.model} ({report.format})"), title_justify="left")
-        for col in ("node", "op / spec", "status", "output", "conditions"):
-            table.add_column(col, overflow="fold")
-        for n in report.nodes:
-            table.add_row(escape(n.name), escape(f"{n.op_type} / {n.spec or '-'}"), styled(n.status),
-                          escape(", ".join(n.outputs.values())), escape("; ".join(n.conditions)))
-        console.print(table)
-    for n in report.nodes:
-        for f in n.violations:
-            lines = diagnostic_lines(f, node_where(n))
-            if n.inputs:
-                lines.append("  = inputs: " + ", ".join(f"{k} = {v['tensor']}: {v['type']} ({v['source']})"
-                                                        for k, v in n.inputs.items()))
-            print_diagnostic_to(err, lines, "error", prefix)
-        for w in n.warnings:
-            print_diagnostic_to(err, diagnostic_lines(w, node_where(n), "warning"), "warning", prefix)
-    for d in report.declarations:
-        if d.status != "agrees" and (not quiet or d.severity != "info"):
-            label_, lines = declaration_lines(d)
-            print_diagnostic_to(err, lines, label_, prefix)
-    for f in report.violations:
-        print_diagnostic_to(err, diagnostic_lines(f, "model"), "error", prefix)
-    if not quiet:
-        conds = [a for a in report.assumptions if a["kind"] == "condition"]
-        refs = [a for a in report.assumptions if a["kind"] == "refinement"]
-        if conds:
-            console.print("[bold yellow]the model is valid only if:[/]")
-            for a in conds:
-                console.print(escape(f"  {a['condition']}    (needed by {', '.join(a['nodes'])})"), soft_wrap=True)
-        if refs:
-            console.print("[cyan]taken from declarations (inference left these unknown):[/]")
-            for a in refs:
-                console.print(escape(f"  {a['condition']}"), soft_wrap=True)
-        for line in symbol_lines(getattr(report, "symbols", [])):
-            console.print(escape(line), soft_wrap=True)
-        for n in report.nodes:
-            if n.status == "unchecked":
-                console.print(f"[bold cyan]note\\[unchecked][/]: {escape(node_where(n))}: {escape(n.reason)}",
-                              soft_wrap=True)
-            for line in runtime_check_lines(n):
-                console.print(escape(line), soft_wrap=True)
-        for note in report.notes:
-            console.print(escape(f"note: {note}"), soft_wrap=True)
-    console.print(f"{verdict_markup(report)}  {escape(summary_text(report, label))}", soft_wrap=True)
-    if not quiet:
-        console.print(escape(coverage_line(getattr(report, "coverage", {}))), soft_wrap=True)
+def domain_lines(domain) -> list[str]:
+    """The input domain: ``valid for: batch >= 1, 1 <= seq <= 64 (assuming every input dim >= 1)``,
+    then each relation that is not an error (errors are findings) with the nodes that need it."""
+    if not domain.dims and not domain.relations:
+        return []
+    lines = [f"valid for: {domain.text() or 'every size'} (assuming {domain.assumption})"]
+    for r in domain.relations:
+        if r.severity == "error":
+            continue
+        nodes = list(dict.fromkeys(src.node for src in r.sources))
+        consts = list(dict.fromkeys(c for src in r.sources for c in src.constants))
+        why = f"needed by {', '.join(nodes[:4])}" + (f" and {len(nodes) - 4} more" if len(nodes) > 4 else "")
+        if consts:
+            why += "; from " + ", ".join(consts[:2])
+        lines.append(f"  {r.text}    ({why})" if nodes else f"  {r.text}")
+    return lines
 
 
 def symbol_lines(symbols: list[dict]) -> list[str]:
@@ -231,25 +196,3 @@ def coverage_line(cov: dict) -> str:
     if rest:
         line += "; no spec: " + ", ".join(f"{op} x{k}" for k, op in rest[:8]) + (" ..." if len(rest) > 8 else "")
     return line
-
-
-def render_outcomes(outcomes: Sequence[Any], out: Console, err: Console, *, quiet: bool, findings: bool) -> None:
-    """Text: per model, its table and findings (unless ``findings`` is off) and one summary line; then a total."""
-    from .. import batch
-    for o in outcomes:
-        if o.error:
-            msg = o.error[len(o.path) + 2:] if o.error.startswith(o.path + ": ") else o.error
-            if findings:
-                err.print(f"[bold red]{escape(o.path)}: error\\[unreadable]:[/] {escape(msg)}", soft_wrap=True)
-            out.print(f"[bold red]ERROR[/]   {escape(o.path)}: not checked (unreadable)", soft_wrap=True)
-        elif findings:
-            render_model_report(o.report, out, err, quiet=quiet, prefix=f"{o.path}: ", label=f"{o.path}: ")
-        else:
-            out.print(f"{verdict_markup(o.report)}  {escape(summary_text(o.report, o.path + ': '))}", soft_wrap=True)
-    if len(outcomes) > 1:
-        t = batch.totals(outcomes)
-        verdict = "[bold green]OK[/]" if batch.worst(outcomes) == 0 else "[bold red]FAILED[/]"
-        out.print(f"{verdict}  total: {t['models']} models: {t['ok']} ok, {t['failed']} failed, "
-                  f"{t['unreadable']} unreadable; {t['checked']} nodes checked: {t['valid']} valid, "
-                  f"{t['conditional']} conditional, {t['invalid']} invalid; {t['skipped']} without a spec skipped",
-                  soft_wrap=True)

@@ -10,7 +10,7 @@ else:
 
 from ..notation.compile import EvalError, NeedInt, Unknown
 from ..notation.load import Spec
-from ..types import TensorType, is_symbolic, normalize_dim, numpy_dtype, unknown_dim, valued
+from ..types import TensorType, has_unknown, is_symbolic, normalize_dim, numpy_dtype, unknown_dim, valued
 
 __all__ = ["output_slots", "output_type"]
 
@@ -64,5 +64,15 @@ def output_type(out, env) -> TensorType:
             return TensorType(dtype, shape, value.astype(numpy_dtype(dtype), copy=False))
         return TensorType(dtype, shape)
     if value is None or isinstance(value, Unknown):
-        return TensorType(dtype, shape)
+        return TensorType(dtype, shape, bounds=_bounds(attempt(out.bounds_fn)))
     return valued(dtype, shape, value if isinstance(value, tuple) else (value,))
+
+
+def _bounds(b: Any) -> tuple | None:
+    """An output's element bounds ``(lo, hi, exact)``, when its bounds rule gave two dims free of unknowns."""
+    if not isinstance(b, tuple) or len(b) != 3:
+        return None
+    out = tuple(normalize_dim(x) for x in b[:2])
+    if all(type(x) is int or (is_symbolic(x) and not x.is_number and not has_unknown(x)) for x in out):
+        return out + (bool(b[2]),)
+    return None

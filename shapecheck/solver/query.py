@@ -160,7 +160,8 @@ def spec_env(spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any], ou
 
 
 def lacks_value(t: TensorType | tuple) -> bool:
-    """True when a tensor's contents (or any of a variadic input's) are not known."""
+    """True when nothing is known of a tensor's contents (or of any of a variadic input's): neither
+    its value, its symbolic elements nor their bounds."""
     if isinstance(t, tuple):
         return any(lacks_value(x) for x in t)
-    return t.value is None and t.sym is None
+    return t.value is None and t.sym is None and t.bounds is None

@@ -32,12 +32,14 @@ _MAX_RANK_GUESS = 8
 
 def _subst_type(t: TensorType, dims: dict, shape: tuple | None = None, dtype: str | None = None) -> TensorType:
     new_shape = shape if shape is not None else t.shape
-    sym = t.sym
+    sym, bounds = t.sym, t.bounds
     if new_shape is not None and dims:
         new_shape = tuple(normalize_dim(d.xreplace(dims)) if is_symbolic(d) else d for d in new_shape)
         if sym is not None:
             sym = tuple(normalize_dim(d.xreplace(dims)) if is_symbolic(d) else d for d in sym)
-    return TensorType(dtype if dtype is not None else t.dtype, new_shape, t.value, sym)
+        if bounds is not None:
+            bounds = tuple(normalize_dim(d.xreplace(dims)) if is_symbolic(d) else d for d in bounds)
+    return TensorType(dtype if dtype is not None else t.dtype, new_shape, t.value, sym, bounds)
 
 
 class Bindings:

@@ -15,7 +15,7 @@ from typing import Any
 import shapecheck
 from shapecheck.batch import check_one
 
-ENTRIES = ("check", "check --strict --runtime", "annotate", "infer")
+ENTRIES = ("check", "check --strict --runtime", "check --allow-empty-dims", "check --dims", "annotate", "infer")
 
 
 def _canon(d: Any) -> str:
@@ -36,6 +36,11 @@ def entry(path: str, name: str) -> str:
             return _report(shapecheck.check_model(path))
         if name == "check --strict --runtime":
             return _report(shapecheck.check_model(path, strict=True, runtime="onnxruntime"))
+        if name == "check --allow-empty-dims":
+            return _report(shapecheck.check_model(path, assume_nonempty=False))
+        if name == "check --dims":
+            dims = _dim_names(path)
+            return _report(shapecheck.check_model(path, dims={n: 3 for n in dims})) if dims else ""
         if name == "annotate":
             if not path.endswith(".onnx"):
                 return ""
@@ -49,6 +54,14 @@ def entry(path: str, name: str) -> str:
     except Exception as exc:   # noqa: BLE001 - the text of an error is part of the answer
         return f"{type(exc).__name__}: {exc}"
     raise ValueError(name)
+
+
+def _dim_names(path: str) -> list[str]:
+    if not path.endswith(".onnx"):
+        return []
+    import onnx
+    from tests.harness.corpora import input_dim_names
+    return input_dim_names(onnx.load(path, load_external_data=False))
 
 
 def reports(path: str) -> dict[str, str]:

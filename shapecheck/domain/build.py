@@ -1,0 +1,311 @@
+"""The input domain of a model: the conditions its nodes need, as simple relations over its input dims.
+
+``build_domain`` takes every condition the forward pass collected (a ``Need``: the relation,
+its text and where it comes from) and the assumed sets of the input dims, and returns the
+``InputDomain``:
+
+1. each condition is made smaller under the assumptions alone (``reduce_relation``): one that
+   always holds goes, one that never holds is refuted;
+2. a condition on one dim becomes that dim's set of values (``truth_set``, proved), and the sets
+   of each dim are intersected: an empty one means no input meets the model's conditions, a
+   finite one pins a dim the model declares dynamic (an error: the model runs only at a few
+   sizes);
+3. a condition on several dims is made smaller under the other conditions' sets, and stays
+   when they do not decide it; an equality that bounds every dim it names (``floor(h/4) *
+   floor(w/4) == 64``, each factor at least 1) pins them too.
+
+What cannot be put in a simple form stays a stated condition, simplified as far as proved.
+
+>>> from shapecheck.dims import symbol
+>>> from shapecheck.notation.logic import AnyOf, Rel
+>>> b, s = symbol("batch"), symbol("seq")
+>>> m = sympy.Min(64, s)
+>>> need = Need("...", AnyOf(((Rel("==", m, s),), (Rel("==", m, 1),))), [Source("/Add", "Add", "Add-14", ("C1",))])
+>>> d = build_domain([need], {b: DimSet.interval(1, None), s: DimSet.interval(1, None)})
+>>> d.text(), [r.kind for r in d.relations]
+('batch >= 1, 1 <= seq <= 64', ['bound'])
+>>> d = build_domain([Need("...", Rel("==", b * s, 16 * b), [])], {b: DimSet.interval(1, None), s: DimSet.interval(1, None)})
+>>> d.text(), d.errors[0].text
+('batch >= 1, seq == 16', 'seq == 16')
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..dims import expr_str, is_runtime, is_unknown
+from ..notation.logic import AnyOf, Rel
+from ..result import Indexable
+from .evaluate import Unsupported, holds
+from .intset import DimSet
+from .reduce import reduce_relation
+from .relation import DomainRelation
+from .settle import always_ge, ceilings
+from .single import truth_set
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
+
+
+@dataclass
+class Need:
+    """A condition the model needs: its text as the node stated it, its relation, where it comes from."""
+
+    text: str
+    relation: Any
+    sources: list = field(default_factory=list)
+
+
+@dataclass
+class InputDomain(Indexable):
+    """Where the model is valid: each input dim's set of values and the relations over several dims."""
+
+    assumption: str
+    relations: list = field(default_factory=list)      # DomainRelation, per dim first, then over several
+    sets: dict = field(default_factory=dict)           # input dim name -> DimSet
+    dims: tuple = ()
+
+    @property
+    def errors(self) -> list:
+        return [r for r in self.relations if r.severity == "error"]
+
+    def text(self) -> str:
+        """``batch >= 1, 1 <= seq <= 64``: every input dim's set, then the relations over several."""
+        parts = [self.sets[n].text(n) for n in self.dims if n in self.sets]
+        parts += [r.text for r in self.relations if len(r.dims) != 1 or r.dims[0] not in self.sets]
+        return ", ".join(parts)
+
+    def admits(self, sizes: dict[str, int]) -> bool | None:
+        """Whether the domain holds at these input sizes (by dim name); None when a relation of it
+        cannot be evaluated there (it names a size known only at run time)."""
+        for name, ds in self.sets.items():
+            if name in sizes and sizes[name] not in ds:
+                return False
+        for r in self.relations:
+            if r.kind == "refuted":
+                return False
+            if len(r.dims) == 1 and r.dims[0] in self.sets:
+                continue
+            rel = r.relation
+            syms = tuple(getattr(rel, "free_symbols", ()) or ())
+            if rel is None or any(s.name not in sizes for s in syms):
+                return None
+            try:
+                ok = holds(rel, syms)(tuple(sizes[s.name] for s in syms))
+            except (Unsupported, ZeroDivisionError):
+                return None
+            if not ok:
+                return False
+        return True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"assumption": self.assumption, "text": self.text(), "valid": not any(r.kind == "refuted" for r in
+                                                                                          self.relations),
+                "dims": {n: self.sets[n].text(n) for n in self.dims if n in self.sets},
+                "relations": [r.to_dict() for r in self.relations]}
+
+
+def build_domain(needs: list[Need], assumed: dict, nonempty: bool = True, scoped: list[Need] = (),
+                 declared: set = frozenset()) -> InputDomain:
+    """The input domain from the conditions ``needs`` and the assumed set of each input dim
+    (``assumed``); ``scoped``: conditions needed only where a branch or a loop body runs, which stay
+    conditions (made smaller under the others, never pinning a dim)."""
+    sets = dict(assumed)
+    base = {s: _bound(v) for s, v in assumed.items()}
+    per_dim: dict = {}                 # dim -> [(its set under one need, the need)]
+    several: list = []
+    out: list[DomainRelation] = []
+    for need in needs:
+        rel = need.relation
+        if rel is None or not hasattr(rel, "free_symbols"):
+            out.append(_condition(need.text, need, ()))
+            continue
+        reduced = reduce_relation(rel, {s: base.get(s, (0, None, 1)) for s in rel.free_symbols if _dim(s)})
+        if reduced is True:
+            continue
+        if reduced is False:
+            out.append(_refuted(need, "no input meets it"))
+            continue
+        syms = reduced.free_symbols
+        if len(syms) == 1 and _dim(next(iter(syms))):
+            (s,) = syms
+            start = sets.get(s, DimSet.interval(0, None))
+            got = truth_set(reduced, s, start.lo or 0, start.hi)
+            if got is not None:
+                per_dim.setdefault(s, []).append((got, need))
+                sets[s] = start.meet(got)
+                continue
+        several.append((reduced, need))
+    out = _per_dim(sets, assumed, per_dim, declared) + _several(several, sets) + _several(
+        [(n.relation, n) for n in scoped if hasattr(n.relation, "free_symbols")], sets, pins=False) + out
+    names = [s.name for s in assumed]
+    return InputDomain("every input dim >= 1" if nonempty else "every input dim >= 0", out,
+                       {s.name: sets[s] for s in assumed}, tuple(names))
+
+
+def _dim(s: Any) -> bool:
+    return not is_unknown(s)
+
+
+def _bound(ds: DimSet) -> tuple:
+    shape = ds.shape()
+    return shape if shape is not None else (ds.lo or 0, ds.hi, 1)
+
+
+def _per_dim(sets: dict, assumed: dict, per_dim: dict, declared: set = frozenset()) -> list[DomainRelation]:
+    """One relation per input dim whose set the conditions (or a declared range) narrowed; a dim left
+    with a few values is pinned (an error) however it came to be, declared ranges included."""
+    out = []
+    for s in dict.fromkeys([*assumed, *per_dim]):
+        contributions = per_dim.get(s, [])
+        final = sets[s]
+        sources = [src for _got, need in contributions for src in need.sources]
+        name = s.name
+        if final.empty:
+            out.append(DomainRelation("refuted", (name,), f"no value of {name} meets {_joined(contributions)}",
+                                      "error", sources=sources))
+            continue
+        values = final.values(8)
+        input_dim = s in assumed and not is_runtime(s)
+        if values is not None and input_dim and (contributions or s in declared):
+            out.append(DomainRelation("values", (name,), final.text(name), "error", lo=final.lo, hi=final.hi,
+                                      values=tuple(values), sources=sources, declared=not contributions))
+            continue
+        if not contributions:
+            continue
+        if final == assumed.get(s, DimSet.interval(0, None)):
+            continue
+        if values is not None:
+            out.append(DomainRelation("values", (name,), final.text(name), lo=final.lo, hi=final.hi,
+                                      values=tuple(values), sources=sources))
+            continue
+        shape = final.shape()
+        periodic = final.periodic() if shape is None else None
+        lo, hi, step = shape if shape is not None else (final.lo, final.hi, periodic[0] if periodic else 1)
+        kind = "divisibility" if step > 1 else "bound" if shape is not None else "condition"
+        out.append(DomainRelation(kind, (name,), final.text(name), lo=lo, hi=hi, step=step if step > 1 else None,
+                                  residue=(periodic[1] if periodic else lo % step) if step > 1 else None,
+                                  sources=sources))
+    return out
+
+
+def _joined(contributions: list) -> str:
+    return " and ".join(need.text for _got, need in contributions)
+
+
+def _several(several: list, sets: dict, pins: bool = True) -> list[DomainRelation]:
+    """Relations over several dims, under the sets the one-dim conditions left."""
+    bounds = {s: _bound(v) for s, v in sets.items() if not v.empty}
+    out = []
+    for rel, need in several:
+        reduced = reduce_relation(rel, {s: bounds.get(s, (0, None, 1)) for s in rel.free_symbols if _dim(s)})
+        if reduced is True:
+            continue
+        if reduced is False:
+            out.append(_refuted(need, "no input meets it together with the model's other conditions") if pins else
+                       _condition(f"{need.text} (never holds where it is needed)", need, ()))
+            continue
+        dims = tuple(sorted(s.name for s in reduced.free_symbols))
+        text = show(reduced)
+        if pins and isinstance(reduced, Rel) and reduced.op == "==" and _pins(reduced, bounds):
+            out.append(DomainRelation("condition", dims, text, "error", sources=list(need.sources), relation=reduced))
+            continue
+        kind = _kind(reduced)
+        out.append(DomainRelation(kind, dims, text, sources=list(need.sources), relation=reduced))
+    return out
+
+
+def _kind(rel: Any) -> str:
+    if isinstance(rel, Rel) and not any(is_unknown(s) for s in rel.free_symbols):
+        d = sympy.expand(sympy.sympify(rel.lhs) - sympy.sympify(rel.rhs))
+        if d.is_polynomial() and sympy.Poly(d).total_degree() <= 1:
+            return "equality" if rel.op == "==" else "linear"
+    return "condition"
+
+
+def _pins(rel: Rel, bounds: dict) -> bool:
+    """True when ``f == c`` (``c`` a positive integer, ``f`` a positive combination of products of
+    dims and floors/ceilings of dims, each factor at least 1) bounds every dim it names: every
+    factor is then at most ``c``."""
+    lhs, rhs = sympy.sympify(rel.lhs), sympy.sympify(rel.rhs)
+    if lhs.is_Integer:
+        lhs, rhs = rhs, lhs
+    if not rhs.is_Integer or rhs == 0 or lhs.is_Integer:
+        return False
+    terms = sympy.Add.make_args(sympy.expand(lhs))
+    if len(terms) == 1:   # one product == c != 0: no factor is 0, so each is at most |c| in size
+        return all((f.base if f.is_Pow else f).is_Symbol and not is_unknown(f.base if f.is_Pow else f)
+                   or isinstance(f, (sympy.floor, sympy.ceiling)) and _grows(f)
+                   for f in sympy.Mul.make_args(terms[0].as_coeff_Mul()[1]))
+    if rhs < 0:
+        return False
+    for term in terms:
+        coeff, rest = term.as_coeff_Mul()
+        if coeff <= 0 or rest == 1:
+            return False
+        for f in sympy.Mul.make_args(rest):
+            base = f.base if f.is_Pow and f.exp.is_Integer and f.exp > 0 else f
+            if not (base.is_Symbol or isinstance(base, (sympy.floor, sympy.ceiling))) or is_unknown(base):
+                return False
+            if not always_ge(base - 1, bounds):
+                return False
+            if not base.is_Symbol and not _grows(base):
+                return False
+    return True
+
+
+def _grows(f: Any) -> bool:
+    """A floor or ceiling of ``(a*s + b)/q`` with ``a > 0``: unbounded as ``s`` grows."""
+    arg = f.args[0]
+    syms = arg.free_symbols
+    return len(syms) == 1 and arg.is_polynomial() and sympy.Poly(arg, *syms).degree() == 1 and \
+        sympy.Poly(arg, *syms).LC() > 0
+
+
+def show(rel: Any) -> str:
+    """A relation's text, with floors that are ceilings written as such, and ``x == q*floor(x/q)``
+    written ``x % q == 0``.
+
+    >>> from shapecheck.dims import symbol
+    >>> b, s = symbol("batch"), symbol("seq")
+    >>> show(Rel("==", b * s, 16 * sympy.floor(b * s / 16)))
+    '(batch*seq) % 16 == 0'
+    """
+    if isinstance(rel, Rel):
+        multiple = _multiple(rel)
+        if multiple is not None:
+            x, q = multiple
+            text = expr_str(x)
+            return f"{text if x.is_Symbol else '(' + text + ')'} % {q} {'==' if rel.op == '==' else '!='} 0"
+        return f"{expr_str(ceilings(rel.lhs))} {rel.op} {expr_str(ceilings(rel.rhs))}"
+    if isinstance(rel, AnyOf):
+        return " or ".join(" and ".join(show(r) for r in conj) if len(conj) == 1 else
+                           "(" + " and ".join(show(r) for r in conj) + ")" for conj in rel.alts)
+    return str(rel)
+
+
+def _multiple(rel: Rel) -> tuple | None:
+    """``(x, q)`` when ``rel`` is ``x == q*floor(x/q)`` (or ``!=``), either way round."""
+    if rel.op not in ("==", "!="):
+        return None
+    for a, b in ((rel.lhs, rel.rhs), (rel.rhs, rel.lhs)):
+        if type(b) is int or not hasattr(b, "as_coeff_Mul"):
+            continue
+        q, f = b.as_coeff_Mul()
+        if q.is_Integer and q > 1 and isinstance(f, sympy.floor) and sympy.expand(f.args[0] * q - a) == 0:
+            return sympy.sympify(a), int(q)
+    return None
+
+
+def _refuted(need: Need, why: str) -> DomainRelation:
+    return DomainRelation("refuted", tuple(sorted(s.name for s in getattr(need.relation, "free_symbols", ()))),
+                          f"{need.text}: {why}", "error", sources=list(need.sources), relation=need.relation)
+
+
+def _condition(text: str, need: Need, dims: tuple) -> DomainRelation:
+    return DomainRelation("condition", dims, text, sources=list(need.sources), relation=need.relation)
+
+
+__all__ = ["build_domain", "InputDomain", "Need", "show"]

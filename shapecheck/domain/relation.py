@@ -1,0 +1,89 @@
+"""The records of an input domain: one simple relation over input dims, and where it comes from.
+
+A ``DomainRelation`` is what a report shows and a program reads: its kind, the input dims it
+names, its text, the numbers that define it, whether it is an error, and the nodes, constraints
+and constants it comes from (``Source``).
+
+>>> r = DomainRelation("bound", ("seq",), "1 <= seq <= 64", lo=1, hi=64,
+...                    sources=[Source("/Add", "Add", "Add-14", ("C1",), ("initializer 'pos' float[64,16]",))])
+>>> r.to_dict()["sources"][0]["constants"], str(r)
+(["initializer 'pos' float[64,16]"], '1 <= seq <= 64')
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ..result import Indexable
+
+# kind: what form the relation has
+#   bound         lo <= dim <= hi (either side may be open)
+#   values        the dim takes only these values (one value: an equality with a constant)
+#   divisibility  dim % step == residue (with its bounds)
+#   equality      two expressions of input dims are equal (N == M)
+#   linear        a linear inequality over several dims (past + seq <= 64)
+#   condition     anything else, simplified as far as it was proved
+#   refuted       no input meets it
+KINDS = ("bound", "values", "divisibility", "equality", "linear", "condition", "refuted")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a relation comes from: the node that needs it, the constraints it comes from, and the
+    constants (initializers, Constant nodes) behind the sizes in it."""
+
+    node: str
+    op: str
+    spec: str
+    constraints: tuple = ()
+    constants: tuple = ()
+    rules: tuple = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"node": self.node, "op": self.op, "spec": self.spec, "constraints": list(self.constraints)}
+        if self.rules:
+            d["rules"] = list(self.rules)
+        if self.constants:
+            d["constants"] = list(self.constants)
+        return d
+
+
+@dataclass
+class DomainRelation(Indexable):
+    """One relation of the input domain (see ``KINDS``)."""
+
+    kind: str
+    dims: tuple
+    text: str
+    severity: str = "info"            # "error": the model runs only at fixed sizes of a dynamic dim, or never
+    lo: Optional[int] = None
+    hi: Optional[int] = None
+    step: Optional[int] = None
+    residue: Optional[int] = None
+    values: Optional[tuple] = None
+    sources: list = field(default_factory=list)
+    relation: Any = field(default=None, repr=False, compare=False)   # the Rel/AnyOf behind it, if any
+    declared: bool = False            # stated by the model's own declarations (torch's recorded ranges)
+
+    @property
+    def pins(self) -> bool:
+        """Whether the relation fixes a dynamic dim to a few values (an error)."""
+        return self.kind == "values" or (self.kind == "condition" and self.severity == "error")
+
+    def __str__(self) -> str:
+        return self.text
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"kind": self.kind, "dims": list(self.dims), "text": self.text, "severity": self.severity}
+        for key in ("lo", "hi", "step", "residue"):
+            if getattr(self, key) is not None:
+                d[key] = getattr(self, key)
+        if self.values is not None:
+            d["values"] = list(self.values)
+        if self.declared:
+            d["declared"] = True
+        d["sources"] = [s.to_dict() for s in self.sources]
+        return d
+
+
+__all__ = ["DomainRelation", "Source", "KINDS"]

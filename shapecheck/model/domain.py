@@ -1,0 +1,119 @@
+"""A model's input domain from its forward pass: the conditions collected, with their sources and the
+constants behind them (``domain.build_domain`` does the algebra).
+
+Conditions of a branch or a loop body hold only when it runs: they stay stated conditions and
+never pin a dim.  Refinements (a declaration filling in what inference left unknown) are
+assumptions about the model's own claims, listed apart, not relations over its inputs.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ..domain.build import InputDomain, Need, build_domain
+from ..findings import CONTRADICTION, DECLARED_RANGE, PINNED
+from ..frontends.graph import ModelGraph
+from ..result import Finding
+from .provenance import constants_behind, producers_of
+
+if TYPE_CHECKING:
+    from .forward import ForwardPass
+
+
+def model_domain(fp: ForwardPass) -> InputDomain:
+    """The input domain of the model ``fp`` has just walked."""
+    needs, scoped = [], []
+    for text in fp.assumptions:
+        if text in fp.refinements:
+            continue
+        need = Need(text, fp.relations.get(text), list(fp.sources.get(text, ())))
+        (scoped if text in fp.scoped else needs).append(need)
+    domain = build_domain(needs, fp.assumed, fp.nonempty, scoped, set(fp.declared_ranges))
+    _name_constants(fp, domain)
+    return domain
+
+
+def _name_constants(fp: ForwardPass, domain: InputDomain) -> None:
+    """Each source of a relation that pins, bounds or refutes gets the constants behind its node."""
+    producers = None
+    for rel in domain.relations:
+        if rel.severity != "error" and not (rel.kind == "bound" and rel.hi is not None):
+            continue   # constants make pins and upper bounds; a stride's divisibility is the architecture's
+        producers = producers if producers is not None else producers_of(fp.graph)
+        numbers = _numbers(rel)
+        rel.sources = [replace(src, constants=constants_behind(fp.graph, src.node, numbers, producers))
+                       for src in rel.sources]
+
+
+def _numbers(rel: Any) -> set[int]:
+    """The numbers a relation states: its bounds and values, and the integers in its text."""
+    out = {x for x in (rel.lo, rel.hi) if x is not None and x > 1}
+    out.update(v for v in rel.values or () if v > 1)
+    for word in rel.text.replace("(", " ").replace(")", " ").replace("*", " ").split():
+        if word.isdigit() and int(word) > 1:
+            out.add(int(word))
+    if rel.hi is not None:
+        out.add(rel.hi + 1)   # seq <= 64 from a table of 64 rows
+    return out
+
+
+def domain_findings(domain: InputDomain, graph: ModelGraph, declared: dict | None = None) -> list[Finding]:
+    """The domain's errors as model findings: a dynamic dim pinned to a few sizes, a condition no
+    input meets, a declared range (``declared``: name -> ``(lo, hi)``) wider than the graph allows.
+    Each says where it comes from and aims its fix at the cause."""
+    out = []
+    for rel in domain.relations:
+        if rel.severity != "error" and len(rel.dims) == 1 and rel.dims[0] in (declared or {}) and \
+                declared[rel.dims[0]][1] is not None and rel.hi is not None and rel.hi < declared[rel.dims[0]][1]:
+            # only a tighter top: torch's recorded minimum of 2 is its own choice, and a stride's
+            # divisibility is not a range torch can record
+            lo, hi = declared[rel.dims[0]]
+            stated = f"{lo} <= {rel.dims[0]}" + (f" <= {hi}" if hi is not None else "")
+            out.append(Finding(DECLARED_RANGE, rel.text, f"the exporter recorded {stated}, but the graph is valid "
+                               f"only where {rel.text}", {"needed by": "; ".join(_where(s) for s in rel.sources[:3])},
+                               f"declare {rel.text} when exporting, or change the graph to run on the whole range"))
+    for rel in domain.errors:
+        values = {"needed by": "; ".join(_where(src) for src in rel.sources[:3])} if rel.sources else {}
+        if rel.declared:
+            values["from"] = (f"the range the exporter recorded for {', '.join(rel.dims)} (torch's range_constraints: "
+                              "the export specialized it)")
+        consts = [c for src in rel.sources for c in src.constants]
+        if consts:
+            values["from"] = "; ".join(dict.fromkeys(consts))
+        if rel.kind == "refuted":
+            out.append(Finding(CONTRADICTION, rel.text, "no input meets the model's conditions", values,
+                               "make the sizes the nodes need agree (the constants named above fix them)"))
+            continue
+        dims = ", ".join(rel.dims)
+        inputs = _declaring(graph, set(rel.dims))
+        fix = (f"re-export with {dims} dynamic in the graph too (the constant{'s' if len(consts) > 1 else ''} named "
+               f"above fix{'es' if len(consts) == 1 else ''} {'it' if len(rel.dims) == 1 else 'them'}), or declare "
+               f"{dims} static: {_static(rel)}") if consts else \
+            f"re-export with {dims} dynamic in the graph too, or declare {dims} static: {_static(rel)}"
+        out.append(Finding(PINNED, rel.text, f"the model runs only where {rel.text}, though {inputs} declare"
+                           f"{'s' if ' and ' not in inputs and ', ' not in inputs else ''} {dims} dynamic", values, fix))
+    return out
+
+
+def _where(src) -> str:
+    rule = f" `{src.rules[0]}`" if src.rules else ""
+    ids = ", ".join(src.constraints)
+    return f"{src.node!r} ({src.spec}{', ' + ids if ids else ''}{rule})"
+
+
+def _declaring(graph: ModelGraph, names: set[str]) -> str:
+    found = [f"input {t!r}" for t, ty in graph.sources.items() if graph.source_kind.get(t) == "graph input"
+             and any(getattr(d, "free_symbols", None) and {s.name for s in d.free_symbols} & names
+                     for d in ty.shape or ())]
+    return ", ".join(found[:3]) or "the model's inputs"
+
+
+def _static(rel) -> str:
+    if rel.values and len(rel.values) == 1:
+        return f"{rel.dims[0]} = {rel.values[0]}"
+    if rel.values:
+        return f"{rel.dims[0]} in {{{', '.join(map(str, rel.values))}}}"
+    return f"sizes where {rel.text}"
+
+
+__all__ = ["model_domain", "domain_findings"]

@@ -1,0 +1,91 @@
+"""Which constants are behind a condition: the initializers and Constant nodes whose sizes it names.
+
+A condition such as ``seq == 32`` is needed by a node, but the 32 comes from a weight that
+node reads, or from a constant a few nodes up (a Reshape's target built by a Concat).  A fix
+aims at that constant, so reports name it: the walk goes up from the node's inputs through
+the nodes that produce them, breadth first and a few steps deep, and keeps the constants whose
+shape or small value holds one of the numbers the relation states (or, when none does, the
+nearest constants).
+
+>>> from shapecheck.frontends.graph import ModelGraph, ModelNode
+>>> from shapecheck.types import parse_type
+>>> g = ModelGraph("m.onnx", "onnx", nodes=[ModelNode("mm", "MatMul", "", 17, ["x", "w"], ["y"], {})],
+...                sources={"w": parse_type("float[32,32]")}, source_kind={"w": "initializer"})
+>>> constants_behind(g, "mm", {32})
+("initializer 'w' float[32,32]",)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..frontends.graph import ModelGraph
+from ..types import TensorType
+
+DEPTH = 6          # nodes walked up from the one that needs the condition
+MAX_NAMED = 3      # constants named per condition
+
+
+def constants_behind(graph: ModelGraph, node_name: str, numbers: set[int], producers: dict | None = None) -> tuple:
+    """Descriptions (``initializer 'w' float[32,32]``) of the constants behind node ``node_name``'s
+    inputs that hold one of ``numbers`` in their shape or value; the nearest constants if none does."""
+    producers = producers if producers is not None else producers_of(graph)
+    start = producers.get(("node", node_name))
+    if start is None:
+        return ()
+    seen: set[str] = set()
+    frontier = list(start.inputs)
+    found: list[str] = []
+    near: list[tuple[int, str]] = []
+    for _depth in range(DEPTH):
+        nxt = []
+        for t in frontier:
+            if not t or t in seen:
+                continue
+            seen.add(t)
+            kind = graph.source_kind.get(t)
+            if kind in ("initializer", "constant"):
+                ty = graph.sources.get(t)
+                text = f"{kind} {t!r} {_short(ty)}" if ty is not None else f"{kind} {t!r}"
+                if _holds_number(ty, numbers):
+                    found.append(text)
+                elif not near or near[0][0] == _depth:   # the nearest constants only
+                    near.append((_depth, text))
+                continue
+            node = producers.get(t)
+            if node is not None:
+                nxt.extend(node.inputs)
+        frontier = nxt
+        if len(found) >= MAX_NAMED:
+            break
+    return tuple((found or [t for _d, t in near])[:MAX_NAMED])
+
+
+def producers_of(graph: ModelGraph) -> dict:
+    """tensor -> the node that produces it; ``("node", name)`` -> the node."""
+    out: dict[Any, Any] = {}
+    for n in graph.nodes:
+        out[("node", n.name)] = n
+        for t in n.outputs:
+            if t:
+                out[t] = n
+    return out
+
+
+def _short(t: Any) -> str:
+    """A constant's type, with its value only when it is a few integers (``int64[1] = [16]``)."""
+    elems = t.elements()
+    if elems is not None and len(elems) <= 8:
+        return str(t)
+    return str(TensorType(t.dtype, t.shape))
+
+
+def _holds_number(t: Any, numbers: set[int]) -> bool:
+    if t is None or not numbers:
+        return False
+    if t.shape is not None and any(type(d) is int and d in numbers for d in t.shape):
+        return True
+    elems = t.elements()
+    return elems is not None and any(type(x) is int and x in numbers for x in elems)
+
+
+__all__ = ["constants_behind", "producers_of"]

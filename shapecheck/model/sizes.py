@@ -1,0 +1,145 @@
+"""Sizes from outside the graph: dims the user binds (``--dims batch=8,seq=4096``) and the ranges an
+exporter recorded (torch's ``range_constraints``).
+
+``bind_sizes`` replaces named input dims by the user's values everywhere the model states them
+(its inputs and its declarations), so the check answers for exactly those sizes.
+``recorded_ranges`` reads the ranges torch.onnx writes into the graph's metadata
+(``pkg.torch.export.ExportedProgram.range_constraints``, ``{s77: VR[1, 1024], s27: VR[2, 64]}``):
+keys that are input dim names are taken as they are; torch's own symbols (``s27``) name the input
+dims in the order the inputs first use them, when the counts agree, and are otherwise left out
+(a range given to the wrong dim would be a wrong fact).
+
+>>> parse_sizes("batch=8, seq=4096")
+{'batch': 8, 'seq': 4096}
+>>> parse_ranges("{s77: VR[1, 1024], s27: VR[2, int_oo]}")
+[('s77', 1, 1024), ('s27', 2, None)]
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..errors import UsageError
+from ..frontends.graph import Declaration, ModelGraph
+from ..types import TensorType, is_runtime, is_symbolic, is_unknown
+
+RANGES_KEY = "pkg.torch.export.ExportedProgram.range_constraints"
+_RANGE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*:\s*VR\[\s*(-?\d+|-?int_oo)\s*,\s*(-?\d+|-?int_oo)\s*\]")
+
+
+def parse_sizes(text: str | dict) -> dict[str, int]:
+    """``batch=8,seq=4096`` (or a dict) as ``{name: size}``; a size must be a non-negative integer."""
+    if isinstance(text, dict):
+        items = list(text.items())
+    else:
+        items = []
+        for part in filter(None, (p.strip() for p in str(text).split(","))):
+            name, eq, value = part.partition("=")
+            if not eq:
+                raise UsageError(f"--dims takes NAME=SIZE pairs separated by commas (batch=8,seq=4096); got {part!r}")
+            items.append((name.strip(), value.strip()))
+    out = {}
+    for name, value in items:
+        try:
+            size = int(value)
+        except (TypeError, ValueError):
+            size = -1
+        if not name or size < 0 or isinstance(value, bool):
+            raise UsageError(f"--dims: {name or '?'}={value!r}: a size is a non-negative integer")
+        out[str(name)] = size
+    return out
+
+
+def input_dim_names(graph: ModelGraph) -> list[str]:
+    """The dim names the graph's inputs declare, in order of first use."""
+    out: dict[str, None] = {}
+    for name, t in graph.sources.items():
+        if graph.source_kind.get(name) == "graph input":
+            for d in t.shape or ():
+                if is_symbolic(d) and not is_unknown(d):
+                    out.update((s.name, None) for s in d.free_symbols if not is_unknown(s))
+    return list(out)
+
+
+def bind_sizes(graph: ModelGraph, sizes: dict[str, int]) -> None:
+    """Bind the named input dims to ``sizes`` in the graph's inputs and declarations (in place)."""
+    known = input_dim_names(graph)
+    unknown = [n for n in sizes if n not in known]
+    if unknown:
+        raise UsageError(f"{graph.path}: --dims names {', '.join(map(repr, unknown))}, which no input of the model "
+                         f"declares; its inputs declare {', '.join(known) or 'no named dims'}")
+    for name in list(graph.sources):
+        graph.sources[name] = _bound(graph.sources[name], sizes)
+    for name, decl in list(graph.declared.items()):
+        graph.declared[name] = Declaration(decl.tensor, _bound(decl.type, sizes), decl.kind)
+    for name in list(graph.fallback):
+        graph.fallback[name] = _bound(graph.fallback[name], sizes)
+
+
+def _bound(t: TensorType, sizes: dict[str, int]) -> TensorType:
+    if t.shape is None or not any(is_symbolic(d) for d in t.shape):
+        return t
+    from ..dims import normalize_dim, rebuild
+    mapping = {s: sizes[s.name] for d in t.shape if is_symbolic(d) for s in d.free_symbols if s.name in sizes}
+    if not mapping:
+        return t
+    shape = tuple(normalize_dim(rebuild(d, mapping)) if is_symbolic(d) else d for d in t.shape)
+    return TensorType(t.dtype, shape, t.value, t.sym, t.bounds)
+
+
+def parse_ranges(text: str) -> list[tuple[str, int, int | None]]:
+    """``(symbol, lo, hi)`` for each ``s: VR[lo, hi]`` of torch's text (``int_oo``: unbounded)."""
+    out = []
+    for m in _RANGE.finditer(text):
+        lo = 0 if "int_oo" in m.group(2) else int(m.group(2))
+        hi = None if "int_oo" in m.group(3) else int(m.group(3))
+        out.append((m.group(1), max(lo, 0), hi))
+    return out
+
+
+def recorded_ranges(graph: ModelGraph) -> dict[str, tuple[int, int | None]]:
+    """The ranges the exporter recorded for the input dims, by dim name (see the module's text)."""
+    text = _metadata(graph.proto, RANGES_KEY)
+    if not text:
+        return {}
+    ranges = parse_ranges(text)
+    names = input_dim_names(graph)
+    direct = {k: (lo, hi) for k, lo, hi in ranges if k in names}
+    if direct:
+        return direct
+    if ranges and len(ranges) == len(names) and all(re.fullmatch(r"s\d+", k) for k, _lo, _hi in ranges):
+        return {n: (lo, hi) for n, (_k, lo, hi) in zip(names, ranges)}
+    return {}
+
+
+def _metadata(proto: Any, key: str) -> str:
+    graph = getattr(proto, "graph", None)
+    for holder in (graph, proto):
+        for p in getattr(holder, "metadata_props", ()) or ():
+            if p.key == key:
+                return p.value
+    return ""
+
+
+def input_dims(graph: ModelGraph) -> list:
+    """The symbols the graph's inputs declare as dims (not unknowns, not run-time sizes)."""
+    out: dict = {}
+    for name, t in graph.sources.items():
+        if graph.source_kind.get(name) == "graph input":
+            for d in t.shape or ():
+                if is_symbolic(d) and not is_unknown(d):
+                    out.update((s, None) for s in d.free_symbols if not is_unknown(s) and not is_runtime(s))
+    return list(out)
+
+
+def names_in(types) -> set[str]:
+    """The dim names the model's sources use: run-time sizes are never named like them."""
+    names: set[str] = set()
+    for t in types:
+        for d in t.shape or ():
+            if is_symbolic(d):
+                names |= {s.name for s in d.free_symbols}
+    return names
+
+
+__all__ = ["input_dims", "names_in", "bind_sizes", "parse_sizes", "recorded_ranges", "parse_ranges", "input_dim_names", "RANGES_KEY"]

@@ -1,0 +1,195 @@
+"""The CLI's report: findings first (grouped, on stderr), the input domain and one summary line (on
+stdout), the node table on request; unknown names answered with the nearest ones; printing that
+never raises, whatever a value holds.
+"""
+from __future__ import annotations
+
+import json
+
+import ml_dtypes
+import numpy as np
+import onnx
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+from onnx import TensorProto as T, helper, numpy_helper
+
+import shapecheck
+from shapecheck.cli import main
+from shapecheck.types import TensorType
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = main(list(argv))
+    cap = capsys.readouterr()
+    return code, cap.out, cap.err
+
+
+def _layers(n: int = 40) -> onnx.ModelProto:
+    """``n`` layers, each with the same defect: a MatMul whose weight's rows do not match the input."""
+    nodes, inits, outs = [], [], []
+    for i in range(n):
+        w = numpy_helper.from_array(np.zeros((9, 8), np.float32), f"layers.{i}.mlp.weight")
+        nodes.append(helper.make_node("MatMul", ["x", w.name], [f"/layers.{i}/mlp/out"], name=f"/layers.{i}/mlp/MatMul"))
+        inits.append(w)
+        outs.append(helper.make_tensor_value_info(f"/layers.{i}/mlp/out", T.FLOAT, None))
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", T.FLOAT, ["batch", 8])], outs, inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def test_a_defect_repeated_in_forty_layers_is_one_group(capsys, tmp_path):
+    onnx.save(_layers(), str(tmp_path / "m.onnx"))
+    code, out, err = run(capsys, "check", str(tmp_path / "m.onnx"))
+    assert code == 1
+    assert err.count("error[C3]") == 1 and "and 39 more like it: '/layers.1/mlp/MatMul'" in err
+    assert "┏" not in out and "error" not in out          # findings on stderr; stdout: domain and summary
+    assert out.splitlines()[-2].startswith("FAILED")
+    code, out, _ = run(capsys, "check", "--json", str(tmp_path / "m.onnx"))
+    assert sum(len(n["violations"]) for n in json.loads(out)["nodes"]) == 40      # JSON keeps every instance
+
+
+def test_the_node_table_is_printed_on_request(capsys, tmp_path):
+    onnx.save(_layers(3), str(tmp_path / "m.onnx"))
+    assert "┏" not in run(capsys, "check", str(tmp_path / "m.onnx"))[1]
+    table = run(capsys, "check", "--nodes", "all", str(tmp_path / "m.onnx"))[1]
+    assert table.count("MatMul-13") == 3
+    attention = run(capsys, "check", "--nodes", "attention", "examples/positions.onnx")[1]
+    assert "position_embedding" in attention and "token_embedding" not in attention
+
+
+def test_quiet_still_prints_every_error_and_warning(capsys):
+    code, out, err = run(capsys, "check", "--quiet", "examples/pinned.onnx")
+    assert code == 1 and "error[pinned]" in err and len(out.splitlines()) == 1
+    code, out, err = run(capsys, "check", "--quiet", "examples/positions.onnx")
+    assert code == 0 and "note[" not in err and "valid for" not in out
+
+
+@pytest.mark.parametrize("argv, want", [
+    (["infer", "ScaterND", "-i", "x=float[2]"], "did you mean ScatterND"),
+    (["infer", "matmul", "-i", "x=float[2]"], "did you mean MatMul?"),
+    (["diff", "ScatterND-99", "ScatterND-18"], "ScatterND has versions 11, 13, 16, 18"),
+    (["infer", "openvino:ScatterUpdat", "-i", "x=float[2]"], "did you mean openvino:ScatterUpdate"),
+])
+def test_unknown_names_get_the_nearest_not_the_whole_list(capsys, argv, want):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and want in err and len(err) < 300, err
+
+
+@pytest.mark.parametrize("argv", [["check", "--version"], ["infer", "--version"], ["--version"]])
+def test_version_works_before_or_after_the_subcommand(capsys, argv):
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and out.startswith("shapecheck ")
+
+
+_VALUES = st.sampled_from([
+    np.array([1 + 2j, 3j], np.complex64), np.array(["a", "bc"], dtype=object), np.array([True, False]),
+    np.array([1.5, -2.0], np.float32).astype(ml_dtypes.float8_e4m3fn), np.array([0.5], ml_dtypes.bfloat16),
+    np.array([object(), None], dtype=object), np.array([1, 2, 3], np.int64), np.zeros((0, 2), np.float32),
+    np.array(2 ** 62, np.int64), np.array([np.nan, np.inf], np.float64),
+])
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(_VALUES, st.sampled_from(["ScatterND", "Identity", "Add", "Concat"]))
+def test_printing_never_raises(value, op):
+    t = TensorType(str(value.dtype), value.shape, value)
+    for x in (t, TensorType("int64", (2,), None, (1 + 2j, 3.5)), TensorType("float", (2,), bounds=(0, 5, True))):
+        str(x), repr(x)
+    inputs = {"ScatterND": {"data": np.zeros(4, np.int64), "indices": np.array([[1]]), "updates": value.reshape(-1)[:1]},
+              "Identity": {"input": value}, "Add": {"A": value, "B": value}, "Concat": {"inputs": value}}[op]
+    try:
+        r = shapecheck.infer(op, 18, inputs, {"axis": 0} if op == "Concat" else None)
+    except shapecheck.ShapeCheckError:
+        return
+    str(r), repr(r), json.dumps(r.to_dict(), default=str)
+    for f in r.violations + r.warnings:
+        str(f), repr(f)
+
+
+def _mask_subgraph(order: list[int]) -> onnx.ModelProto:
+    """The attention-mask subgraph onnxruntime-genai's builder writes, its nodes in ``order``."""
+    c = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)
+    nodes = [
+        helper.make_node("Unsqueeze", ["attention_mask", "axes12"], ["mask_2d"], name="/model/attn_mask_reformat/Unsqueeze"),
+        helper.make_node("Shape", ["attention_mask"], ["am_shape"], name="/model/attn_mask_reformat/Shape"),
+        helper.make_node("Gather", ["am_shape", "zero"], ["b"], name="/model/attn_mask_reformat/Gather", axis=0),
+        helper.make_node("Gather", ["am_shape", "one"], ["s"], name="/model/attn_mask_reformat/Gather_1", axis=0),
+        helper.make_node("Unsqueeze", ["b", "axis0"], ["b1"], name="/model/attn_mask_reformat/Unsqueeze_1"),
+        helper.make_node("Unsqueeze", ["s", "axis0"], ["s1"], name="/model/attn_mask_reformat/Unsqueeze_2"),
+        helper.make_node("Concat", ["b1", "one1", "s1", "s1"], ["mask_shape"], name="/model/attn_mask_reformat/Concat",
+                         axis=0),
+        helper.make_node("Expand", ["mask_2d", "mask_shape"], ["mask_4d"], name="/model/attn_mask_reformat/Expand"),
+        helper.make_node("Cast", ["mask_4d"], ["mask_f"], name="/model/attn_mask_reformat/Cast", to=T.FLOAT),
+    ]
+    g = helper.make_graph([nodes[i] for i in order], "g",
+                          [helper.make_tensor_value_info("attention_mask", T.INT64, ["batch", "seq"])],
+                          [helper.make_tensor_value_info("mask_f", T.FLOAT, ["batch", 1, "seq", "seq"])],
+                          [c("zero", 0), c("one", 1), c("axis0", [0]), c("one1", [1]), c("axes12", [1, 2])])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def test_a_graph_out_of_order_gets_g2_once_and_nothing_else():
+    shuffled = shapecheck.check_model(_mask_subgraph([7, 0, 1, 2, 3, 4, 5, 6, 8]))
+    assert [v.constraint for v in shuffled.violations] == ["G2"]
+    assert all(n.status == "valid" for n in shuffled.nodes)
+    assert str(shuffled.types["mask_f"]) == "float[batch,1,seq,seq]"
+    ordered = shapecheck.check_model(_mask_subgraph(list(range(9))))
+    assert ordered.violations == [] and ordered.exit_code == 0
+
+
+def test_dim_names_a_subgraph_body_declares_are_its_own():
+    """A Scan body declares its state as [B, d_v]; its owner binds batch and 16: no note, no condition."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["state_in", "x_t"], ["state_out"]), helper.make_node("Identity", ["state_out"], ["y_t"])],
+        "body", [helper.make_tensor_value_info(n, T.FLOAT, ["B", "d_v"]) for n in ("state_in", "x_t")],
+        [helper.make_tensor_value_info(n, T.FLOAT, ["B", "d_v"]) for n in ("state_out", "y_t")])
+    scan = helper.make_node("Scan", ["s0", "xs"], ["s_final", "ys"], num_scan_inputs=1, body=body,
+                            scan_input_axes=[1], scan_output_axes=[1])
+    g = helper.make_graph([scan], "g", [helper.make_tensor_value_info("s0", T.FLOAT, ["batch", 16]),
+                                        helper.make_tensor_value_info("xs", T.FLOAT, ["batch", "seq", 16])],
+                          [helper.make_tensor_value_info("ys", T.FLOAT, ["batch", "seq", 16])])
+    rep = shapecheck.check_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]))
+    assert rep.domain.relations == [] and rep.domain.text() == "batch >= 1, seq >= 1"
+    assert not [d for d in rep.declarations if d.status != "agrees"]
+
+
+def test_an_annotated_copy_in_another_folder_carries_its_external_data(tmp_path):
+    import onnxruntime as ort
+    w = numpy_helper.from_array(np.arange(64 * 64, dtype=np.float32).reshape(64, 64), "w")
+    g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
+                          [helper.make_tensor_value_info("x", T.FLOAT, ["n", 64])],
+                          [helper.make_tensor_value_info("y", T.FLOAT, ["n", 64])], [w])
+    (tmp_path / "a" / "weights").mkdir(parents=True)
+    (tmp_path / "b").mkdir()
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]), str(tmp_path / "a" / "m.onnx"),
+              save_as_external_data=True, location="weights/m.data", size_threshold=0)
+    before = (tmp_path / "a" / "weights" / "m.data").read_bytes()
+    assert main(["check", "-q", str(tmp_path / "a" / "m.onnx"), "--output", str(tmp_path / "b" / "out.onnx")]) == 0
+    x = np.ones((2, 64), np.float32)
+    got = ort.InferenceSession(str(tmp_path / "b" / "out.onnx")).run(None, {"x": x})[0]
+    assert np.array_equal(got, x @ np.arange(64 * 64, dtype=np.float32).reshape(64, 64))
+    assert (tmp_path / "a" / "weights" / "m.data").read_bytes() == before      # the model is never modified
+
+
+def test_configuration_in_pyproject_and_flags_over_it(capsys, tmp_path, monkeypatch):
+    import shutil
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    (tmp_path / "models" / "old").mkdir(parents=True)
+    shutil.copy(root / "examples" / "positions.onnx", tmp_path / "models" / "positions.onnx")
+    shutil.copy(root / "examples" / "pinned.onnx", tmp_path / "models" / "old" / "pinned.onnx")
+    (tmp_path / "pyproject.toml").write_text('[tool.shapecheck]\npaths = ["models"]\nexclude = ["*/old/*"]\n'
+                                             'strict = true\nignore = ["runtime-check"]\n')
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "check")                  # paths, exclude, strict from the file
+    assert code == 1 and "pinned" not in out + err and "runtime-check" not in err
+    assert "1 <= seq <= 64" in out                         # strict fails on the domain's bound
+    code, out, err = run(capsys, "check", "--ignore", "condition")   # a flag over the file's ignore
+    assert code == 0 and "note[runtime-check]" in err
+    code, out, err = run(capsys, "check", "models/old/pinned.onnx", "--ignore", "pinned")
+    assert code == 1 and "error[pinned]" not in err         # strict still fails on seq == 32
+    (tmp_path / "pyproject.toml").write_text('[tool.shapecheck]\nstrictt = true\n')
+    code, _, err = run(capsys, "check")
+    assert code == 2 and "pyproject.toml" in err and "'strictt'" in err
+    (tmp_path / "other.toml").write_text('select = ["pinned"]\n')
+    code, out, err = run(capsys, "check", "--config", "other.toml", "models")
+    assert code == 1 and "error[pinned]" in err and "runtime-check" not in err

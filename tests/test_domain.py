@@ -1,0 +1,137 @@
+"""The input domain's algebra against brute force over small integers.
+
+Every rewrite the domain makes is an identity on the values it allows, or a set of values that
+is exactly right; each is checked here on random expressions of the kinds exports compute
+(sums, ``Min``/``Max``, floors and ceilings of one dim), value by value:
+
+* ``truth_set``: the proved set of values at which a condition holds, at every value of a window
+  and at a few far ones;
+* ``settle_dim``: a dim simplified under bounds, equal to the dim at every allowed value;
+* ``ceilings``: ``floor`` read as ``ceiling``, equal everywhere;
+* ``DimSet``: intersections and unions of progressions, as sets.
+"""
+from __future__ import annotations
+
+import sympy
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from shapecheck.dims import symbol
+from shapecheck.domain.evaluate import compile_dim, holds
+from shapecheck.domain.intset import DimSet, union
+from shapecheck.domain.reduce import reduce_relation
+from shapecheck.domain.settle import ceilings, settle_dim
+from shapecheck.domain.single import truth_set
+from shapecheck.notation.logic import AnyOf, Rel
+
+S = symbol("s")
+FAR = (10 ** 6, 10 ** 6 + 1, 10 ** 6 + 2, 2 ** 40 + 3)
+OPS = ("==", "!=", "<=", "<", ">=", ">")
+SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+
+
+@st.composite
+def dims(draw, depth: int = 0):
+    kind = draw(st.integers(0, 9)) if depth < 3 else 0
+    if kind <= 2:
+        return draw(st.sampled_from([S, S, S + draw(st.integers(-5, 5)), sympy.Integer(draw(st.integers(0, 70))),
+                                     draw(st.integers(1, 3)) * S]))
+    if kind <= 4:
+        return sympy.floor((draw(dims(depth + 1)) + draw(st.integers(-3, 3))) / draw(st.sampled_from([2, 3, 4, 8])))
+    if kind == 5:
+        return sympy.ceiling(draw(dims(depth + 1)) / draw(st.sampled_from([2, 4])))
+    if kind == 6:
+        return sympy.Min(draw(dims(depth + 1)), draw(dims(depth + 1)))
+    if kind == 7:
+        return sympy.Max(draw(dims(depth + 1)), draw(dims(depth + 1)))
+    return draw(dims(depth + 1)) + draw(dims(depth + 1))
+
+
+@st.composite
+def conditions(draw):
+    rel = Rel(draw(st.sampled_from(OPS)), draw(dims()), draw(dims()))
+    if draw(st.booleans()):
+        rel = AnyOf(((rel,), (Rel(draw(st.sampled_from(OPS)), draw(dims()), draw(dims())),)))
+    return rel
+
+
+@SETTINGS
+@given(conditions(), st.sampled_from([0, 1, 1, 4]), st.sampled_from([None, None, 100, 5000]))
+def test_truth_set_is_exactly_where_the_condition_holds(cond, lo, hi):
+    got = truth_set(cond, S, lo, hi)
+    if got is None:
+        return          # not proved: nothing is claimed
+    f = holds(cond, (S,))
+    top = hi if hi is not None else lo + 400
+    for x in list(range(lo, min(top, lo + 400) + 1)) + ([*FAR] if hi is None else [hi]):
+        assert (x in got) == bool(f((x,))), (cond, lo, hi, x, got)
+
+
+def test_truth_sets_of_the_conditions_exports_make():
+    seq, h = symbol("seq"), symbol("h")
+    m = sympy.Min(512, seq)
+    assert truth_set(AnyOf(((Rel("==", m, seq),), (Rel("==", m, 1),))), seq, 1).text("seq") == "1 <= seq <= 512"
+    concat = Rel("==", sympy.floor((h - 1) / 2), 2 * sympy.floor((h - 1) / 4) + 1)   # a UNet's two skips
+    assert truth_set(concat, h, 1).text("h") == "ceil(h/2) % 2 == 0 and h >= 3"     # h % 4 in {3, 0}
+    outer = Rel("==", h, 4 * sympy.floor((h - 1) / 4) + 4)
+    assert truth_set(outer, h, 1).text("h") == "h % 4 == 0 and h >= 4"
+    assert truth_set(Rel("==", h, sympy.floor(h / 2)), h, 1).empty        # no input meets it
+    assert truth_set(Rel("==", seq, 32), seq, 1).text("seq") == "seq == 32"
+    assert truth_set(AnyOf(((Rel("==", seq, 16),), (Rel("==", seq, 1),))), seq, 1).text("seq") == "seq in {1, 16}"
+
+
+@SETTINGS
+@given(dims(), st.sampled_from([0, 1, 2, 5]), st.sampled_from([None, None, 40, 600, 0, 1, 3]), st.sampled_from([1, 1, 2, 4]))
+def test_settled_dims_equal_the_dim_at_every_allowed_value(d, lo, hi, step):
+    if hi is not None and hi < 10:
+        hi = lo + hi           # a single value, or a few: every Min/Max is decided, some by a tie
+    got = settle_dim(d, {S: (lo, hi, step)})
+    f, g = compile_dim(d, (S,)), compile_dim(got, (S,))
+    top = hi if hi is not None else lo + 300
+    for x in [*range(lo, top + 1, step), *(lo + step * k for k in (10 ** 5, 10 ** 6 + 1))][:400]:
+        if hi is None or x <= hi:
+            assert f((x,)) == g((x,)), (d, got, lo, hi, step, x)
+
+
+@SETTINGS
+@given(dims())
+def test_ceilings_are_the_floors_they_replace(d):
+    f, g = compile_dim(d, (S,)), compile_dim(ceilings(d), (S,))
+    assert all(f((x,)) == g((x,)) for x in range(0, 200))
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.integers(0, 40), st.one_of(st.none(), st.integers(0, 80)), st.integers(1, 6)),
+                min_size=1, max_size=4),
+       st.tuples(st.integers(0, 40), st.one_of(st.none(), st.integers(0, 80)), st.integers(1, 6)))
+def test_sets_of_progressions_are_the_sets_they_name(pieces, other):
+    def members(ps):
+        return {x for s, e, t in ps for x in range(s, (e if e is not None else 200) + 1, t)}
+    u = union(list(pieces))
+    want = members(pieces)
+    assert {x for x in range(0, 201) if x in u} == {x for x in want if x <= 200}
+    o = DimSet.progression(*other)
+    assert {x for x in range(0, 201) if x in u.meet(o)} == {x for x in want if x <= 200 and x in o}
+
+
+B = symbol("b")
+
+
+@st.composite
+def two_dim_relations(draw):
+    def term():
+        return draw(st.sampled_from([B, S, B * S, B + S, 2 * B, sympy.Integer(draw(st.integers(0, 20)))]))
+    return Rel(draw(st.sampled_from(OPS)), term() * draw(st.integers(1, 3)), term() * draw(st.integers(1, 3)))
+
+
+@SETTINGS
+@given(two_dim_relations(), st.integers(0, 3), st.sampled_from([None, 5, 12]))
+def test_reduced_relations_are_equivalent_at_every_allowed_value(rel, lo, hi):
+    bounds = {B: (lo, hi, 1), S: (lo, hi, 1)}
+    got = reduce_relation(rel, bounds)
+    f = holds(rel, (B, S))
+    top = hi if hi is not None else lo + 12
+    for b in range(lo, top + 1):
+        for s in range(lo, top + 1):
+            want = bool(f((b, s)))
+            have = got if isinstance(got, bool) else bool(holds(got, (B, S))((b, s)))
+            assert want == have, (rel, got, lo, hi, b, s)

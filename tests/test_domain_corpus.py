@@ -1,0 +1,119 @@
+"""The stated input domain against onnxruntime, on exports whose limits are known.
+
+``tests/fixtures/domain/`` (made by ``tests/fixtures/make_domain.py`` with torch 2.14: both
+exporters) holds exports that run only at their export size (a Linear over time, a hard-coded
+reshape, a fixed positional table, a Flatten sized for 32x32, a baked batch, an RNN), exports
+with ranges (BERT and GPT-2 position tables, a Whisper-style encoder, UNet skips, YOLO strides,
+sliding windows, a decoder with a past), and healthy ones (resnet, mobilenet, Llama).  Each
+has a grid of sizes, just inside and just outside every bound, and onnxruntime's outcome at
+each point (``<model>.grid.json``; CI does not rerun them).
+
+* At every grid point, the domain shapecheck states admits the sizes exactly where onnxruntime
+  runs the model (with graph optimizations off where they change the outcome: the optimizer
+  turns an out-of-range position lookup into a clamping Slice, runtime-findings DM1).
+* ``--dims`` at a grid point (``check_model(dims=...)``) is valid exactly where onnxruntime runs.
+* An export that runs only at its export size fails by default and under ``--quiet``, naming
+  the pinned dim; the healthy ones pass, resnet, mobilenet and Llama under ``--strict`` too.
+"""
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+import shapecheck
+from shapecheck.cli import main
+
+DOMAIN = Path(__file__).resolve().parent / "fixtures" / "domain"
+MANIFEST = json.loads((DOMAIN / "manifest.json").read_text())["models"]
+MODELS = sorted(p.stem for p in DOMAIN.glob("*.onnx"))
+PINNED = ("linear_time", "hardcoded_reshape", "pos_table16", "flatten_linear", "rnn_fixed_ts17", "baked_batch_ts17")
+HEALTHY = ("resnet_tiny", "mobilenet_tiny", "llama_tiny", "bert_pos_ts17", "gpt2_pos_ts17")
+STRICT = ("resnet_tiny", "mobilenet_tiny", "llama_tiny")
+
+
+@cache
+def _report(stem: str, nonempty: bool = True):
+    return shapecheck.check_model(str(DOMAIN / f"{stem}.onnx"), assume_nonempty=nonempty)
+
+
+def _points(stem: str) -> list[tuple[dict, bool]]:
+    """(sizes, whether onnxruntime runs the model there) at every grid point inside the ranges the
+    exporter recorded (torch's range_constraints: outside them the export claims nothing)."""
+    grid = json.loads((DOMAIN / f"{stem}.grid.json").read_text())
+    ranges = _recorded(stem)
+    return [(p["dims"], p.get("disable_all", p)["ok"]) for p in grid["points"]
+            if all(lo <= p["dims"][n] and (hi is None or p["dims"][n] <= hi) for n, (lo, hi) in ranges.items()
+                   if n in p["dims"])]
+
+
+@cache
+def _recorded(stem: str) -> dict:
+    from shapecheck.check import load_graph
+    from shapecheck.model.sizes import recorded_ranges
+    from shapecheck.notation.load import default_registry
+    return recorded_ranges(load_graph(str(DOMAIN / f"{stem}.onnx"), default_registry()))
+
+
+@pytest.mark.parametrize("stem", MODELS)
+def test_the_stated_domain_is_where_onnxruntime_runs(stem):
+    wrong = []
+    for dims, ok in _points(stem):
+        empty = any(v == 0 for v in dims.values())
+        admits = _report(stem, not empty).domain.admits(dims)
+        if admits is not ok:
+            wrong.append((dims, "onnxruntime runs" if ok else "onnxruntime fails", f"domain says {admits}"))
+    assert not wrong, f"{stem}: domain {_report(stem).domain.text()!r}: {wrong[:4]}"
+
+
+@pytest.mark.parametrize("stem", MODELS)
+def test_dims_answers_as_onnxruntime_at_every_grid_point(stem):
+    wrong = []
+    for dims, ok in _points(stem):
+        empty = any(v == 0 for v in dims.values())
+        rep = shapecheck.check_model(str(DOMAIN / f"{stem}.onnx"), dims=dims, assume_nonempty=not empty)
+        if (rep.exit_code == 0) is not ok:
+            wrong.append((dims, ok, [f.constraint for n in rep.nodes for f in n.violations][:2],
+                          [f.constraint for f in rep.violations][:2]))
+    assert not wrong, f"{stem}: {wrong[:4]}"
+
+
+@pytest.mark.parametrize("stem", [m for m in MODELS if m.startswith(PINNED)])
+def test_an_export_that_runs_only_at_its_export_size_fails_naming_the_dim(stem, capsys):
+    rep = _report(stem)
+    pins = [f for f in rep.violations if f.constraint == "pinned"]
+    assert rep.exit_code == 1 and pins, rep.domain.text()
+    assert main(["check", "--quiet", str(DOMAIN / f"{stem}.onnx")]) == 1
+    err = capsys.readouterr().err
+    assert "error[pinned]" in err and any(d in err for d in ("seq", "batch", "height"))
+
+
+@pytest.mark.parametrize("stem", [m for m in MODELS if m.startswith(HEALTHY)])
+def test_healthy_exports_pass_by_default(stem):
+    assert _report(stem).exit_code == 0, [str(f) for f in _report(stem).violations]
+
+
+@pytest.mark.parametrize("stem", [m for m in MODELS if m.startswith(STRICT)])
+def test_healthy_vision_and_llama_exports_pass_strict(stem):
+    rep = shapecheck.check_model(str(DOMAIN / f"{stem}.onnx"), strict=True)
+    assert rep.exit_code == 0, (rep.domain.text(), [r.text for r in rep.domain.relations])
+
+
+def test_the_corpus_is_all_here():
+    assert len(MODELS) >= 35 and all(m in MANIFEST for m in MODELS)
+
+
+def test_no_condition_names_an_internal_tensor():
+    """Every relation of every corpus model's domain is over input dims or named run-time sizes."""
+    from tests.harness.corpora import corpus_models
+    from shapecheck.types import is_unknown
+    bad = []
+    for path in corpus_models():
+        rep = shapecheck.check_model(path)
+        for rel in rep.domain.relations:
+            syms = getattr(rel.relation, "free_symbols", None)
+            if (rel.relation is None and rel.kind == "condition") or any(is_unknown(s) for s in syms or ()):
+                bad.append((path, rel.text))
+    assert not bad, bad[:5]
