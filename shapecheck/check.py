@@ -26,7 +26,7 @@ from typing import Any
 
 from .deferred import sympy, sympy_imported
 from .errors import UsageError
-from .frontends.graph import ModelGraph
+from .frontends import ModelGraph
 from .model.forward import check_graph
 from .names import NeedsAlgebra
 from .model.result import DeclarationReport, ModelReport, NodeReport
@@ -41,7 +41,7 @@ def load_graph(model: Any, registry: Registry, load_external_data: bool = False,
     if isinstance(model, (str, Path)) and str(model).lower().endswith(".xml"):
         from .frontends.openvino_ir import read_ir
         return read_ir(model, registry)
-    from .frontends.onnx_model import read_onnx
+    from .frontends import read_onnx
     return read_onnx(model, registry, load_external_data, light)
 
 
@@ -78,7 +78,7 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
     if output:
         if graph.format != "onnx":
             raise UsageError("--output writes ONNX models only; this model is OpenVINO IR")
-        from .frontends.onnx_model import write_annotated
+        from .frontends import write_annotated
         write_annotated(graph.proto, report.types, output, graph.path)
     return report
 
@@ -92,7 +92,7 @@ def _light_check(model: Any, registry: Registry, strict: bool, runtime: str | No
     full check then decides, in its own words)."""
     if sympy_imported() or (isinstance(model, (str, Path)) and str(model).lower().endswith(".xml")):
         return None, model
-    from .frontends.onnx_model import load_model
+    from .frontends import load_model
     loaded = load_model(model, load_external_data, bare=True)
     if len(loaded.model.graph.node) > LIGHT_MAX_NODES:
         return None, loaded
@@ -135,7 +135,7 @@ def no_gc_pauses():
 def annotate(model: Any, *, registry: Registry | None = None):
     """A copy of an ONNX model whose value_info and outputs carry shapecheck's inferred types."""
     import onnx
-    from .frontends.onnx_model import annotate_proto
+    from .frontends import annotate_proto
     registry = registry or default_registry()
     with no_gc_pauses():
         graph = load_graph(model, registry)

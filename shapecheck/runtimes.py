@@ -29,10 +29,8 @@ else:  # pragma: no cover
 
 from .errors import SpecError, UsageError
 from .result import Finding
-from .notation.compile import EvalError, NeedInt, compile_expr
+from .notation import EvalError, NeedInt, compile_expr, parse, Node, NotationError, names_in
 from .notation.load import Spec, specs_dir
-from .notation.parser import parse
-from .notation.syntax import Node, NotationError, names_in
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ import operator
 import sympy
 from hypothesis import given, settings, strategies as st
 
-from shapecheck.notation.compare import _OPEN, _linear, compare_dims
-from shapecheck.notation.logic import Cond
+from shapecheck.notation.compare import _OPEN, _linear
+from shapecheck.notation import compare_dims, Cond
 from shapecheck.types import symbol
 
 OPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}

@@ -16,8 +16,7 @@ from hypothesis import strategies as st
 from shapecheck.check import check_model
 from shapecheck.rounding import floor_bounds, floor_div, provably_nonnegative
 from shapecheck.model.facts import Facts
-from shapecheck.notation.compare import compare_dims
-from shapecheck.notation.logic import Rel
+from shapecheck.notation import compare_dims, Rel
 from shapecheck.types import symbol
 
 F = symbol("frames")

@@ -52,7 +52,7 @@ rels = st.builds(lambda op, a, b: (op, a, b), st.sampled_from(["==", "!="]),
 def test_a_disjunction_called_always_true_holds_everywhere(parts):
     """``disjunction.always`` (``batch != 0 or batch == batch*seq``) on random disjunctions."""
     from shapecheck.notation.disjunction import always
-    from shapecheck.notation.logic import Rel
+    from shapecheck.notation import Rel
     rs = tuple(Rel(op, a, b) for op, a, b in parts)
     if always(rs):
         for n in range(0, 6):

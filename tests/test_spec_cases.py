@@ -27,7 +27,7 @@ else:  # pragma: no cover
 
 from shapecheck.solver import solve
 from shapecheck.notation.load import default_registry, spec_files, specs_dir
-from shapecheck.notation.syntax import names_in
+from shapecheck.notation import names_in
 from shapecheck.types import ELEMENT_TYPES
 
 REG = default_registry()

@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 
-from ..frontends.graph import ModelGraph, ModelNode
+from ..frontends import ModelGraph, ModelNode
 from ..notation.load import ONNX_DOMAIN
 from ..types import runtime_dim, TensorType, normalize_dim, unknown_dim, is_symbolic
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..frontends.graph import Declaration, ModelGraph, ModelNode
-from ..notation.compile import Cond, compare_dims
+from ..frontends import Declaration, ModelGraph, ModelNode
+from ..notation import Cond, compare_dims
 from ..types import TensorType, dim_str, has_unknown, is_unknown, normalize_dim, is_symbolic
 from .result import DeclarationReport, ModelReport
 

@@ -23,8 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..dims import normalize_dim
-from ..notation.compare import compare_dims
-from ..notation.logic import AnyOf, Rel
+from ..notation import compare_dims, AnyOf, Rel
 from ..rounding import floor_argument, provably_nonnegative
 from ..types import TensorType, is_symbolic, is_unknown
 

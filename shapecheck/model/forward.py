@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..findings import ONNX_INFERENCE, OPSET
-from ..frontends.graph import ModelGraph, ModelNode, NodeInferenceError
+from ..frontends import ModelGraph, ModelNode, NodeInferenceError
 from ..result import Finding
 from ..solve_cache import SolveCache, attrs_key
 from ..solver import contradiction_of, equalities, output_slots

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
-from ..frontends.graph import ModelGraph, ModelNode
+from ..frontends import ModelGraph, ModelNode
 from ..solve_cache import attrs_key, signature_of
 from ..notation.load import Registry
 from ..dims import rebuild

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable
 
 from ..result import Finding, Result
-from ..notation.compile import Rel
+from ..notation import Rel
 
 if TYPE_CHECKING:
     import sympy

@@ -8,7 +8,7 @@ if TYPE_CHECKING:
 else:
     from ..deferred import numpy as np
 
-from ..notation.compile import EvalError, NeedInt, Unknown
+from ..notation import EvalError, NeedInt, Unknown
 from ..notation.load import Spec
 from ..types import TensorType, normalize_dim, numpy_dtype, unknown_dim, valued
 

@@ -17,7 +17,8 @@ else:
 from ..errors import UsageError
 from ..findings import ATTRIBUTE_TYPE, UNKNOWN_ATTRIBUTE
 from ..result import Finding
-from ..notation.compile import TensorVal, lazy
+from ..notation import TensorVal
+from ..notation.compile import lazy
 from ..notation.load import Registry, Spec
 from ..types import TensorType, as_tensor_type
 

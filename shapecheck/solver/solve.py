@@ -16,7 +16,7 @@ else:
 from ..errors import UsageError
 from ..findings import DEPRECATED
 from ..result import ConstraintResult, Finding, Result
-from ..notation.compile import EvalError, NeedInt, as_cond
+from ..notation import EvalError, NeedInt, as_cond
 from ..notation.load import Registry, Rule, Spec
 from ..types import TensorType, is_unknown
 from .contradiction import contradiction

@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterable
 
 from ..findings import ATTRIBUTE_TYPE, UNKNOWN_ATTRIBUTE
 from ..notation.load import Spec
-from ..notation.syntax import Node, names_in, substitute, unparse
+from ..notation import Node, names_in, substitute, unparse
 
 CATEGORIES = ("operator", "inputs", "types", "attributes", "constraints", "deprecation")
 # findings the solver reports for attributes a spec does not declare / of the wrong type;
