@@ -81,7 +81,7 @@ def worker(engine: str, paths: list[str]) -> None:
         run(WARMUP)  # imports and one-time setup (spec files, registries) outside the timings
         run(_arithmetic_warmup())   # a dim computed in the graph: modules imported on first use
         if engine == "shapecheck":   # every spec compiled up front, as the peers load every op handler at import
-            from shapecheck.notation.load import default_registry
+            from shapecheck.registry import default_registry
             getattr(default_registry(), "load_all", lambda: None)()
     except Exception as e:  # noqa: BLE001 - the warm-up only loads the engine; a failure shows below
         print(f"warm-up: {type(e).__name__}: {e}", file=sys.stderr)

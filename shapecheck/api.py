@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Union, overload
 from .errors import UsageError
 from .result import Result
 from .solver import solve
-from .notation.load import Registry, default_registry
+from .registry import Registry, default_registry
 from .deferred import sympy, sympy_imported
 from .names import NeedsAlgebra
 from .types import TensorType, parse_type

@@ -76,7 +76,7 @@ def _models_under(directory: str) -> list[str]:
 
 @lru_cache(maxsize=8)   # keyed by the spec directories: a registry (and its solve cache) per set of them
 def _registry(specs: tuple[str, ...]):
-    from .notation.load import default_registry, registry_with
+    from .registry import default_registry, registry_with
     return registry_with(list(specs)) if specs else default_registry()
 
 

@@ -30,7 +30,7 @@ from .frontends import ModelGraph
 from .model.forward import check_graph
 from .names import NeedsAlgebra
 from .model.result import DeclarationReport, ModelReport, NodeReport
-from .notation.load import Registry, default_registry
+from .registry import Registry, default_registry
 
 
 # ---------------------------------------------------------------- entry points
@@ -66,7 +66,7 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
     (``deferred.Deferred.barred``).
     """
     if registry is None:
-        from .notation.load import registry_with
+        from .registry import registry_with
         registry = registry_with(specs) if specs else default_registry()
     with no_gc_pauses() if pause_gc else nullcontext():
         report = None

@@ -160,7 +160,7 @@ def parse_attr_value(text: str) -> Any:
 
 
 def _registry(args):
-    from .notation.load import default_registry, registry_with
+    from .registry import default_registry, registry_with
     return registry_with(args.specs) if args.specs else default_registry()
 
 

@@ -22,7 +22,7 @@ from .kernels import KERNELS
 from .result import Result
 from .solver import output_slots, prepare_attrs, solve, spec_env
 from .notation import EvalError, TensorVal, Unknown
-from .notation.load import Registry, Spec, default_registry
+from .registry import Registry, Spec, default_registry
 from .types import numpy_dtype, tensor_type_of
 
 

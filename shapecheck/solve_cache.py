@@ -5,7 +5,7 @@ A large model asks the same question many times with different dim names
 first appearance, solved (or found in the cache), and the result renamed back, so
 the answer is the one ``solve`` would give for the original names.
 
->>> from shapecheck.notation.load import default_registry
+>>> from shapecheck.registry import default_registry
 >>> from shapecheck.types import parse_type
 >>> cache = SolveCache()
 >>> spec = default_registry().resolve("ScatterND", 18)
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .result import ConstraintResult, Finding, Result
 from .solver import solve
-from .notation.load import Spec
+from .registry import Spec
 from .dims import rebuild
 from .names import Name
 from .types import is_runtime, is_symbolic, runtime_dim, TensorType, is_unknown, normalize_dim

@@ -12,7 +12,7 @@ from onnx.reference import ReferenceEvaluator
 
 import shapecheck
 from shapecheck.solver import solve
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 from shapecheck.types import dtype_of_array
 
 from .layout_harness import check_inferred, symbolic_query

@@ -14,7 +14,7 @@ from onnx import helper
 
 import shapecheck
 from shapecheck.solver import solve
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 from shapecheck.types import dtype_of_array, is_unknown, symbol
 
 REG = default_registry()

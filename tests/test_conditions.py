@@ -8,7 +8,7 @@ from onnx import helper
 from shapecheck.check import check_model
 from shapecheck.solve_cache import SolveCache
 from shapecheck.solver import solve
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 from shapecheck.types import parse_type, symbol
 
 REG = default_registry()

@@ -11,7 +11,7 @@ from shapecheck import ConstraintError, UsageError
 from shapecheck.cli import main
 from shapecheck.executor import run_spec
 from shapecheck.solver import solve
-from shapecheck.notation.load import default_registry, registry_with
+from shapecheck.registry import default_registry, registry_with
 from shapecheck.specdiff import diff, diff_all, diff_range, to_markdown
 from shapecheck.types import parse_type
 

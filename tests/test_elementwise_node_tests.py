@@ -17,7 +17,7 @@ import pytest
 from onnx import helper
 
 import shapecheck
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 from shapecheck.types import dtype_of_array
 
 REG = default_registry()

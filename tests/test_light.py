@@ -22,7 +22,7 @@ from shapecheck.frontends import Loaded
 from shapecheck.deferred import Deferred, is_sympy, sympy
 from shapecheck.names import Name, NeedsAlgebra
 from shapecheck.notation import compare_dims
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 from tests.modelkit import FLOAT, INT64, const, model, node, vi
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,7 +17,7 @@ from pathlib import Path
 import onnx.defs
 import pytest
 
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 from tests.node_cases import modelled_types, node_testcases
 
 REG = default_registry()

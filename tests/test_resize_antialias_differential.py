@@ -119,7 +119,7 @@ def test_pytorch_half_pixel_to_one_sample_follows_onnxruntime(mode):
 
 
 def test_antialias_with_nearest_is_a_warning():
-    from shapecheck.notation.load import default_registry
+    from shapecheck.registry import default_registry
     from shapecheck.solver import solve
     spec = default_registry().resolve("Resize", 18)
     args = {"X": "float[1,1,4,4]", "scales": "float[4] = [1, 1, 0.5, 0.5]"}

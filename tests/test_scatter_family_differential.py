@@ -18,7 +18,7 @@ import pytest
 import shapecheck
 from shapecheck.executor import run_spec
 from shapecheck.kernels.slice_scatter import slice_range
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 from shapecheck.types import numpy_dtype, parse_type
 
 REG = default_registry()

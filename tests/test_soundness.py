@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import shapecheck
 from shapecheck.errors import ConstraintError, UsageError
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 from shapecheck.types import numpy_dtype
 from shapecheck.verify import verify
 from tests.modelkit import execute_expecting_warnings

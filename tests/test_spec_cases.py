@@ -26,7 +26,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from shapecheck.solver import solve
-from shapecheck.notation.load import default_registry, spec_files, specs_dir
+from shapecheck.registry import default_registry, spec_files, specs_dir
 from shapecheck.notation import names_in
 from shapecheck.types import ELEMENT_TYPES
 

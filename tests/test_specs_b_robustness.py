@@ -7,7 +7,7 @@ import pytest
 
 from shapecheck.errors import UsageError
 from shapecheck.solver import solve
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 
 OPS = ("Slice", "Split", "TopK", "NonZero", "ArgMax", "ArgMin", "CumSum", "Trilu",
        "ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin", "ReduceMean")

@@ -21,7 +21,7 @@ from onnxruntime.capi.onnxruntime_pybind11_state import NotImplemented as NotImp
 import shapecheck
 from shapecheck.errors import ConstraintError
 from shapecheck.solver import solve
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 from shapecheck.types import dtype_of_array, symbol
 
 from .layout_harness import check_inferred

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 from tests.node_cases import check_case, opset_of, single_op_cases
 from tests.ort_kit import run_ort
 

@@ -11,7 +11,7 @@ from onnx import helper
 
 import shapecheck
 from shapecheck.solver import solve
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 from shapecheck.types import dtype_of_array
 from tests.node_cases import opset_of, single_op_cases, type_text
 

@@ -13,7 +13,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import shapecheck
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 from shapecheck.types import ONNX_CODES, dtype_of_array
 from tests.layout_harness import assert_same, check_inferred
 from tests.node_cases import node_testcases

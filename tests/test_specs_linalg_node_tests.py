@@ -13,7 +13,7 @@ import pytest
 from onnx import helper
 
 import shapecheck
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 from tests.node_cases import as_array, opset_of, single_op_cases, type_text
 
 OPS = ("MatMul", "Gemm", "Softmax", "LogSoftmax", "Dropout")

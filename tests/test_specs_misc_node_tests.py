@@ -18,7 +18,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import shapecheck
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 from tests.node_cases import as_array, check_case, opset_of, single_op_cases, type_text
 
 OPS = ("Concat", "Expand", "Gather", "GatherElements", "GatherND", "Range", "Reshape", "Shape", "Size",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 from tests.node_cases import opset_of, check_case, single_op_cases
 
 OPS = ("Attention", "RotaryEmbedding")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 from tests.node_cases import check_case, single_op_cases
 
 OPS = ("LayerNormalization", "BatchNormalization", "InstanceNormalization", "GroupNormalization", "RMSNormalization")

@@ -127,7 +127,7 @@ def test_split_matches_onnxruntime(seed):
 
 def test_split_of_a_shape_tensor_gives_each_part_its_dims():
     from shapecheck.solver import solve
-    from shapecheck.notation.load import default_registry
+    from shapecheck.registry import default_registry
     spec = default_registry().resolve("Split", 13)
     r = solve(spec, {"input": "int64[3] = [B, S, D]", "split": "int64[2] = [1, 2]"}, {}, output_count=2)
     assert [str(t) for t in r.outputs.values()] == ["int64[1] = [B]", "int64[2] = [S, D]"]

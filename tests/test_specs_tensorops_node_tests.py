@@ -16,7 +16,7 @@ from onnx import helper
 
 import shapecheck
 from shapecheck.solver import solve
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 from tests.layout_harness import check_inferred
 from tests.node_cases import as_array, opset_of, single_op_cases, type_text
 

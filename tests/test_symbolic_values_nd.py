@@ -13,7 +13,7 @@ import pytest
 import sympy
 
 import shapecheck
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 from shapecheck.types import TensorType, symbol, valued
 
 N, M = symbol("N"), symbol("M")

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..notation.load import ONNX_DOMAIN
+from ..registry import ONNX_DOMAIN
 from ..types import ONNX_CODE_OF, TensorType, dim_str, is_unknown, tensor_type_of
 from .graph import ModelNode, NodeInferenceError
 from .onnx_types import tensor_type_from_proto

@@ -14,7 +14,7 @@ from ..atomic import refuse_inputs, write_atomic
 from ..errors import UsageError
 from ..findings import DOMAIN
 from ..result import Finding
-from ..notation.load import normalize_domain
+from ..registry import normalize_domain
 from ..types import TensorType
 from .graph import Declaration, ModelGraph, ModelNode, model_file
 from .onnx_functions import Functions, check_depth, inline

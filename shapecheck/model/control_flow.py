@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 
 from ..frontends import ModelGraph, ModelNode
-from ..notation.load import ONNX_DOMAIN
+from ..registry import ONNX_DOMAIN
 from ..types import runtime_dim, TensorType, normalize_dim, unknown_dim, is_symbolic
 
 if TYPE_CHECKING:

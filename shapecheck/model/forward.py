@@ -15,7 +15,7 @@ from ..frontends import ModelGraph, ModelNode, NodeInferenceError
 from ..result import Finding
 from ..solve_cache import SolveCache, attrs_key
 from ..solver import contradiction_of, equalities, output_slots
-from ..notation.load import Registry
+from ..registry import Registry
 from ..types import TensorType, is_symbolic
 from .control_flow import bind, binds, is_dead, is_fixpoint, region_outputs
 from .declarations import Names, check_declaration

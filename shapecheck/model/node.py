@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import UsageError
 from ..frontends import ModelGraph, ModelNode
 from ..solve_cache import attrs_key, signature_of
-from ..notation.load import Registry
+from ..registry import Registry
 from ..dims import rebuild
 from ..types import is_runtime, runtime_dim, TensorType, expr_str, is_unknown, normalize_dim, tensor_type_of, is_symbolic
 

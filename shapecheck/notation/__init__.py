@@ -13,7 +13,7 @@ the solver learns from a rule once), ``operators`` (arithmetic, subscripts, ``.v
 ``disjunction`` (disjunctions made shorter only where proved).
 """
 from .compare import compare_dims, make_rel
-from .compile import FIELDS, SPECIAL_FORMS, compile_expr, fresh_shape
+from .compile import FIELDS, SPECIAL_FORMS, Fn, compile_expr, fresh_shape
 from .logic import (NO_VALUE, PYOP, UNKNOWN, AnyOf, Cond, EvalError, NeedInt, Rel, TensorVal, Unknown,
                     UnknownDType, UnknownRank, UnknownShape, and_, as_cond, lookup, not_, or_)
 from .operators import arith, value_of
@@ -21,6 +21,6 @@ from .parser import parse
 from .syntax import Node, NotationError, names_in, substitute, unparse, walk
 
 __all__ = ["parse", "Node", "NotationError", "names_in", "substitute", "unparse", "walk", "compile_expr",
-           "fresh_shape", "FIELDS", "SPECIAL_FORMS", "Unknown", "UnknownShape", "UnknownRank", "UnknownDType",
+           "fresh_shape", "Fn", "FIELDS", "SPECIAL_FORMS", "Unknown", "UnknownShape", "UnknownRank", "UnknownDType",
            "UNKNOWN", "NO_VALUE", "TensorVal", "NeedInt", "EvalError", "lookup", "Cond", "Rel", "AnyOf", "PYOP",
            "and_", "or_", "not_", "as_cond", "compare_dims", "make_rel", "arith", "value_of"]

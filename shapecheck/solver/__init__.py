@@ -12,7 +12,7 @@ One job per module: ``query`` (inputs, attributes, environment), ``unify`` (bind
 ``solve`` (classifying each rule), ``contradiction`` (conditions that cannot all hold),
 ``outputs``, ``explain`` (values and fixes of refuted rules).
 
->>> from shapecheck.notation.load import default_registry
+>>> from shapecheck.registry import default_registry
 >>> spec = default_registry().resolve("ScatterND", 18)
 >>> r = solve(spec, {"data": "float[N,C]", "indices": "int64[M,1]", "updates": "float[M,C]"})
 >>> r.status, str(r.outputs["output"])

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 
 from ..notation import EvalError, NeedInt, TensorVal, Unknown, UnknownShape, compile_expr, names_in, unparse, walk
-from ..notation.load import Registry, Rule, Spec
+from ..registry import Registry, Rule, Spec
 from ..types import expr_str, is_unknown, value_str, is_symbolic
 from .query import versions
 

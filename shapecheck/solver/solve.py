@@ -17,7 +17,7 @@ from ..errors import UsageError
 from ..findings import DEPRECATED
 from ..result import ConstraintResult, Finding, Result
 from ..notation import EvalError, NeedInt, as_cond
-from ..notation.load import Registry, Rule, Spec
+from ..registry import Registry, Rule, Spec
 from ..types import TensorType, is_unknown
 from .contradiction import contradiction
 from .explain import deprecation_fix, fix, values_involved

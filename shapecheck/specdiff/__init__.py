@@ -17,7 +17,7 @@ Two layers, both generic over any two specs (no operator is named here):
 from __future__ import annotations
 
 from ..errors import UsageError
-from ..notation.load import Registry, Spec, default_registry
+from ..registry import Registry, Spec, default_registry
 from .changes import (
     CATEGORIES,
     Change,

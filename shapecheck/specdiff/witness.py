@@ -14,7 +14,7 @@ from ..errors import ConstraintError, UsageError
 from ..executor import run_spec
 from ..findings import DEPRECATED
 from ..solver import solve
-from ..notation.load import Spec
+from ..registry import Spec
 from ..types import ELEMENT_TYPES, numpy_dtype, parse_type, tensor_type_of
 from .changes import _ATTR_FINDINGS, Witness, allowed_values
 

@@ -29,7 +29,7 @@ import numpy as np
 from ..errors import UsageError
 from ..result import Result
 from ..solver import prepare_attrs, prepare_inputs, solve
-from ..notation.load import Registry, default_registry
+from ..registry import Registry, default_registry
 from .report import Sample, VerifyReport
 from .sampling import Drawer, refuse_huge
 

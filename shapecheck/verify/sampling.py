@@ -17,7 +17,7 @@ from ..kernels import EXTENTS, INDEX_ARG
 from ..result import Result
 from ..solver import prepare_attrs, solve, spec_env
 from ..notation import EvalError, NeedInt, Unknown
-from ..notation.load import Registry, Spec
+from ..registry import Registry, Spec
 from ..types import ELEMENT_TYPES, TensorType, numpy_dtype, unknown_dim, is_symbolic
 from .dims import at, draw_dims, expected_type
 from .oracle import ids_of, judge

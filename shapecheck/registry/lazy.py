@@ -8,7 +8,7 @@ compiles the one version an opset selects; the versions it extends are read for 
 inherits, not compiled.  ``versions`` and ``get`` compile every version of an op (after the ops
 they extend) on first use; iterating the registry compiles all.
 
->>> from shapecheck.notation.load import load_specs, specs_dir, spec_files
+>>> from shapecheck.registry import load_specs, specs_dir, spec_files
 >>> reg = LazyRegistry(spec_files(specs_dir()), load_specs)
 >>> reg.has_op("ScatterND"), len(reg.by_name)          # has_op reads the index only
 (True, 0)
@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from .registry import Registry
+from .base import Registry
 from .schema import ONNX_DOMAIN, SPEC_NAME, Spec, normalize_domain, spec_name, split_op
 
 _TOP_KEY = re.compile(r'^(op|domain|extends)\s*=\s*"([^"]*)"\s*(?:#.*)?$')
@@ -36,7 +36,7 @@ _FAMILY = re.compile(r"^\[\s*family\s*\]", re.M)
 def scan(path: Path) -> tuple[str, list[str], str | None, int | None]:
     """(domain, ops, parent spec name, version) a spec file defines, from its top-level keys.
 
-    >>> from shapecheck.notation.load import specs_dir
+    >>> from shapecheck.registry import specs_dir
     >>> scan(specs_dir() / "onnx" / "Add-13.toml")
     ('ai.onnx', ['Add', 'Sub', 'Mul', 'Div'], 'Add-7', 13)
     """

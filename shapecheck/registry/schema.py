@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from .compile import Fn
-from .syntax import Node
+from ..notation import Fn, Node
 
 ONNX_DOMAIN = "ai.onnx"
 DOMAIN_ALIASES = {"": ONNX_DOMAIN, "ai.onnx": ONNX_DOMAIN, "onnx": ONNX_DOMAIN, "openvino": "openvino"}

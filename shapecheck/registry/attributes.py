@@ -20,7 +20,7 @@ else:
 
 from ..errors import UsageError
 from ..types import TensorType, parse_type, tensor_type_of
-from .logic import TensorVal
+from ..notation import TensorVal
 
 
 class TensorAttr(TensorVal):

@@ -7,10 +7,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .compile import FIELDS, SPECIAL_FORMS
-from .library import FUNCTIONS
-from .parser import parse
-from .syntax import Node, NotationError, names_in, walk
+from ..notation import FIELDS, SPECIAL_FORMS, parse, Node, NotationError, names_in, walk
+from ..notation.library import FUNCTIONS
 from .source import FileCtx
 
 MAX_LET_CHAIN = 32         # lets defined through lets defined through lets ...

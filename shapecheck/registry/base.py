@@ -1,6 +1,6 @@
 """The registry: loaded specs by ``(domain, op)`` and by name, resolved by opset.
 
->>> from shapecheck.notation.load import default_registry
+>>> from shapecheck.registry import default_registry
 >>> reg = default_registry()
 >>> reg.resolve("ScatterND", 17).name, reg.get("openvino:ScatterNDUpdate-15").op
 ('ScatterND-16', 'ScatterNDUpdate')

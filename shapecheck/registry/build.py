@@ -13,14 +13,11 @@ from typing import Any
 
 from ..errors import UsageError
 from ..types import canonical_dtype
-from . import analysis
+from ..notation import analysis, Fn, compile_expr, NotationError, substitute, unparse
 from .checks import check_lets, check_names, parse_located, parse_text
-from .compile import Fn, compile_expr
-from .syntax import NotationError, substitute, unparse
-from .schema import (CASE_STATUSES, AttrDecl, Case, Example, InputDecl, OutputDecl, Rule, Spec,
-                     normalize_domain)
+from .schema import CASE_STATUSES, AttrDecl, Case, Example, InputDecl, OutputDecl, Rule, Spec, normalize_domain
 from .source import WHERE, FileCtx
-from .tensor_attrs import ATTR_TYPES, convert_attr
+from .attributes import ATTR_TYPES, convert_attr
 
 
 def build_spec(data: dict, ctx: FileCtx, family: tuple[str, ...] = ()) -> Spec:
