@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import sympy
 
-from shapecheck.notation.shapes import broadcast
+from shapecheck.functions.shape import broadcast
 from shapecheck.types import is_unknown, symbol
 
 N, S = symbol("N"), symbol("S")

@@ -17,7 +17,7 @@ import pytest
 
 import shapecheck
 from shapecheck.executor import run_spec
-from shapecheck.kernels.slice_scatter import slice_range
+from shapecheck.functions.slicing import slice_range
 from shapecheck.registry import default_registry
 from shapecheck.types import numpy_dtype, parse_type
 

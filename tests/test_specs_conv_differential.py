@@ -308,7 +308,7 @@ def test_size_conditions_match_the_size_formulas():
     small attributes, D >= the bound exactly when the formula gives m or more."""
     import itertools
 
-    from shapecheck.notation.conv import conv_transpose_shape, min_input, pool_shape, transpose_min_input
+    from shapecheck.functions.conv import conv_transpose_shape, min_input, pool_shape, transpose_min_input
     for k, s, d, pb, pe, cm, m, ap in itertools.product(range(1, 4), range(1, 4), range(1, 3), range(3), range(3),
                                                         (0, 1), (0, 1), ("NOTSET", "VALID", "SAME_UPPER")):
         if cm and max(pb, pe) >= k:

@@ -263,7 +263,7 @@ def test_roi_align_matches_onnxruntime(opset, seed):
     assert r.status == "valid" and str(r.outputs["Y"]) == f"float[R,C,{attrs['output_height']},{attrs['output_width']}]"
 
 
-@pytest.mark.parametrize("name", ["shapecheck.notation.more_ops", "shapecheck.kernels.recurrent", "shapecheck.kernels.more_ops",
+@pytest.mark.parametrize("name", ["shapecheck.functions.selection", "shapecheck.functions.detection", "shapecheck.kernels.recurrent", "shapecheck.kernels.more_ops",
                                   "shapecheck.kernels.more_ops2", "shapecheck.kernels.quantize",
                                   "shapecheck.kernels.grid_sample"])
 def test_doctests_of_the_moreops_modules(name):

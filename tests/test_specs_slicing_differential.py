@@ -11,7 +11,8 @@ import sympy
 
 import shapecheck
 from shapecheck.errors import ConstraintError
-from shapecheck.notation.slicing import INT64_MAX, slice_dim, slice_values
+from shapecheck.functions.slicing import INT64_MAX
+from shapecheck.functions.slicing import slice_dim, slice_values
 from shapecheck.types import symbol
 
 from .ort_kit import check_against_ort

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 else:
     from ..deferred import numpy as np
 
+from ..functions.detection import select_boxes
 from ..types import numpy_dtype
 from . import register
 
@@ -111,48 +112,11 @@ def dynamic_quantize_linear(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.n
     return y.astype(np.uint8), np.asarray(scale, np.float32), np.asarray(zp, np.uint8)
 
 
-def _corners(b: np.ndarray, center: int) -> np.ndarray:
-    """Boxes as [y1, x1, y2, x2] with y1 <= y2 and x1 <= x2 (from corners in any order, or centers)."""
-    b = b.astype(np.float64)
-    if int(center):
-        xc, yc, w, h = b[:, 0], b[:, 1], b[:, 2], b[:, 3]
-        return np.stack([yc - h / 2, xc - w / 2, yc + h / 2, xc + w / 2], axis=1)
-    return np.stack([np.minimum(b[:, 0], b[:, 2]), np.minimum(b[:, 1], b[:, 3]),
-                     np.maximum(b[:, 0], b[:, 2]), np.maximum(b[:, 1], b[:, 3])], axis=1)
-
-
-def _iou(a: np.ndarray, b: np.ndarray) -> float:
-    ih = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iw = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ih * iw
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
-def _scalar(v, default):
-    return default if v is None else np.asarray(v).reshape(-1)[0].item()
-
-
 @register("nms")
 def nms(boxes: np.ndarray, scores: np.ndarray, max_output_boxes_per_class, iou_threshold, score_threshold, *,
         center_point_box: int) -> np.ndarray:
     """[num_selected, 3] rows (batch, class, box): per batch and class, boxes by descending score
     (above score_threshold), each kept unless its IoU with a kept one exceeds iou_threshold, at most
     max_output_boxes_per_class (default 0: none)."""
-    limit = int(_scalar(max_output_boxes_per_class, 0))
-    iou_t = float(_scalar(iou_threshold, 0.0))
-    score_t = None if score_threshold is None else float(_scalar(score_threshold, 0.0))
-    rows = []
-    for bi in range(boxes.shape[0]):
-        corners = _corners(boxes[bi], center_point_box)
-        for ci in range(scores.shape[1]):
-            s = scores[bi, ci].astype(np.float64)
-            order = [int(i) for i in np.argsort(-s, kind="stable") if score_t is None or s[i] > score_t]
-            kept: list[int] = []
-            for i in order:
-                if len(kept) >= limit:
-                    break
-                if all(_iou(corners[i], corners[k]) <= iou_t for k in kept):
-                    kept.append(i)
-            rows += [(bi, ci, k) for k in kept]
-    return np.array(rows, dtype=np.int64).reshape(-1, 3)
+    return select_boxes(boxes, scores, max_output_boxes_per_class, iou_threshold, score_threshold,
+                        center_point_box=center_point_box)

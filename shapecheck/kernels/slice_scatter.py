@@ -13,25 +13,8 @@ if TYPE_CHECKING:
 else:
     from ..deferred import numpy as np
 
+from ..functions.slicing import slice_range
 from . import register
-
-
-def slice_range(d: int, start: int, stop: int, step: int) -> range:
-    """Positions Slice-8 reads on a dim of size ``d``: negatives count from the end, then start is
-    clamped to [0, d] ([0, d-1] for a negative step) and stop to [0, d] ([-1, d-1]).
-
-    This is not Python's ``slice.indices``: with a negative step a start below -d becomes 0 (one
-    element), where Python gives nothing; the CPU plugin follows Slice-8.
-
-    >>> list(slice_range(1, -3, -6, -3)), list(slice_range(5, -1, -100, -2))
-    ([0], [4, 2, 0])
-    """
-    if d <= 0:
-        return range(0)
-    start, stop = start + d if start < 0 else start, stop + d if stop < 0 else stop
-    if step > 0:
-        return range(min(max(start, 0), d), min(max(stop, 0), d), step)
-    return range(min(max(start, 0), d - 1), min(max(stop, -1), d - 1), step)
 
 
 @register("slice_scatter")

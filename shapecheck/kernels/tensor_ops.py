@@ -104,7 +104,7 @@ def resize(X: np.ndarray, *, scales=None, sizes=None, axes=None, mode: str = "ne
            coordinate_transformation_mode: str = "half_pixel", nearest_mode: str = "round_prefer_floor",
            cubic_coeff_a: float = -0.75, exclude_outside: int = 0, extrapolation_value: float = 0.0,
            keep_aspect_ratio_policy: str = "stretch", antialias: int = 0) -> np.ndarray:
-    from ..notation.tensor_ops import resize_shape
+    from ..functions.resize import resize_shape
     if mode not in ("nearest", "linear", "cubic"):
         raise ValueError(f"Resize mode {mode!r} is not nearest, linear or cubic")
     r = X.ndim

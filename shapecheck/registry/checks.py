@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..notation import FIELDS, SPECIAL_FORMS, parse, Node, NotationError, names_in, walk
-from ..notation.library import FUNCTIONS
+from ..functions import FUNCTIONS
 from .source import FileCtx
 
 MAX_LET_CHAIN = 32         # lets defined through lets defined through lets ...

@@ -1,4 +1,4 @@
-"""Notation functions for reductions: the axes a reduction removes, its output shape and values.
+"""Reduction functions: the axes a reduction removes, its output shape and values.
 
 >>> reduce_shape((2, 3, 4), (1,), 0), reduce_shape((2, 3, 4), (), 1, 1)
 ((2, 4), (2, 3, 4))
@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..notation import NO_VALUE, UNKNOWN, EvalError, NeedInt, Unknown, UnknownShape
+from ..notation.operators import int_like
 from ..types import unknown_dim
-from .logic import NO_VALUE, UNKNOWN, EvalError, NeedInt, Unknown, UnknownShape
-from .operators import int_like
+from .elementwise import _one
 
 
 def unique_axes(axes: Any, rank: Any) -> Any:
@@ -72,7 +73,6 @@ def reduce_values(how: str, v: Any, axes: Any, keepdims: Any = 1, noop: Any = 0)
     >>> reduce_values("prod", (N, 3, 4), None, 0), reduce_values("sum", (N, 2), (0,), 1)
     (12*N, (N + 2,))
     """
-    from .values import _one
     if isinstance(v, Unknown) or not isinstance(v, tuple) or isinstance(axes, Unknown) or how not in \
             ("sum", "prod", "max", "min"):
         return NO_VALUE

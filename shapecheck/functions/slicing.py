@@ -1,9 +1,10 @@
-"""Notation functions for ranges, slices and splits: Range lengths, Slice extents and values, Split sizes.
+"""Slicing functions: Slice extents and values, Split sizes and parts, and the positions Slice reads
+(``slice_range``, which the kernels use too).
 
 >>> from shapecheck.types import symbol
 >>> S = symbol("S")
->>> range_len(0, S, 1), slice_dim(S, 1, INT64_MAX, 1), slice_shape((S, 8), (0, -1), (INT64_MAX, INT64_MAX), (0, 1))
-(S, Max(0, S - 1), (S, 1))
+>>> slice_dim(S, 1, INT64_MAX, 1), slice_shape((S, 8), (0, -1), (INT64_MAX, INT64_MAX), (0, 1))
+(Max(0, S - 1), (S, 1))
 """
 from __future__ import annotations
 
@@ -11,12 +12,10 @@ from functools import lru_cache
 
 from typing import TYPE_CHECKING, Any
 
+from ..notation import NO_VALUE, UNKNOWN, Cond, EvalError, NeedInt, Unknown, UnknownShape, compare_dims, make_rel
+from ..notation.operators import element_grid, int_like
 from ..types import is_unknown, normalize_dim, unknown_dim
 from ..rounding import ceiling_of
-from .compare import compare_dims, make_rel
-from .logic import NO_VALUE, UNKNOWN, Cond, EvalError, NeedInt, Unknown, UnknownShape
-from .operators import element_grid, int_like
-from .values import INT64_MAX
 
 if TYPE_CHECKING:
     import sympy
@@ -24,21 +23,7 @@ else:
     from ..deferred import sympy
 
 
-def range_len(start: Any, limit: Any, delta: Any) -> Any:
-    """Range's length ``max(ceil((limit - start) / delta), 0)``."""
-    for x in (start, limit, delta):
-        if isinstance(x, Unknown):
-            return NO_VALUE
-    if all(int_like(x) for x in (start, limit, delta)):
-        if delta == 0:
-            raise EvalError("Range with delta 0")
-        return max(-(-(limit - start) // delta), 0)
-    if not int_like(delta):
-        return unknown_dim("range")
-    if any(is_unknown(s) for s in sympy.sympify(limit - start).free_symbols):
-        return unknown_dim("range")
-    n = ceiling_of(sympy.sympify(limit - start) / delta)
-    return normalize_dim(n if n.is_nonnegative else sympy.Max(0, n))
+INT64_MAX = (1 << 63) - 1
 
 
 def _clamp(x, lo, hi):
@@ -184,19 +169,6 @@ def slice_values(v: Any, starts: Any, ends: Any, axes: Any = None, steps: Any = 
     return tuple(element_grid(v, dims)[tuple(cut)].reshape(-1))
 
 
-def arange(n: Any) -> Any:
-    """``(0, 1, ..., n-1)``: the default axes of Slice when its ``axes`` input is absent.
-
-    >>> arange(3)
-    (0, 1, 2)
-    """
-    if isinstance(n, Unknown):
-        return n
-    if not int_like(n):
-        raise NeedInt(n)
-    return tuple(range(int(n)))
-
-
 def repeat(v: Any, n: Any) -> Any:
     """``(v, v, ..., v)``, n times: the default steps of Slice (all 1).
 
@@ -269,4 +241,22 @@ def parts(v: Any, sizes: Any, i: Any) -> Any:
     return v[start:start + int(sizes[int(i)])]
 
 
-NOTATION = (range_len, slice_dim, slice_shape, slice_values, arange, repeat, split_sizes, divisible, parts)
+def slice_range(d: int, start: int, stop: int, step: int) -> range:
+    """Positions Slice-8 reads on a dim of size ``d``: negatives count from the end, then start is
+    clamped to [0, d] ([0, d-1] for a negative step) and stop to [0, d] ([-1, d-1]).
+
+    This is not Python's ``slice.indices``: with a negative step a start below -d becomes 0 (one
+    element), where Python gives nothing; the CPU plugin follows Slice-8.
+
+    >>> list(slice_range(1, -3, -6, -3)), list(slice_range(5, -1, -100, -2))
+    ([0], [4, 2, 0])
+    """
+    if d <= 0:
+        return range(0)
+    start, stop = start + d if start < 0 else start, stop + d if stop < 0 else stop
+    if step > 0:
+        return range(min(max(start, 0), d), min(max(stop, 0), d), step)
+    return range(min(max(start, 0), d - 1), min(max(stop, -1), d - 1), step)
+
+
+NOTATION = (slice_dim, slice_shape, slice_values, repeat, split_sizes, divisible, parts)

@@ -1,46 +1,30 @@
-"""Notation functions of the layout ops: Unsqueeze, Squeeze, Flatten, Transpose, Tile (shapes),
-Cast and ConstantOfShape (values), and the tensor attributes of Constant.
+"""Layout functions: the output shapes (and values) of Unsqueeze, Squeeze, Flatten, Transpose, Tile,
+Identity and Pad.
 
 Axes come as an attribute (a tuple of ints, or None when absent), as an input's value, or as
 an optional input that is absent (None).  Each function is exact on ints, keeps symbolic dims
 where the op only moves them, and says "not known" (an ``Unknown``) where a symbolic dim
 decides the result: Squeeze without axes on ``[N, 3]`` removes N only if N is 1 at run time,
-so its rank is not known statically.
+so its rank is not known statically.  A padded dim is exact over symbols (``N + 2``); pads of
+the wrong length are an ``EvalError`` or False, never a guess.
 
 >>> from shapecheck.types import symbol
->>> N = symbol("N")
+>>> N, S = symbol("N"), symbol("S")
 >>> unsqueeze_shape((N, 3), (0, -1)), squeeze_shape((1, N, 1), (0,)), flatten_shape((N, 3, 4), 1)
 ((1, N, 3, 1), (N, 1), (N, 12))
 >>> transpose_shape((N, 3, 4), None), tile_shape((N, 3), (2, 1)), relayout(N, (1,))
 ((4, 3, N), (2*N, 3), (N,))
->>> cast_value((N, 5), "int32"), cast_value((N, 5), "float")
-((N, 5), Unknown(value))
+>>> pad_shape((N, S, 4), (0, 1, 0, 0, 2, -1)), pad_shape((N, S), (1, 1), (-1,))
+((N, S + 3, 3), (N, S + 2))
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-
-from ..types import (
-    ONNX_CODES,
-    normalize_dim,
-    numpy_dtype,
-    tensor_type_of,
-    unknown_dim,
-)
-from .compare import compare_dims
-from .core import _prod
-from .logic import (
-    NO_VALUE,
-    UNKNOWN,
-    EvalError,
-    TensorVal,
-    Unknown,
-    UnknownDType,
-    UnknownShape,
-    and_,
-)
-from .operators import element_grid, value_of
+from ..notation import NO_VALUE, UNKNOWN, EvalError, Unknown, UnknownShape, and_, compare_dims, or_
+from ..notation.operators import element_grid
+from ..types import normalize_dim, unknown_dim
+from .core import _prod, _value
 
 if TYPE_CHECKING:
     import numpy as np
@@ -49,20 +33,9 @@ else:
     from ..deferred import numpy as np
     from ..deferred import sympy
 
-# element types ONNX defines whose values shapecheck does not model (float8*, int4, uint4, float4e2m1, ...)
-UNMODELLED_CODES = {17: "float8e4m3fn", 18: "float8e4m3fnuz", 19: "float8e5m2", 20: "float8e5m2fnuz",
-                    21: "uint4", 22: "int4", 23: "float4e2m1", 24: "float8e8m0"}
-
 
 def _is_int(x: Any) -> bool:
     return (type(x) is int or isinstance(x, np.integer)) and not isinstance(x, (bool, np.bool_))
-
-
-def _value(x: Any) -> Any:
-    """An input's value (``x.value``) or an attribute's; None stays None (absent)."""
-    if isinstance(x, TensorVal):
-        return value_of(x)
-    return x
 
 
 def _int_axes(axes: Any) -> tuple | Unknown | None:
@@ -89,11 +62,6 @@ def _normalized(axes: tuple, rank: int, repeats: bool = False) -> tuple:
             raise EvalError(f"axes {list(axes)} name an axis twice")
         out = sorted(set(out))
     return tuple(out)
-
-
-def absent(x: Any) -> bool:
-    """True when an optional input (or an attribute without default) is not given."""
-    return x is None
 
 
 def valid_axes(axes: Any, rank: Any, repeats: Any = 0) -> Any:
@@ -254,64 +222,6 @@ def transpose_value(v: Any, perm: Any, shape: Any = None) -> Any:
     return v
 
 
-def onnx_dtype(code: Any) -> Any:
-    """The element type an ONNX ``TensorProto.DataType`` code names (Cast's ``to``).
-
-    A code of a type shapecheck does not model (float8, int4...) gives an unknown element type.
-    """
-    if isinstance(code, Unknown):
-        return code
-    if not _is_int(code):
-        raise EvalError(f"an element type code is an integer, got {code!r}")
-    if int(code) in ONNX_CODES:
-        return ONNX_CODES[int(code)]
-    if int(code) in UNMODELLED_CODES:
-        return UnknownDType(UNMODELLED_CODES[int(code)])
-    raise EvalError(f"{code} is no ONNX element type code")
-
-
-_INTS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
-
-
-def cast_value(v: Any, dtype: Any) -> Any:
-    """A value cast to ``dtype``: constant arrays exactly as numpy casts them, symbolic dims
-    through integer types (where they stand for sizes, which fit every integer type), never
-    through floats or strings."""
-    if isinstance(v, Unknown) or not isinstance(dtype, str):
-        return NO_VALUE
-    if isinstance(v, np.ndarray):
-        if v.dtype.kind in "OUSc" or dtype == "string":
-            return NO_VALUE   # string conversions are formatted by the runtime: left to the kernel
-        with np.errstate(all="ignore"):
-            return v.astype(numpy_dtype(dtype))
-    elems = v if isinstance(v, tuple) else (v,)
-    concrete = all(_is_int(e) or isinstance(e, (bool, np.bool_)) for e in elems)
-    if concrete:
-        if dtype == "string":
-            return NO_VALUE
-        arr = np.array(elems, dtype=np.bool_ if all(isinstance(e, (bool, np.bool_)) for e in elems) else np.int64)
-        out = arr.astype(numpy_dtype(dtype))
-        return out if isinstance(v, tuple) else out.reshape(())
-    if dtype in _INTS:
-        out = tuple(int(e) if isinstance(e, (bool, np.bool_)) else e for e in elems)
-        return out if isinstance(v, tuple) else out[0]
-    if dtype == "bool":
-        truth = tuple(e if isinstance(e, (bool, np.bool_)) else compare_dims(e, "!=", 0) for e in elems)
-        out = tuple(t if isinstance(t, bool) else unknown_dim("truth") for t in truth)
-        return out if isinstance(v, tuple) else out[0]
-    return NO_VALUE
-
-
-def full_value(value: Any, shape: Any) -> Any:
-    """ConstantOfShape's value: the one element of the tensor attribute ``value`` over a concrete ``shape``."""
-    fill = value.value if isinstance(value, TensorVal) else None
-    if fill is None or not isinstance(shape, tuple) or not all(_is_int(d) and d >= 0 for d in shape):
-        return NO_VALUE
-    if int(np.prod(shape, dtype=np.int64)) > 64 or fill.size != 1:
-        return NO_VALUE
-    return np.full(tuple(int(d) for d in shape), fill.reshape(-1)[0], dtype=fill.dtype)
-
-
 def tile_value(v: Any, repeats: Any) -> Any:
     """Tile of a value: a vector's elements repeated, a constant array by ``np.tile``, a scalar as is."""
     if isinstance(v, Unknown) or isinstance(repeats, Unknown):
@@ -326,29 +236,92 @@ def tile_value(v: Any, repeats: Any) -> Any:
     return v if reps == () else NO_VALUE
 
 
-def given(*xs: Any) -> int:
-    """How many of the arguments are given (not None): Constant's exactly-one-value rule."""
-    return sum(x is not None for x in xs)
+def _vec(v: Any) -> tuple | Unknown | None:
+    """A value as a flat tuple (of dims or floats), None when absent, an Unknown when not known."""
+    v = _value(v)
+    if v is None or isinstance(v, Unknown):
+        return v
+    if isinstance(v, np.ndarray):
+        return tuple(v.reshape(-1).tolist())
+    return v if isinstance(v, tuple) else (v,)
 
 
-def constant_tensor(value: Any, sparse_value: Any = None, value_float: Any = None, value_floats: Any = None,
-                    value_int: Any = None, value_ints: Any = None, value_string: Any = None,
-                    value_strings: Any = None) -> Any:
-    """Constant's output as a tensor: the first value attribute given (C1 says there is one), typed as
-    ONNX does: value_float(s) float, value_int(s) int64, value_string(s) string, 1-D for the lists."""
-    forms = [(value, None), (sparse_value, None), (value_float, np.float32), (value_floats, np.float32),
-             (value_int, np.int64), (value_ints, np.int64), (value_string, object), (value_strings, object)]
-    for v, dt in forms:
-        if v is None:
-            continue
-        if isinstance(v, TensorVal):
-            return v
-        arr = np.array(v, dtype=dt)
-        if dt is object:
-            arr = np.array(list(v) if isinstance(v, tuple) else v, dtype=object)
-        return TensorVal("value", tensor_type_of(arr))
-    raise EvalError("Constant needs one value attribute")
+def _fresh_shape(shape: Any, label: str) -> Any:
+    if isinstance(shape, Unknown):
+        return UnknownShape(None)
+    return tuple(unknown_dim(label) for _ in shape)
 
 
-# the functions this module lends the notation (registered by notation/compile.py)
-NOTATION = (absent, valid_axes, unsqueeze_shape, squeeze_shape, squeezable, flatten_shape, is_permutation, transpose_shape, tile_shape, relayout, transpose_value, onnx_dtype, cast_value, full_value, tile_value, given, constant_tensor,)
+def _axes(axes: Any, rank: int) -> list[int] | None:
+    """Axes (a value or attribute, None for all) normalized to [0, rank); None when not known."""
+    ax = _vec(axes)
+    if ax is None:
+        return list(range(rank))
+    if isinstance(ax, Unknown) or not all(_is_int(a) for a in ax):
+        return None
+    out = [int(a) + rank if a < 0 else int(a) for a in ax]
+    if any(not 0 <= a < rank for a in out) or len(set(out)) != len(out):
+        raise EvalError(f"axes {list(ax)} are not distinct axes of a rank-{rank} tensor")
+    return out
+
+
+def _add(*xs: Any) -> Any:
+    if all(_is_int(x) for x in xs):
+        return sum(int(x) for x in xs)
+    return normalize_dim(sympy.Add(*[sympy.sympify(x) for x in xs]))
+
+
+def pad_shape(shape: Any, pads: Any, axes: Any = None) -> Any:
+    """Pad's output: ``shape[a] + pads[k] + pads[k + n]`` for the k-th of the n padded axes.
+
+    ``pads`` is a value (symbolic dims welcome) or an attribute; unknown pads give fresh dims.
+    """
+    if isinstance(shape, Unknown):
+        return UnknownShape(None)
+    p = _vec(pads)
+    ax = _axes(axes, len(shape))
+    if p is None or isinstance(p, Unknown) or ax is None:
+        return _fresh_shape(shape, "padded")
+    if len(p) != 2 * len(ax):
+        raise EvalError(f"pads has {len(p)} values, not 2 x {len(ax)} (one begin and one end per axis)")
+    out = list(shape)
+    for k, a in enumerate(ax):
+        out[a] = _add(shape[a], p[k], p[k + len(ax)])
+    return tuple(out)
+
+
+def pad_fits(shape: Any, pads: Any, mode: Any = "constant", axes: Any = None) -> Any:
+    """True when every padded axis can be padded in ``mode``: reflect needs each positive pad
+    at most ``d - 1`` (onnxruntime's limit), edge and reflect need ``d >= 1`` where a pad is positive;
+    ``d`` is the axis after the negative pads' crop.
+
+    >>> pad_fits((4, 2), (3, 0, -1, 0), "reflect"), pad_fits((4, 2), (3, 0, 0, 0), "reflect")
+    (False, True)
+    """
+    if mode not in ("reflect", "edge"):
+        return True
+    if isinstance(shape, Unknown):
+        return UNKNOWN
+    p = _vec(pads)
+    ax = _axes(axes, len(shape))
+    if p is None or isinstance(p, Unknown) or ax is None:
+        return UNKNOWN
+    if len(p) != 2 * len(ax):
+        return False
+    parts = []
+    for k, a in enumerate(ax):
+        pair = (p[k], p[k + len(ax)])
+        d = _add(shape[a], *[_crop(q) for q in pair])   # onnxruntime crops first, then pads what is left
+        for q in pair:
+            limit = compare_dims(q, "<=", _add(d, -1)) if mode == "reflect" else compare_dims(d, ">=", 1)
+            parts.append(or_([compare_dims(q, "<=", 0), limit]))
+    return and_(parts)
+
+
+def _crop(q: Any) -> Any:
+    """The part of a pad that removes elements: ``min(q, 0)``."""
+    return min(int(q), 0) if _is_int(q) else normalize_dim(sympy.Min(sympy.sympify(q), 0))
+
+
+NOTATION = (valid_axes, unsqueeze_shape, squeeze_shape, squeezable, flatten_shape, is_permutation, transpose_shape,
+            tile_shape, relayout, transpose_value, tile_value, pad_shape, pad_fits)

@@ -1,9 +1,9 @@
 """The notation's function reference, generated from the library's docstrings.
 
-``python -m shapecheck.notation.docs > docs/notation-functions.md`` writes it; a test checks
-the file is current.  Each library module listed in ``library.LIBRARY_MODULES`` is a section,
-each function in its ``NOTATION`` tuple an entry: its signature and its docstring, with the
-docstring's examples as a code block.
+``python -m shapecheck.functions.reference > docs/notation-functions.md`` writes it; a test checks
+the file is current.  Each module of the library (``LIBRARIES``, found by walking the package) is a
+section, each function in its ``NOTATION`` tuple an entry: its signature and its docstring, with
+the docstring's examples as a code block.
 
 >>> reference().splitlines()[0]
 '# Notation functions'
@@ -13,8 +13,8 @@ from __future__ import annotations
 import inspect
 from typing import Callable
 
-from .compile import FIELDS, SPECIAL_FORMS
-from .library import LIBRARIES, notation_name
+from ..notation import FIELDS, SPECIAL_FORMS
+from . import LIBRARIES, notation_name
 
 __all__ = ["reference", "signature"]
 
@@ -22,7 +22,7 @@ __all__ = ["reference", "signature"]
 def signature(fn: Callable) -> str:
     """How a rule calls ``fn``: its notation name and its parameters, without annotations.
 
-    >>> from shapecheck.notation.slicing import slice_shape
+    >>> from shapecheck.functions.slicing import slice_shape
     >>> signature(slice_shape)
     'slice_shape(shape, starts, ends, axes=None, steps=None)'
     """
@@ -57,7 +57,7 @@ def reference() -> str:
     """The whole reference as markdown: the fields and special forms, then one section per library module."""
     lines = ["# Notation functions", "",
              "Generated from the docstrings of the notation's function library by "
-             "`python -m shapecheck.notation.docs > docs/notation-functions.md`; do not edit by hand.",
+             "`python -m shapecheck.functions.reference > docs/notation-functions.md`; do not edit by hand.",
              "", "## Fields and special forms", "",
              "Tensor fields: " + ", ".join(f"`x.{f}`" for f in FIELDS) + ".",
              "",

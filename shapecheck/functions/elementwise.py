@@ -1,27 +1,31 @@
-"""Notation functions over the *values* of shape tensors: dims as elements.
+"""Elementwise functions over the *values* of shape tensors, dims as elements: the arithmetic, the
+comparisons and logic, Min and Max, Neg, Abs, Sign, Not, Where and Clip.
 
-A shape tensor's value is a tuple of dims (``(N, 12)``), a scalar's is one dim.  These
-functions move such values through the ops that compute shapes in real graphs (Gather,
-Concat, Reshape, Range, Slice, elementwise arithmetic), exactly where they can and with a
-fresh unknown dim where they cannot: they never guess.
+A shape tensor's value is a tuple of dims (``(N, 12)``), a scalar's is one dim.  These functions
+compute such values exactly where they can and with a fresh unknown dim where they cannot: they
+never guess.  The integer arithmetic is ONNX's: Div truncates toward zero, Mod takes the divisor's
+sign (or the dividend's, with fmod), Pow truncates; on symbols it is exact where the sign allows
+it (a length known to be >= 0 divides as floor), else a fresh unknown dim.
 
 >>> from shapecheck.types import symbol
->>> N = symbol("N")
->>> take((N, 3, 4), 0), concat([(N,), (-1,)]), elementwise("*", (N, 3), 2)
-(N, (N, -1), (2*N, 6))
->>> where((True, False), (N, 1), (2, 3)), unary("neg", (N, -1))
-((N, 3), (-N, 1))
+>>> N, w = symbol("N"), symbol("w")
+>>> elementwise("*", (N, 3), 2), where((True, False), (N, 1), (2, 3)), unary("neg", (N, -1))
+((2*N, 6), (N, 3), (-N, 1))
+>>> div(-7, 2), mod(-7, 2), fmod(-7, 2), div(w, 2), div(6 * w, 3 * w)
+(-3, 1, -1, floor(w/2), 2)
+>>> clip_value((N, -2, 9), 0, 5)
+(Min(5, N), 0, 5)
 """
 from __future__ import annotations
 
 import operator
 from typing import TYPE_CHECKING, Any
 
-
+from ..notation import NO_VALUE, EvalError, Unknown, value_of
+from ..notation.operators import int_like
+from ..rounding import floor_div, provably_nonnegative
 from ..types import is_unknown, normalize_dim, unknown_dim
-from .integer_ops import div as _div, fmod as _fmod, mod as _mod, power as _pow
-from .logic import NO_VALUE, EvalError, Unknown
-from .operators import value_of
+from .core import _elems, _fresh, _is_int, _value
 
 if TYPE_CHECKING:
     import numpy as np
@@ -30,67 +34,73 @@ else:
     from ..deferred import numpy as np
     from ..deferred import sympy
 
-INT64_MAX = (1 << 63) - 1
+
+def div(a, b):
+    """Integer ``a / b`` as ONNX computes it: truncated toward zero."""
+    if int_like(a) and int_like(b):
+        if b == 0:
+            raise EvalError("integer division by zero")
+        q = abs(a) // abs(b)
+        return q if (a >= 0) == (b > 0) else -q   # ONNX Div on integers truncates toward zero
+    if int_like(b) and b > 0:
+        a = sympy.sympify(a)
+        if provably_nonnegative(a):
+            return floor_div(a, b)
+        if provably_nonnegative(a + b - 1):   # -b < a < 0 truncates to 0, where floor gives -1
+            return normalize_dim(sympy.Max(0, floor_div(a, b)))
+    elif not int_like(b):
+        # a multiple of a symbolic divisor (27*B*H*W by 9*B): exact wherever the divisor is not 0,
+        # and at 0 the division fails at run time, so no value is ever other than the quotient
+        q = _exact_quotient(a, b)
+        if q is not None:
+            return q
+    return unknown_dim("quotient")
 
 
-def _is_int(x: Any) -> bool:
-    return type(x) is int or isinstance(x, np.integer)
-
-
-def _fresh(label: str) -> sympy.Dummy:
-    return unknown_dim(label)
-
-
-def _elems(v: Any) -> tuple | None:
-    """A value as a flat tuple, or None when it is not known."""
-    if isinstance(v, Unknown):
+def _exact_quotient(a, b):
+    """``a / b`` when it is a polynomial with integer coefficients in the dims and their integer
+    parts (floor, Min, Max of dims), so that it is an integer wherever ``b`` is not 0; else None."""
+    num, den = sympy.fraction(sympy.cancel(sympy.sympify(a) / b))
+    if den != 1:
         return None
-    if isinstance(v, tuple):
-        return v
-    if isinstance(v, np.ndarray):
-        return tuple(v.reshape(-1).tolist()) if v.size <= 64 else None
-    return (v,)
+    num = sympy.expand(num)
+    if num.is_Integer:
+        return int(num)
+    try:
+        poly = sympy.Poly(num)
+    except sympy.PolynomialError:
+        return None
+    whole = all(g.is_Symbol or isinstance(g, (sympy.floor, sympy.ceiling, sympy.Min, sympy.Max)) for g in poly.gens)
+    return normalize_dim(num) if whole and all(c.is_Integer for c in poly.coeffs()) else None
 
 
-def vector(v: Any) -> Any:
-    """A scalar value as a one-element vector; a vector, or the row-major elements of a symbolic
-    value of higher rank, as is; a small array's elements as a vector."""
-    if isinstance(v, Unknown):
-        return v
-    if isinstance(v, np.ndarray):
-        flat = _elems(v)
-        return NO_VALUE if flat is None else flat
-    return v if isinstance(v, tuple) else (v,)
+def mod(a, b):
+    """Integer ``Mod`` with fmod=0: the remainder takes the divisor's sign."""
+    if int_like(a) and int_like(b):
+        if b == 0:
+            raise EvalError("integer modulo by zero")
+        return a % b   # Mod with fmod=0 takes the divisor's sign, as Python does
+    return unknown_dim("remainder")
 
 
-def take(v: Any, idx: Any) -> Any:
-    """``v[idx]`` on a vector value: one element for a scalar index, a vector for a vector of indices."""
-    if isinstance(v, Unknown) or isinstance(idx, Unknown):
-        return NO_VALUE
-    vals = _elems(v)
-    if vals is None:
-        return NO_VALUE
-    if isinstance(idx, tuple):
-        return tuple(take(vals, i) for i in idx)
-    if not _is_int(idx):
-        return _fresh("gathered")
-    i = int(idx)
-    if not -len(vals) <= i < len(vals):
-        raise EvalError(f"index {i} is outside a value of {len(vals)} elements")
-    return vals[i]
+def fmod(a, b):
+    """Integer ``Mod`` with fmod=1: the remainder takes the dividend's sign."""
+    if int_like(a) and int_like(b):
+        if b == 0:
+            raise EvalError("integer modulo by zero")
+        return a - b * div(a, b)   # Mod with fmod=1 takes the dividend's sign, as C's fmod does
+    return unknown_dim("remainder")
 
 
-def concat(parts: Any) -> Any:
-    """The values of several tensors joined end to end (Concat on axis 0)."""
-    if isinstance(parts, Unknown):
-        return NO_VALUE
-    out: tuple = ()
-    for p in parts:
-        e = _elems(p)
-        if e is None:
-            return NO_VALUE
-        out += e
-    return out
+def power(a, b):
+    """Integer ``Pow``: a negative exponent truncates toward zero, as onnxruntime does."""
+    if int_like(b) and b >= 0:
+        return a ** b if int_like(a) else normalize_dim(sympy.sympify(a) ** b)
+    if int_like(a) and int_like(b) and a in (0, 1, -1):   # a negative power of 0 is inf, then an undefined cast
+        return None if a == 0 else (1 if a == 1 or b % 2 == 0 else -1)
+    if int_like(a) and int_like(b):
+        return 0   # |a| > 1: onnxruntime truncates a ** b (in (-1, 1)) toward zero
+    return unknown_dim("power")
 
 
 def _minmax(name: str, pyfn):
@@ -133,7 +143,7 @@ _BINARY = {
     "+": lambda a, b: a + b if _is_int(a) and _is_int(b) else normalize_dim(sympy.sympify(a) + b),
     "-": lambda a, b: a - b if _is_int(a) and _is_int(b) else normalize_dim(sympy.sympify(a) - b),
     "*": lambda a, b: a * b if _is_int(a) and _is_int(b) else normalize_dim(sympy.sympify(a) * b),
-    "/": _div, "%": _mod, "fmod": _fmod, "pow": _pow,
+    "/": div, "%": mod, "fmod": fmod, "pow": power,
     "min": _minmax("Min", min), "max": _minmax("Max", max),
     "==": _rel(operator.eq), "!=": _rel(operator.ne), "<": _rel(operator.lt), "<=": _rel(operator.le),
     ">": _rel(operator.gt), ">=": _rel(operator.ge),
@@ -186,7 +196,7 @@ def elementwise(op: str, a: Any, b: Any) -> Any:
 def fold(op: str, tensors: Any) -> Any:
     """``elementwise(op, ...)`` over the values of several tensors (Min, Max of shape tensors).
 
-    >>> from shapecheck.notation.logic import TensorVal
+    >>> from shapecheck.notation import TensorVal
     >>> from shapecheck.types import symbol, valued
     >>> N = symbol("N")
     >>> fold("max", (TensorVal("a", valued("int64", (2,), (N, 3))), TensorVal("b", valued("int64", (), (5,)))))
@@ -257,70 +267,22 @@ def where(c: Any, x: Any, y: Any) -> Any:
     return tuple(out) if vec else out[0]
 
 
-def cumulative(v: Any, exclusive: Any = 0, reverse: Any = 0) -> Any:
-    """Running sums of a vector value (CumSum of a shape tensor), exact on symbols.
-
-    >>> from shapecheck.types import symbol
-    >>> N = symbol("N")
-    >>> cumulative((N, 3, 4)), cumulative((N, 3, 4), 1, 1)
-    ((N, N + 3, N + 7), (7, 4, 0))
-    """
-    e = _elems(v)
-    if e is None or isinstance(exclusive, Unknown) or isinstance(reverse, Unknown) or not isinstance(v, tuple):
+def clip_value(v: Any, lo: Any = None, hi: Any = None) -> Any:
+    """Clip of an integer value: ``min(max(v, lo), hi)`` element by element, an absent bound skipped."""
+    v, lo, hi = _value(v), _value(lo), _value(hi)
+    if isinstance(v, (Unknown, np.ndarray)):
         return NO_VALUE
-    seq = list(reversed(e)) if reverse else list(e)
-    out, acc = [], 0
-    for x in seq:
-        if exclusive:
-            out.append(acc)
-        acc = _one("+", acc, x)
-        if not exclusive:
-            out.append(acc)
-    return tuple(reversed(out)) if reverse else tuple(out)
+    for bound, op in ((lo, "max"), (hi, "min")):
+        if bound is None:
+            continue
+        if isinstance(bound, (Unknown, np.ndarray)):
+            return NO_VALUE
+        if isinstance(bound, tuple):
+            if len(bound) != 1:
+                return NO_VALUE
+            bound = bound[0]
+        v = elementwise(op, v, bound)
+    return v
 
 
-def count_nonzero(v: Any) -> Any:
-    """How many elements of a known value are not zero (NonZero's column count); unknown otherwise.
-
-    >>> count_nonzero((0, 3, 5)), count_nonzero(np.array([[True, False], [True, True]]))
-    (2, 3)
-    """
-    if isinstance(v, np.ndarray):
-        return int(np.count_nonzero(v)) if v.dtype.kind in "biufc" else NO_VALUE
-    e = _elems(v)
-    if e is None or not all(_is_int(x) or isinstance(x, (bool, np.bool_)) for x in e):
-        return NO_VALUE
-    return sum(1 for x in e if x)
-
-
-_REDUCE = {"add": "+", "mul": "*", "max": "max", "min": "min"}
-
-
-def scatter_value(data: Any, indices: Any, updates: Any, reduction: Any = "none") -> Any:
-    """A scatter on a vector value (a shape tensor): ``data`` with ``updates`` written at ``indices``.
-
-    Indices must be concrete (a negative one counts from the end); later updates win under
-    ``none``, as in the runtimes; ``add``, ``mul``, ``max``, ``min`` combine.
-
-    >>> from shapecheck.types import symbol
-    >>> B, S = symbol("B"), symbol("S")
-    >>> scatter_value((B, 4, 16, 8), (2,), (S,)), scatter_value((B, 2), (-1,), (3,), "add")
-    ((B, 4, S, 8), (B, 5))
-    """
-    vals, upd = _elems(data), _elems(updates)
-    if vals is None or upd is None or not isinstance(data, tuple) or isinstance(indices, Unknown):
-        return NO_VALUE
-    idx = _elems(indices)
-    if idx is None or len(idx) != len(upd) or not all(_is_int(i) for i in idx) or (reduction != "none" and reduction not in _REDUCE):
-        return NO_VALUE
-    out = list(vals)
-    for i, u in zip(idx, upd):
-        i = int(i)
-        if not -len(out) <= i < len(out):
-            raise EvalError(f"index {i} is outside a value of {len(out)} elements")
-        out[i] = u if reduction == "none" else _one(_REDUCE[reduction], out[i], u)
-    return tuple(out)
-
-
-# the functions this module lends the notation (registered by notation/compile.py)
-NOTATION = (cumulative, count_nonzero, vector, take, concat, elementwise, fold, unary, where, scatter_value,)
+NOTATION = (elementwise, fold, unary, where, clip_value)

@@ -1,4 +1,4 @@
-"""Notation functions of Einsum: the equation parsed (ellipsis, implicit output, a repeated label
+"""Linear-algebra functions: Einsum's output shape and fit, the equation parsed (ellipsis, implicit output, a repeated label
 as the diagonal, a size-1 label broadcasting as both runtimes do), output shapes exact over symbols.
 
 >>> from shapecheck.types import symbol
@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .logic import NO_VALUE, EvalError, TensorVal, Unknown, UnknownShape, and_
+from ..notation import NO_VALUE, EvalError, TensorVal, Unknown, UnknownShape, and_, compare_dims
+from .shape import broadcast, broadcastable
 
 
 def _parse_einsum(equation: str) -> tuple[list[str], str | None]:
@@ -86,7 +87,6 @@ def shape_list(shapes: Any) -> Any:
 def einsum_shape(equation: Any, shapes: Any) -> Any:
     """Einsum's output shape: each output label's dim, the broadcast ellipsis dims in place of ``...``.
     ``shapes`` are the inputs' shapes, or the inputs themselves."""
-    from .shapes import broadcast
     shapes = _shapes_of(shapes)
     if isinstance(shapes, Unknown) or any(isinstance(s, Unknown) for s in shapes):
         return UnknownShape(None)
@@ -106,8 +106,6 @@ def einsum_fits(equation: Any, shapes: Any) -> Any:
     of a label broadcast (equal, or 1: onnxruntime and onnx.reference both broadcast a label of
     dim 1), a label repeated in one operand (a diagonal) has equal dims, and the ellipses stand for
     the same number of dims, which broadcast.  A malformed equation is False."""
-    from .compile import compare_dims
-    from .shapes import broadcastable
     shapes = _shapes_of(shapes)
     if isinstance(shapes, Unknown) or any(isinstance(s, Unknown) for s in shapes):
         try:

@@ -1,7 +1,7 @@
-"""Notation functions of the issue-16 "more ops" specs: sizes that depend on a tensor's values
-(Unique's count of distinct entries, Compress's count of selected slices).  Each gives the exact
-count where the value is known (a constant), else the rule's ``otherwise(..., fresh(...))`` takes
-a fresh unknown dim.
+"""Selection functions: sizes that depend on a tensor's values (Unique's count of distinct entries,
+Compress's count of selected slices, NonZero's count of nonzero elements), and CumSum of a vector
+value.  Each count is exact where the value is known (a constant), else the rule's
+``otherwise(..., fresh(...))`` takes a fresh unknown dim.
 
 >>> import numpy as np
 >>> unique_count(np.array([[1, 2], [3, 1], [1, 2]]), None), unique_count(np.array([[1, 2], [3, 1], [1, 2]]), 0)
@@ -18,8 +18,10 @@ if TYPE_CHECKING:
 else:
     from ..deferred import numpy as np
 
+from ..notation import NO_VALUE, Unknown
 from ..types import is_unknown
-from .logic import NO_VALUE, TensorVal, Unknown
+from .core import _elems, _is_int
+from .elementwise import _one
 
 
 def _known(v: Any) -> np.ndarray | None:
@@ -72,37 +74,40 @@ def compress_len(cond: Any, n: Any) -> Any:
     return int(np.count_nonzero(flat))
 
 
-def _tensor_value(t: Any) -> np.ndarray | None:
-    """A constant tensor's contents (an integer vector may be held as its elements), else None."""
-    if not isinstance(t, TensorVal):
-        return None if t is None or isinstance(t, Unknown) else np.asarray(t)
-    if t.value is not None:
-        return t.value
-    return _known(t.sym[0] if t.sym is not None and t.shape == () else t.sym)
+def cumulative(v: Any, exclusive: Any = 0, reverse: Any = 0) -> Any:
+    """Running sums of a vector value (CumSum of a shape tensor), exact on symbols.
 
-
-def nms_count(boxes: Any, scores: Any, limit: Any, iou: Any, score: Any, center: Any) -> Any:
-    """NonMaxSuppression's number of selected boxes where boxes, scores and the given limits (tensors,
-    or arrays; None for an absent one) are constants: the executor's kernel counts them. Unknown otherwise.
-
-    >>> import numpy as np
-    >>> nms_count(np.array([[[0, 0, 1, 1], [0, 0.1, 1, 1.1]]], np.float32), np.array([[[0.9, 0.8]]], np.float32),
-    ...           np.array([3]), np.array([0.5], np.float32), None, 0)
-    1
+    >>> from shapecheck.types import symbol
+    >>> N = symbol("N")
+    >>> cumulative((N, 3, 4)), cumulative((N, 3, 4), 1, 1)
+    ((N, N + 3, N + 7), (7, 4, 0))
     """
-    from ..kernels.more_ops2 import nms
-    arrays = [_tensor_value(t) for t in (boxes, scores, limit, iou, score)]
-    if arrays[0] is None or arrays[1] is None or any(t is not None and a is None
-                                                     for t, a in zip((limit, iou, score), arrays[2:])):
+    e = _elems(v)
+    if e is None or isinstance(exclusive, Unknown) or isinstance(reverse, Unknown) or not isinstance(v, tuple):
         return NO_VALUE
-    b, s = np.asarray(arrays[0]), np.asarray(arrays[1])
-    if b.ndim != 3 or s.ndim != 3 or b.shape[-1:] != (4,) or s.shape[0] != b.shape[0] or s.shape[2] != b.shape[1]:
-        return NO_VALUE
-    opt = [None if v is None else np.asarray(v) for v in arrays[2:]]
-    if any(v is not None and v.size != 1 for v in opt):
-        return NO_VALUE
-    return int(nms(b, s, *opt, center_point_box=int(center)).shape[0])
+    seq = list(reversed(e)) if reverse else list(e)
+    out, acc = [], 0
+    for x in seq:
+        if exclusive:
+            out.append(acc)
+        acc = _one("+", acc, x)
+        if not exclusive:
+            out.append(acc)
+    return tuple(reversed(out)) if reverse else tuple(out)
 
 
-# the functions this module lends the notation (registered by notation/compile.py)
-NOTATION = (unique_count, compress_len, nms_count,)
+def count_nonzero(v: Any) -> Any:
+    """How many elements of a known value are not zero (NonZero's column count); unknown otherwise.
+
+    >>> count_nonzero((0, 3, 5)), count_nonzero(np.array([[True, False], [True, True]]))
+    (2, 3)
+    """
+    if isinstance(v, np.ndarray):
+        return int(np.count_nonzero(v)) if v.dtype.kind in "biufc" else NO_VALUE
+    e = _elems(v)
+    if e is None or not all(_is_int(x) or isinstance(x, (bool, np.bool_)) for x in e):
+        return NO_VALUE
+    return sum(1 for x in e if x)
+
+
+NOTATION = (unique_count, compress_len, cumulative, count_nonzero)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..types import normalize_dim, unknown_dim
 from ..rounding import ceiling_of
-from .logic import Unknown
+from ..notation import Unknown
 
 if TYPE_CHECKING:
     import sympy

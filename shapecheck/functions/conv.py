@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..types import is_unknown, normalize_dim, unknown_dim, is_symbolic
 from ..rounding import ceiling_of, floor_div
-from .logic import EvalError, NeedInt, Unknown, UnknownShape
+from ..notation import EvalError, NeedInt, Unknown, UnknownShape
 
 if TYPE_CHECKING:
     import sympy
@@ -317,6 +317,6 @@ def resolve_pads(h: int, k: int, s: int, d: int, pb: int, pe: int, auto_pad: str
     return pb, pe
 
 
-# the functions this module lends the notation (registered by notation/compile.py)
+# the functions this module lends the notation (found by walking shapecheck.functions)
 NOTATION = (spatial, effective_kernel, conv_out, same_out, same_pad, pool_shape, min_input, transpose_min_input, transpose_full, conv_transpose_shape,
             unpool_shape,)

@@ -1,4 +1,5 @@
-"""Functions on index tensors: are rows or entries unique, the region a slice covers.
+"""Scatter functions: are index rows or entries unique (ScatterND, ScatterElements), the region a
+SliceScatter covers, and a scatter on a vector value (a shape tensor).
 
 >>> import numpy as np
 >>> _unique_rows(np.array([[0], [1]]), (4, 3)), _unique_rows(np.array([[1], [1]]), (4, 3))
@@ -6,15 +7,19 @@
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
 else:
     from ..deferred import numpy as np
 
-from .logic import UNKNOWN, EvalError, Unknown, UnknownShape
-from .operators import values
+from ..notation import NO_VALUE, UNKNOWN, EvalError, Unknown, UnknownShape
+from ..notation.operators import values
+from .core import _elems, _is_int
+from .elementwise import _one
+from .slicing import slice_range
+
 
 def _unique_rows(t, shape):
     """True when no two index tuples (rows over the last axis) address the same slice."""
@@ -89,7 +94,6 @@ def _slice_region_shape(shape, start, stop, step, axes):
     ax = list(range(len(starts))) if vals[3] is None else np.asarray(vals[3]).reshape(-1).tolist()
     if not len(starts) == len(stops) == len(steps) == len(ax) or 0 in steps:
         raise EvalError("start, stop, step and axes must have one value per sliced axis and step must not be 0")
-    from ..kernels.slice_scatter import slice_range
     out = list(shape)
     for a, lo, hi, st in zip(ax, starts, stops, steps):
         if not -len(out) <= a < len(out):
@@ -102,4 +106,33 @@ def _slice_region_shape(shape, start, stop, step, axes):
     return tuple(out)
 
 
-NOTATION = (_slice_region_shape, _unique_rows, _unique_along)
+_REDUCE = {"add": "+", "mul": "*", "max": "max", "min": "min"}
+
+
+def scatter_value(data: Any, indices: Any, updates: Any, reduction: Any = "none") -> Any:
+    """A scatter on a vector value (a shape tensor): ``data`` with ``updates`` written at ``indices``.
+
+    Indices must be concrete (a negative one counts from the end); later updates win under
+    ``none``, as in the runtimes; ``add``, ``mul``, ``max``, ``min`` combine.
+
+    >>> from shapecheck.types import symbol
+    >>> B, S = symbol("B"), symbol("S")
+    >>> scatter_value((B, 4, 16, 8), (2,), (S,)), scatter_value((B, 2), (-1,), (3,), "add")
+    ((B, 4, S, 8), (B, 5))
+    """
+    vals, upd = _elems(data), _elems(updates)
+    if vals is None or upd is None or not isinstance(data, tuple) or isinstance(indices, Unknown):
+        return NO_VALUE
+    idx = _elems(indices)
+    if idx is None or len(idx) != len(upd) or not all(_is_int(i) for i in idx) or (reduction != "none" and reduction not in _REDUCE):
+        return NO_VALUE
+    out = list(vals)
+    for i, u in zip(idx, upd):
+        i = int(i)
+        if not -len(out) <= i < len(out):
+            raise EvalError(f"index {i} is outside a value of {len(out)} elements")
+        out[i] = u if reduction == "none" else _one(_REDUCE[reduction], out[i], u)
+    return tuple(out)
+
+
+NOTATION = (_slice_region_shape, _unique_rows, _unique_along, scatter_value)

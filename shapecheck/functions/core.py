@@ -1,8 +1,12 @@
-"""The notation's core functions: ``rank``, ``dtype``, ``item``, ``len``, ``range``, ``min``, ``max``, ``prod``,
-and the ones that make or test unknowns: ``fresh``, ``fresh_dims``, ``unknown``, ``otherwise``, ``is_int``, ``present``, ``total``.
+"""The core functions: ``rank``, ``dtype``, ``item``, ``len``, ``range``, ``min``, ``max``, ``prod``,
+the ones that make or test unknowns: ``fresh``, ``fresh_dims``, ``unknown``, ``otherwise``, ``is_int``,
+``present``, ``absent``, ``given``, ``total``; and the helpers the family modules share to read a
+value (``_value``, ``_elems``).
 
 A function's notation name is its Python name without the leading underscore (``_len`` is
-``len()``), so these never shadow Python's builtins here.
+``len()``), so these never shadow Python's builtins here.  ``rank`` and ``dtype`` are also the
+fields ``x.rank`` and ``x.dtype``: the notation defines them (``notation/operators.py``) and this
+module lends them to rules as functions.
 
 >>> _prod((2, 3, 4)), _len((1, 2)), _max(3, 5)
 (24, 2, 5)
@@ -11,10 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-
+from ..notation import NO_VALUE, UNKNOWN, EvalError, TensorVal, Unknown, UnknownShape, value_of, arith
+from ..notation.operators import _dtype, _rank, int_like, need_int, show
 from ..types import runtime_dim, normalize_dim, unknown_dim, is_symbolic
-from .logic import NO_VALUE, UNKNOWN, EvalError, TensorVal, Unknown, UnknownDType, UnknownRank, UnknownShape
-from .operators import arith, int_like, need_int, show
 
 if TYPE_CHECKING:
     import numpy as np
@@ -22,23 +25,6 @@ if TYPE_CHECKING:
 else:
     from ..deferred import numpy as np
     from ..deferred import sympy
-
-def _rank(t):
-    """The rank of a tensor (``rank(data)``, also ``data.rank``) or the length of a shape; unknown for a tensor of unknown rank."""
-    if isinstance(t, TensorVal):
-        return UnknownRank(t.name) if t.shape is None else len(t.shape)
-    if isinstance(t, tuple):
-        return len(t)
-    if isinstance(t, Unknown):
-        return UNKNOWN
-    raise EvalError(f"rank() takes a tensor, got {show(t)}")
-
-
-def _dtype(t):
-    """The element type of a tensor (``dtype(x) in T``, also ``x.dtype``); unknown when the query leaves it open."""
-    if isinstance(t, TensorVal):
-        return UnknownDType(t.name) if t.dtype is None else t.dtype
-    raise EvalError(f"dtype() takes a tensor, got {show(t)}")
 
 
 def _item(t):
@@ -90,6 +76,8 @@ def _minmax(kind: str, name: str):
 
 
 _min = _minmax("min", "_min")
+
+
 _max = _minmax("max", "_max")
 
 
@@ -118,8 +106,6 @@ def _prod(shape):
             out = arith("*", out, d)
         return out
     return arith("*", ints, sympy.Mul(*syms))
-
-
 
 
 def fresh_dims(n: Any, label: str = "dim") -> Any:
@@ -176,5 +162,41 @@ def present(x: Any) -> bool:
     return x is not None
 
 
+def absent(x: Any) -> bool:
+    """True when an optional input (or an attribute without default) is not given."""
+    return x is None
+
+
+def given(*xs: Any) -> int:
+    """How many of the arguments are given (not None): Constant's exactly-one-value rule."""
+    return sum(x is not None for x in xs)
+
+
+def _value(x: Any) -> Any:
+    """An input's value (``x.value``) or an attribute's; None stays None (absent)."""
+    if isinstance(x, TensorVal):
+        return value_of(x)
+    return x
+
+
+def _is_int(x: Any) -> bool:
+    return type(x) is int or isinstance(x, np.integer)
+
+
+def _fresh(label: str) -> sympy.Dummy:
+    return unknown_dim(label)
+
+
+def _elems(v: Any) -> tuple | None:
+    """A value as a flat tuple, or None when it is not known."""
+    if isinstance(v, Unknown):
+        return None
+    if isinstance(v, tuple):
+        return v
+    if isinstance(v, np.ndarray):
+        return tuple(v.reshape(-1).tolist()) if v.size <= 64 else None
+    return (v,)
+
+
 NOTATION = (_rank, _dtype, _item, _len, _range, _min, _max, _prod, fresh_dims, is_int, otherwise, total, unknown, fresh,
-            present)
+            present, absent, given)

@@ -1,4 +1,5 @@
-"""Notation functions that compute output shapes by broadcasting and reshaping.
+"""Shape functions: the output shapes of broadcasting, Reshape and Expand, Range's length, and the
+values of Shape and Concat (a shape tensor's value is a tuple of dims).
 
 Each is exact on plain integers, exact on symbols where the algebra allows, and a fresh
 unknown dim where it does not (never a guess).
@@ -7,20 +8,49 @@ unknown dim where it does not (never a guess).
 >>> N, S = symbol("N"), symbol("S")
 >>> broadcast((N, 1, S), (4, S)), reshape_shape((N, 3, 4), (N, -1), 0)
 ((N, 4, S), (N, 12))
+>>> concat([(N,), (-1,)]), range_len(0, S, 1)
+((N, -1), S)
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..types import normalize_dim, unknown_dim, is_symbolic
-from .compare import compare_dims
-from .logic import UNKNOWN, EvalError, Unknown, UnknownShape, and_, or_
-from .operators import int_like
+from ..notation import NO_VALUE, UNKNOWN, EvalError, NeedInt, Unknown, UnknownShape, and_, compare_dims, or_
+from ..notation.operators import int_like
+from ..rounding import ceiling_of
+from ..types import is_unknown, normalize_dim, unknown_dim, is_symbolic
+from .core import _elems
 
 if TYPE_CHECKING:
+    import numpy as np
     import sympy
 else:
+    from ..deferred import numpy as np
     from ..deferred import sympy
+
+
+def vector(v: Any) -> Any:
+    """A scalar value as a one-element vector; a vector, or the row-major elements of a symbolic
+    value of higher rank, as is; a small array's elements as a vector."""
+    if isinstance(v, Unknown):
+        return v
+    if isinstance(v, np.ndarray):
+        flat = _elems(v)
+        return NO_VALUE if flat is None else flat
+    return v if isinstance(v, tuple) else (v,)
+
+
+def concat(parts: Any) -> Any:
+    """The values of several tensors joined end to end (Concat on axis 0)."""
+    if isinstance(parts, Unknown):
+        return NO_VALUE
+    out: tuple = ()
+    for p in parts:
+        e = _elems(p)
+        if e is None:
+            return NO_VALUE
+        out += e
+    return out
 
 
 def _shapes(args: tuple) -> tuple | None:
@@ -206,4 +236,34 @@ def _quotient(total, part) -> Any:
     return unknown_dim("reshaped")
 
 
-NOTATION = (broadcast, broadcastable, unidirectional, reshape_shape)
+def range_len(start: Any, limit: Any, delta: Any) -> Any:
+    """Range's length ``max(ceil((limit - start) / delta), 0)``."""
+    for x in (start, limit, delta):
+        if isinstance(x, Unknown):
+            return NO_VALUE
+    if all(int_like(x) for x in (start, limit, delta)):
+        if delta == 0:
+            raise EvalError("Range with delta 0")
+        return max(-(-(limit - start) // delta), 0)
+    if not int_like(delta):
+        return unknown_dim("range")
+    if any(is_unknown(s) for s in sympy.sympify(limit - start).free_symbols):
+        return unknown_dim("range")
+    n = ceiling_of(sympy.sympify(limit - start) / delta)
+    return normalize_dim(n if n.is_nonnegative else sympy.Max(0, n))
+
+
+def arange(n: Any) -> Any:
+    """``(0, 1, ..., n-1)``: the default axes of Slice when its ``axes`` input is absent.
+
+    >>> arange(3)
+    (0, 1, 2)
+    """
+    if isinstance(n, Unknown):
+        return n
+    if not int_like(n):
+        raise NeedInt(n)
+    return tuple(range(int(n)))
+
+
+NOTATION = (vector, concat, broadcast, broadcastable, unidirectional, reshape_shape, range_len, arange)
