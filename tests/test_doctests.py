@@ -9,7 +9,7 @@ MODULES = ["shapecheck.types", "shapecheck.dims", "shapecheck.names", "shapechec
            "shapecheck.notation.compare", "shapecheck.notation.compare_values", "shapecheck.notation.operators", "shapecheck.functions.core", "shapecheck.functions.scatter", "shapecheck.functions.reference",
            "shapecheck.registry.schema", "shapecheck.registry.source", "shapecheck.registry.merge", "shapecheck.registry.base",
            "shapecheck.solver.query", "shapecheck.solver.contradiction", "shapecheck.solver.explain",
-           "shapecheck.solver", "shapecheck.api", "shapecheck.kernels", "shapecheck.kernels.resize_antialias", "shapecheck.executor", "shapecheck.check", "shapecheck.solve_cache",
+           "shapecheck.solver", "shapecheck.api", "shapecheck.kernels", "shapecheck.kernels.resize", "shapecheck.executor", "shapecheck.check", "shapecheck.solve_cache",
            "shapecheck.result", "shapecheck.batch", "shapecheck.findings", "shapecheck.report.github",
            "shapecheck.specdiff.changes", "shapecheck.model.control_flow", "shapecheck.report.text",
            "shapecheck.frontends.onnx_types", "shapecheck.registry.lazy", "shapecheck.frontends.onnx_functions",

@@ -191,7 +191,7 @@ def test_transpose_negative_perm_rejected_as_onnxruntime_does():
         shapecheck.execute("Transpose", 13, {"data": np.zeros((2, 3), np.float32)}, {"perm": [-1, 0]})
 
 
-@pytest.mark.parametrize("name", ["shapecheck.functions.layout", "shapecheck.functions.constant", "shapecheck.registry.attributes", "shapecheck.kernels.layout"])
+@pytest.mark.parametrize("name", ["shapecheck.functions.layout", "shapecheck.functions.constant", "shapecheck.registry.attributes", "shapecheck.kernels.layout", "shapecheck.kernels.constant"])
 def test_doctests_of_the_layout_modules(name):
     import doctest
     import importlib

@@ -157,7 +157,7 @@ def test_onnxruntime_has_no_version_22_or_double_kernel():
 def test_kernel_doctest():
     import doctest
 
-    import shapecheck.kernels.roi_pool as mod
+    import shapecheck.kernels.detection as mod
     result = doctest.testmod(mod)
     assert result.attempted > 0 and result.failed == 0
 

@@ -263,9 +263,9 @@ def test_roi_align_matches_onnxruntime(opset, seed):
     assert r.status == "valid" and str(r.outputs["Y"]) == f"float[R,C,{attrs['output_height']},{attrs['output_width']}]"
 
 
-@pytest.mark.parametrize("name", ["shapecheck.functions.selection", "shapecheck.functions.detection", "shapecheck.kernels.recurrent", "shapecheck.kernels.more_ops",
-                                  "shapecheck.kernels.more_ops2", "shapecheck.kernels.quantize",
-                                  "shapecheck.kernels.grid_sample"])
+@pytest.mark.parametrize("name", ["shapecheck.functions.selection", "shapecheck.functions.detection", "shapecheck.kernels.recurrent", "shapecheck.kernels.reduction",
+                                  "shapecheck.kernels.activation", "shapecheck.kernels.linalg", "shapecheck.kernels.layout",
+                                  "shapecheck.kernels.quantize", "shapecheck.kernels.resize", "shapecheck.kernels.detection"])
 def test_doctests_of_the_moreops_modules(name):
     import doctest
     import importlib

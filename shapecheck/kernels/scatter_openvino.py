@@ -1,4 +1,6 @@
-"""OpenVINO scatter kernels: ``scatter_elements_update`` (-12), ``scatter_nd_update`` (-3, -15), ``scatter_update``.
+"""OpenVINO scatter kernels: ``scatter_elements_update`` (-12), ``scatter_nd_update`` (-3, -15), ``scatter_update``,
+and ``slice_scatter`` (a copy of ``data`` with the Slice-8 region ``start:stop:step`` on ``axes`` set to
+``updates``; the positions are ``functions/slicing.py``'s ``slice_range``).
 
 Reductions are OpenVINO's names: sum, sub, prod, min, max, mean.  On booleans sum, sub
 and prod act as OR, XOR and AND (what the CPU plugin computes).  Integer ``mean``
@@ -10,6 +12,8 @@ order of ``updates``; with reduction none the last one wins.
 >>> scatter_elements_update(np.array([1, 2], np.int32), np.array([0, 0]), np.array([2, 3], np.int32),
 ...                         axis=0, reduction="mean", use_init_val=True).tolist()
 [2, 2]
+>>> slice_scatter(np.zeros(5), np.ones(2), np.array([0]), np.array([4]), np.array([2]), None).tolist()
+[1.0, 0.0, 1.0, 0.0, 0.0]
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ if TYPE_CHECKING:
 else:
     from ..deferred import numpy as np
 
+from ..functions.slicing import slice_range
 from . import register
 from .scatter import elements_extent, nd_extent
 
@@ -113,4 +118,20 @@ def scatter_update(data: np.ndarray, indices: np.ndarray, updates: np.ndarray, *
     vals = np.asarray(updates).reshape(lead + (idx.size,) + tail)
     moved = np.moveaxis(out, axis, 0)
     moved[idx] = np.moveaxis(vals, axis, 0)      # repeated indices: the last one wins
+    return out
+
+
+@register("slice_scatter")
+def slice_scatter(data: np.ndarray, updates: np.ndarray, start: np.ndarray, stop: np.ndarray, step: np.ndarray,
+                  axes: np.ndarray | None) -> np.ndarray:
+    """out = data; out[region] = updates, region from start/stop/step on axes (all axes in order when absent)."""
+    out = np.array(data, copy=True)
+    starts, stops, steps = (np.asarray(v).reshape(-1).tolist() for v in (start, stop, step))
+    ax = list(range(len(starts))) if axes is None else np.asarray(axes).reshape(-1).tolist()
+    region = [np.arange(n) for n in out.shape]
+    for a, lo, hi, st in zip(ax, starts, stops, steps):
+        # an index array keeps the positions exact (a slice object would read a stop of -1 as "the last")
+        r = slice_range(out.shape[a % out.ndim], lo, hi, st)
+        region[a % out.ndim] = np.arange(r.start, r.stop, r.step)
+    out[np.ix_(*region)] = updates
     return out

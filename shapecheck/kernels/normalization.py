@@ -1,6 +1,8 @@
 """Kernels of the normalization ops: LayerNormalization, BatchNormalization, InstanceNormalization,
-GroupNormalization, RMSNormalization.  Statistics are computed in float64 and cast back: the
-differential tests compare with onnxruntime within a tolerance, never bit for bit.
+GroupNormalization, RMSNormalization, MeanVarianceNormalization, LRN, and onnxruntime's
+SkipLayerNormalization, SkipSimplifiedLayerNormalization and SimplifiedLayerNormalization.
+Statistics are computed in float64 and cast back: the differential tests compare with onnxruntime
+within a tolerance, never bit for bit.
 
 >>> import numpy as np
 >>> y, m, s = layer_norm(np.array([[1., 3.]], np.float32), np.ones(2, np.float32), None, axis=-1,
@@ -119,3 +121,63 @@ def rms_norm(X: np.ndarray, scale: np.ndarray, *, axis: int, epsilon: float) -> 
     x = X.astype(np.float64)
     y = x / np.sqrt((x * x).mean(axis=ax, keepdims=True) + float(epsilon)) * scale.astype(np.float64)
     return y.astype(scale.dtype)
+
+
+@register("mvn")
+def mvn(X: np.ndarray, *, axes) -> np.ndarray:
+    """(X - mean) / (sqrt(mean(X^2) - mean^2) + 1e-9) over axes (the page's function body)."""
+    x = X.astype(np.float64)
+    ax = tuple(int(a) + X.ndim if int(a) < 0 else int(a) for a in axes)
+    with np.errstate(all="ignore"):
+        mean = x.mean(axis=ax, keepdims=True)
+        std = np.sqrt(np.maximum((x * x).mean(axis=ax, keepdims=True) - mean * mean, 0))
+        return ((x - mean) / (std + 1e-9)).astype(X.dtype)
+
+
+@register("lrn")
+def lrn(X: np.ndarray, *, size: int, alpha: float, beta: float, bias: float) -> np.ndarray:
+    """X / (bias + alpha / size * square_sum)^beta, square_sum over the channels
+    [c - floor((size - 1) / 2), c + ceil((size - 1) / 2)] of axis 1."""
+    x = X.astype(np.float64)
+    sq = x * x
+    c = x.shape[1]
+    lo, hi = (int(size) - 1) // 2, -(-(int(size) - 1) // 2)
+    ssum = np.zeros_like(x)
+    for i in range(c):
+        ssum[:, i] = sq[:, max(0, i - lo):min(c, i + hi + 1)].sum(axis=1)
+    return (x / (float(bias) + float(alpha) / int(size) * ssum) ** float(beta)).astype(X.dtype)
+
+
+def _stats(x: np.ndarray, axes: tuple, epsilon: float, simplified: bool) -> tuple[np.ndarray, np.ndarray]:
+    mean = np.zeros_like(x.mean(axis=axes, keepdims=True)) if simplified else x.mean(axis=axes, keepdims=True)
+    inv = 1.0 / np.sqrt(((x - mean) ** 2).mean(axis=axes, keepdims=True) + float(epsilon))
+    return mean, inv
+
+
+@register("skip_layer_norm")
+def skip_layer_norm(input: np.ndarray, skip: np.ndarray, gamma: np.ndarray, beta: np.ndarray | None,
+                    bias: np.ndarray | None, *, epsilon: float, simplified: int) -> tuple:
+    """(output, mean, inv_std_var, input_skip_bias_sum): s = input + skip (+ bias), normalized over
+    the last dim, times gamma (+ beta); mean and inv_std_var float. With ``simplified``
+    (SkipSimplifiedLayerNormalization, which has no beta input) the normalization is RMS (mean 0)
+    and ``beta`` is not read."""
+    s = input.astype(np.float64) + skip.astype(np.float64)
+    if bias is not None:
+        s = s + bias.astype(np.float64)
+    with np.errstate(all="ignore"):
+        mean, inv = _stats(s, (-1,), epsilon, bool(int(simplified)))
+    y = (s - mean) * inv * gamma.astype(np.float64)
+    if beta is not None and not int(simplified):
+        y = y + beta.astype(np.float64)
+    return y.astype(input.dtype), mean.astype(np.float32), inv.astype(np.float32), s.astype(input.dtype)
+
+
+@register("simplified_layer_norm")
+def simplified_layer_norm(X: np.ndarray, scale: np.ndarray, *, axis: int, epsilon: float, stash: str,
+                          out_type: str) -> tuple:
+    """(Y, inv_std_var): X / sqrt(mean(X^2) + epsilon) * scale over dims [axis, r); Y in ``out_type``."""
+    a = int(axis) + X.ndim if int(axis) < 0 else int(axis)
+    with np.errstate(all="ignore"):
+        _, inv = _stats(X.astype(np.float64), tuple(range(a, X.ndim)), epsilon, True)
+    y = X.astype(np.float64) * inv * scale.astype(np.float64)
+    return y.astype(numpy_dtype(out_type)), inv.astype(numpy_dtype(stash))

@@ -1,5 +1,5 @@
-"""Kernels of the ops that compute shapes in real graphs: Shape, Size, Gather, Concat,
-Reshape, Range, Expand.  Each is the numpy one-liner of its op, with every argument bound
+"""Kernels of the ops that compute shapes in real graphs: Shape, Size, Concat, Reshape, Range,
+Expand (Gather's is ``gather.py``'s).  Each is the numpy one-liner of its op, with every argument bound
 by the spec, so the executor confirms what the solver infers about the same node.
 
 >>> import numpy as np
@@ -26,11 +26,6 @@ def shape(data: np.ndarray, *, start: int = 0, end: int | None = None) -> np.nda
 @register("size")
 def size(data: np.ndarray) -> np.ndarray:
     return np.array(data.size, dtype=np.int64)
-
-
-@register("gather", extent=lambda data, indices, *, axis, **_: np.full(indices, data[axis], dtype=np.int64))
-def gather(data: np.ndarray, indices: np.ndarray, *, axis: int) -> np.ndarray:
-    return np.take(data, indices.astype(np.int64), axis=axis)
 
 
 @register("concat")
