@@ -28,13 +28,13 @@ from .result import Result
 from .solver import solve
 from .registry import Registry, default_registry
 from .deferred import sympy, sympy_imported
-from .names import NeedsAlgebra
+from .dims import NeedsAlgebra
 from .types import TensorType, parse_type
 
 if TYPE_CHECKING:
     import onnx
 
-    from .check import ModelReport
+    from .model.check import ModelReport
     from .specdiff import SpecDiff
 
 ModelLike = Union[str, "os.PathLike[str]", bytes, "onnx.ModelProto", Any]
@@ -149,7 +149,7 @@ def light_solve(spec, inputs: dict[str, Any], attrs: dict[str, Any] | None, opse
 
 def model_types(model: Any, *, registry: Registry | None = None) -> dict[str, TensorType]:
     """Every tensor of a model with its inferred type (graph inputs, initializers, node outputs)."""
-    from .check import check_graph, load_graph, no_gc_pauses
+    from .model.check import check_graph, load_graph, no_gc_pauses
     reg = registry or default_registry()
     with no_gc_pauses():
         graph = load_graph(model_source(model, "infer"), reg)
@@ -160,7 +160,7 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
                 load_external_data: bool = False, output: str | None = None,
                 specs: list[str] | str | None = None, pause_gc: bool = True,
                 runtime: str | None = None) -> ModelReport:
-    """Check every node of a model that has a spec; see ``shapecheck.check.ModelReport``.
+    """Check every node of a model that has a spec; see ``shapecheck.model.check.ModelReport``.
 
     ``model`` is a path, ``onnx.ModelProto``, bytes, ``onnx_ir.Model`` or ``torch.onnx.ONNXProgram``.
     ``output`` writes an annotated copy (ONNX only); ``specs`` adds spec directories;
@@ -168,14 +168,14 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
     after (False leaves it alone); ``runtime`` (``onnxruntime``, ``openvino``) warns
     about nodes valid by the spec that the runtime cannot run.
     """
-    from .check import check_model as _check
+    from .model.check import check_model as _check
     return _check(model_source(model), strict=strict, registry=registry, load_external_data=load_external_data,
                   output=output, specs=specs, pause_gc=pause_gc, runtime=runtime)
 
 
 def annotate(model: Any, *, registry: Registry | None = None) -> onnx.ModelProto:
     """A copy of an ONNX model whose value_info and outputs carry shapecheck's inferred types."""
-    from .check import annotate as _annotate
+    from .model.check import annotate as _annotate
     return _annotate(model_source(model, "annotate"), registry=registry)
 
 

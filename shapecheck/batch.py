@@ -83,7 +83,7 @@ def _registry(specs: tuple[str, ...]):
 def check_one(path: str, strict: bool = False, specs: tuple[str, ...] = (), load_external_data: bool = False,
               output: str | None = None, runtime: str | None = None) -> Outcome:
     """Check one model; any error becomes the outcome's ``error`` (the collector is paused, as the CLI does)."""
-    from .check import check_model
+    from .model.check import check_model
     if os.path.isdir(path):
         return Outcome(path, error=f"{path}: is a directory without models (*.onnx, or *.xml with a .bin beside it)")
     try:

@@ -18,7 +18,8 @@ import sympy
 from onnx import helper
 
 import shapecheck
-from shapecheck.types import ONNX_CODE_OF, TensorType, dtype_of_array, symbol
+from shapecheck.types import ONNX_CODE_OF, TensorType, dtype_of_array
+from shapecheck.dims import symbol
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 

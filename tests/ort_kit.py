@@ -15,7 +15,8 @@ from onnx import helper
 import shapecheck
 from shapecheck.solver import solve
 from shapecheck.registry import default_registry
-from shapecheck.types import dtype_of_array, is_unknown, symbol
+from shapecheck.types import dtype_of_array
+from shapecheck.dims import is_unknown, symbol
 
 REG = default_registry()
 

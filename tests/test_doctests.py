@@ -4,19 +4,19 @@ import importlib
 
 import pytest
 
-MODULES = ["shapecheck.types", "shapecheck.dims", "shapecheck.names", "shapecheck.deferred", "shapecheck.runtime_dim", "shapecheck.notation.parser", "shapecheck.notation.syntax", "shapecheck.notation.compile", "shapecheck.notation.logic",
+MODULES = ["shapecheck.types", "shapecheck.dims", "shapecheck.dims.light", "shapecheck.dims.core", "shapecheck.deferred", "shapecheck.dims.runtime", "shapecheck.notation.parser", "shapecheck.notation.syntax", "shapecheck.notation.compile", "shapecheck.notation.logic",
            "shapecheck.functions.elementwise", "shapecheck.functions.shape", "shapecheck.functions.slicing", "shapecheck.functions.reduction", "shapecheck.notation.analysis", "shapecheck.registry",
-           "shapecheck.notation.compare", "shapecheck.notation.compare_values", "shapecheck.notation.operators", "shapecheck.functions.core", "shapecheck.functions.scatter", "shapecheck.functions.reference",
+           "shapecheck.notation.compare", "shapecheck.notation.compare_other", "shapecheck.notation.operators", "shapecheck.functions.core", "shapecheck.functions.scatter", "shapecheck.functions.reference",
            "shapecheck.registry.schema", "shapecheck.registry.source", "shapecheck.registry.merge", "shapecheck.registry.base",
            "shapecheck.solver.query", "shapecheck.solver.contradiction", "shapecheck.solver.explain",
-           "shapecheck.solver", "shapecheck.api", "shapecheck.kernels", "shapecheck.kernels.resize", "shapecheck.executor", "shapecheck.check", "shapecheck.solve_cache",
+           "shapecheck.solver", "shapecheck.api", "shapecheck.kernels", "shapecheck.kernels.resize", "shapecheck.executor", "shapecheck.model.check", "shapecheck.solver.cache",
            "shapecheck.result", "shapecheck.batch", "shapecheck.findings", "shapecheck.report.github",
            "shapecheck.specdiff.changes", "shapecheck.model.control_flow", "shapecheck.report.text",
            "shapecheck.frontends.onnx_types", "shapecheck.registry.lazy", "shapecheck.frontends.onnx_functions",
            "shapecheck.functions.resize", "shapecheck.functions.linalg", "shapecheck.functions.conv",
            "shapecheck.functions.attention", "shapecheck.functions.selection", "shapecheck.functions.layout", "shapecheck.functions.constant", "shapecheck.functions.gather", "shapecheck.functions.detection",
-           "shapecheck.rounding", "shapecheck.model.facts", "shapecheck.notation.probe",
-           "shapecheck.model.declarations", "shapecheck.notation.disjunction", "shapecheck.frontends.onnx_proto"]
+           "shapecheck.dims.rounding", "shapecheck.model.facts", "shapecheck.notation.probe",
+           "shapecheck.model.declarations", "shapecheck.notation.relations", "shapecheck.notation.lattice", "shapecheck.frontends.onnx_proto"]
 
 
 @pytest.mark.parametrize("name", MODULES)

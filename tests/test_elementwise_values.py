@@ -71,7 +71,7 @@ def test_torch_expand_pattern_in_a_model_keeps_the_model_dims():
     sys.path.insert(0, str(Path(__file__).parent))
     from modelkit import FLOAT, const, model, node, vi
 
-    from shapecheck.check import check_model
+    from shapecheck.model.check import check_model
     nodes = [node("Shape", ["x"], ["s"]), node("Equal", ["s", "m1"], ["eq"]), node("Where", ["eq", "ones", "s"], ["w"]),
              node("Expand", ["y", "w"], ["out"]), node("Div", ["s", "two"], ["half"]), node("Mul", ["half", "two"], ["even"])]
     m = model(nodes, [vi("x", FLOAT, ["B", "S"]), vi("y", FLOAT, [1, "S"])], [vi("out", FLOAT, None), vi("even", 7, None)],
@@ -92,7 +92,7 @@ def test_integer_division_of_a_symbolic_length_truncates_toward_zero():
     Where the dividend may be negative but not below -divisor, the value is Max(0, floor(...));
     torch's ``size % 2`` (``w - 2*floor(w/2)``) is never negative, so it divides as floor."""
     import sympy
-    from shapecheck.types import symbol
+    from shapecheck.dims import symbol
     frames = symbol("frames")
     q = _out("Div", {"A": "int64[] = frames - 1", "B": "int64[] = 4"}, 14)
     (d,) = q.sym

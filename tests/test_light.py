@@ -14,13 +14,13 @@ import onnx
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from shapecheck import check
+from shapecheck.model import check
 from shapecheck.api import light_solve
-from shapecheck.check import check_model, light_check
+from shapecheck.model.check import check_model, light_check
 from shapecheck.solver import solve
 from shapecheck.frontends import Loaded
 from shapecheck.deferred import Deferred, is_sympy, sympy
-from shapecheck.names import Name, NeedsAlgebra
+from shapecheck.dims import Name, NeedsAlgebra
 from shapecheck.notation import compare_dims
 from shapecheck.registry import default_registry
 from tests.modelkit import FLOAT, INT64, const, model, node, vi

@@ -10,7 +10,7 @@ import pytest
 from shapecheck.errors import SpecError
 from shapecheck.notation import Cond, compile_expr, parse, Node, NotationError, names_in, unparse
 from shapecheck.registry import default_registry, load_files, spec_files, specs_dir
-from shapecheck.types import symbol
+from shapecheck.dims import symbol
 
 
 def N(kind, value=None, *children):

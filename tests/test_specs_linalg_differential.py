@@ -14,7 +14,8 @@ from onnx import helper
 import shapecheck
 from shapecheck.errors import UsageError
 from shapecheck.solver import solve
-from shapecheck.types import dtype_of_array, is_unknown, symbol
+from shapecheck.types import dtype_of_array
+from shapecheck.dims import is_unknown, symbol
 
 from .ort_kit import REG, run_ort
 

@@ -14,7 +14,8 @@ import shapecheck
 from shapecheck.errors import ConstraintError
 from shapecheck.solver import solve
 from shapecheck.registry import default_registry
-from shapecheck.types import dtype_of_array, symbol
+from shapecheck.types import dtype_of_array
+from shapecheck.dims import symbol
 
 from .layout_harness import check_inferred
 from .ort_kit import run_ort

@@ -10,7 +10,7 @@ from onnx import TensorProto
 
 import shapecheck
 from shapecheck.errors import ConstraintError
-from shapecheck.types import is_unknown
+from shapecheck.dims import is_unknown
 
 from .ort_kit import check_against_ort
 

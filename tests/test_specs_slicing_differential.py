@@ -13,7 +13,7 @@ import shapecheck
 from shapecheck.errors import ConstraintError
 from shapecheck.functions.slicing import INT64_MAX
 from shapecheck.functions.slicing import slice_dim, slice_values
-from shapecheck.types import symbol
+from shapecheck.dims import symbol
 
 from .ort_kit import check_against_ort
 

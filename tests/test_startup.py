@@ -12,7 +12,7 @@ import numpy as np
 import onnx
 import pytest
 
-from shapecheck.check import check_model
+from shapecheck.model.check import check_model
 from shapecheck.errors import UsageError
 from shapecheck.frontends import load_model, is_protobuf_file, parse_model
 from shapecheck.frontends.wellformed import ITEMSIZE

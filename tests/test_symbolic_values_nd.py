@@ -14,7 +14,8 @@ import sympy
 
 import shapecheck
 from shapecheck.registry import default_registry
-from shapecheck.types import TensorType, symbol, valued
+from shapecheck.types import TensorType, valued
+from shapecheck.dims import symbol
 
 N, M = symbol("N"), symbol("M")
 AT = {N: 5, M: 7}

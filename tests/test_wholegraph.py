@@ -25,8 +25,9 @@ import onnx
 import pytest
 import sympy
 
-from shapecheck.check import check_model
-from shapecheck.types import TensorType, is_unknown, parse_dim, symbol, unknown_dim
+from shapecheck.model.check import check_model
+from shapecheck.types import TensorType
+from shapecheck.dims import is_unknown, parse_dim, symbol, unknown_dim
 from tests import wholegraph as wg
 
 FLOORS = json.loads((wg.EXPORTS / "floors.json").read_text())["models"]

@@ -23,7 +23,7 @@ from pathlib import Path
 import onnx
 import pytest
 
-from shapecheck.check import check_model
+from shapecheck.model.check import check_model
 from tests import wholegraph as wg
 
 ZOO = Path(__file__).resolve().parent / "fixtures" / "zoo"

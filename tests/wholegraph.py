@@ -19,7 +19,7 @@ Adapters turn each engine's answer into that dict: ``shapecheck_types``, ``onnx_
 (``onnx.shape_inference.infer_shapes(data_prop=True)``), ``ort_types`` (onnxruntime's
 ``SymbolicShapeInference`` with ``auto_merge``) and ``osi_types`` (onnx-shape-inference on an
 onnx_ir model).  Peers' dim_params are text such as ``seq+1``: they are parsed by
-``shapecheck.types.parse_dim`` (no eval); text it does not parse is an unknown dim.
+``shapecheck.dims.parse_dim`` (no eval); text it does not parse is an unknown dim.
 """
 from __future__ import annotations
 
@@ -33,14 +33,8 @@ from typing import Any
 import onnx
 import sympy
 
-from shapecheck.types import (
-    is_runtime,
-    TensorType,
-    dim_str,
-    has_unknown,
-    parse_dim,
-    unknown_dim,
-)
+from shapecheck.dims import is_runtime, dim_str, has_unknown, parse_dim, unknown_dim
+from shapecheck.types import TensorType
 
 EXPORTS = Path(__file__).resolve().parent / "fixtures" / "exports"
 CLASSES = ("exact", "wrong", "fresh", "unknown")
@@ -233,7 +227,7 @@ def _ir_shape(shape, where: str) -> tuple | None:
 
 
 def shapecheck_types(path: str | Path) -> dict[str, TensorType]:
-    from shapecheck.check import check_model
+    from shapecheck.model.check import check_model
 
     return check_model(str(path)).types
 
@@ -281,7 +275,7 @@ def scatter_not_valid(path: Path, truth: dict, report) -> list[str]:
 def update_floors(allow_lower: bool = False) -> dict:
     """Recount shapecheck and the peers on every export and rewrite floors.json.  A floor is never
     lowered unless ``allow_lower``: a lower count is a regression to fix, not a new floor."""
-    from shapecheck.check import check_model
+    from shapecheck.model.check import check_model
 
     path = EXPORTS / "floors.json"
     old = json.loads(path.read_text())["models"] if path.exists() else {}

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..registry import ONNX_DOMAIN
-from ..types import ONNX_CODE_OF, TensorType, dim_str, is_unknown, tensor_type_of
+from ..types import ONNX_CODE_OF, TensorType, tensor_type_of
+from ..dims import dim_str, is_unknown
 from .graph import ModelNode, NodeInferenceError
 from .onnx_types import tensor_type_from_proto
 

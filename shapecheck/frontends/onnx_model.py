@@ -236,7 +236,8 @@ def external_files(model, source_path: str) -> list[str]:
 
 def annotate_proto(m, types: dict[str, TensorType]) -> None:
     """Set value_info (and graph outputs) of ``m`` in place to ``types``."""
-    from ..types import ONNX_CODE_OF, dim_str, is_unknown
+    from ..types import ONNX_CODE_OF
+    from ..dims import dim_str, is_unknown
 
     def fill(tp, t: TensorType):
         tt = tp.tensor_type

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..types import normalize_dim, unknown_dim
-from ..rounding import ceiling_of
+from ..dims import normalize_dim, unknown_dim
+from ..dims.rounding import ceiling_of
 from ..notation import Unknown
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def per_head(hidden: Any, heads: Any, label: str = "head_size") -> Any:
     case), exact on a symbol the heads divide (``8*D`` over 8 is ``D``), a fresh unknown dim labelled
     ``label`` otherwise.
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> per_head(512, 8), per_head(8 * symbol("D"), 8), per_head(symbol("D"), 8).is_Dummy
     (64, D, True)
     """
@@ -45,7 +45,7 @@ def per_head(hidden: Any, heads: Any, label: str = "head_size") -> Any:
 def ceil_div(a: Any, b: Any) -> Any:
     """ceil(a / b) for a dim a and a positive int b: MatMulNBits' block count ceil(K / block_size).
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> ceil_div(40, 16), ceil_div(32, 16), ceil_div(32 * symbol("K"), 32)
     (3, 2, K)
     """

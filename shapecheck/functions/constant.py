@@ -4,7 +4,7 @@ ConstantOfShape and Constant (its tensor attributes).
 A constant array is cast exactly as numpy casts it; a symbolic dim passes through integer types
 (where it stands for a size, which fits every integer type), never through floats or strings.
 
->>> from shapecheck.types import symbol
+>>> from shapecheck.dims import symbol
 >>> N = symbol("N")
 >>> cast_value((N, 5), "int32"), cast_value((N, 5), "float"), onnx_dtype(7)
 ((N, 5), Unknown(value), 'int64')
@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..notation import NO_VALUE, EvalError, TensorVal, Unknown, UnknownDType, compare_dims
-from ..types import ONNX_CODES, numpy_dtype, tensor_type_of, unknown_dim
+from ..types import ONNX_CODES, numpy_dtype, tensor_type_of
+from ..dims import unknown_dim
 from .layout import _is_int
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ over a symbolic size); a dim that is unknown (a fresh dim) gives a fresh unknown
 Attributes arrive as tuples of ints (or ``None`` when absent): strides and dilations default
 to 1, pads to 0; ``kernel`` may hold symbolic dims (Conv takes it from W's shape).
 
->>> from shapecheck.types import symbol
+>>> from shapecheck.dims import symbol
 >>> S = symbol("S")
 >>> conv_out(S, 3, 2, 1, 0, 0), conv_out(2 * S, 3, 2, 1, 1, 1), conv_out(7, 3, 2, 1, 0, 0, 1)
 (floor(S/2 - 3/2) + 1, S, 3)
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..types import is_unknown, normalize_dim, unknown_dim, is_symbolic
-from ..rounding import ceiling_of, floor_div
+from ..dims import is_unknown, normalize_dim, unknown_dim, is_symbolic
+from ..dims.rounding import ceiling_of, floor_div
 from ..notation import EvalError, NeedInt, Unknown, UnknownShape
 
 if TYPE_CHECKING:

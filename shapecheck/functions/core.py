@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..notation import NO_VALUE, UNKNOWN, EvalError, TensorVal, Unknown, UnknownShape, value_of, arith
 from ..notation.operators import _dtype, _rank, int_like, need_int, show
-from ..types import runtime_dim, normalize_dim, unknown_dim, is_symbolic
+from ..dims import runtime_dim, normalize_dim, unknown_dim, is_symbolic
 
 if TYPE_CHECKING:
     import numpy as np
@@ -84,7 +84,7 @@ _max = _minmax("max", "_max")
 def _prod(shape):
     """The product of the dims of a shape: ``prod(data.shape)`` is its number of elements.
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> _prod((2, symbol("N"), 3, symbol("M"))), _prod((2, 0, symbol("N"))), _prod(())
     (6*M*N, 0, 1)
     """

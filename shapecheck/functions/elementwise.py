@@ -7,7 +7,7 @@ never guess.  The integer arithmetic is ONNX's: Div truncates toward zero, Mod t
 sign (or the dividend's, with fmod), Pow truncates; on symbols it is exact where the sign allows
 it (a length known to be >= 0 divides as floor), else a fresh unknown dim.
 
->>> from shapecheck.types import symbol
+>>> from shapecheck.dims import symbol
 >>> N, w = symbol("N"), symbol("w")
 >>> elementwise("*", (N, 3), 2), where((True, False), (N, 1), (2, 3)), unary("neg", (N, -1))
 ((2*N, 6), (N, 3), (-N, 1))
@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..notation import NO_VALUE, EvalError, Unknown, value_of
 from ..notation.operators import int_like
-from ..rounding import floor_div, provably_nonnegative
-from ..types import is_unknown, normalize_dim, unknown_dim
+from ..dims.rounding import floor_div, provably_nonnegative
+from ..dims import is_unknown, normalize_dim, unknown_dim
 from .core import _elems, _fresh, _is_int, _value
 
 if TYPE_CHECKING:
@@ -197,7 +197,8 @@ def fold(op: str, tensors: Any) -> Any:
     """``elementwise(op, ...)`` over the values of several tensors (Min, Max of shape tensors).
 
     >>> from shapecheck.notation import TensorVal
-    >>> from shapecheck.types import symbol, valued
+    >>> from shapecheck.dims import symbol
+    >>> from shapecheck.types import valued
     >>> N = symbol("N")
     >>> fold("max", (TensorVal("a", valued("int64", (2,), (N, 3))), TensorVal("b", valued("int64", (), (5,)))))
     (Max(5, N), 5)
@@ -243,7 +244,7 @@ def where(c: Any, x: Any, y: Any) -> Any:
     Where ``c`` is not known, an element is known where ``x`` and ``y`` agree (a result of
     another length than the output's is dropped by the caller).
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> N = symbol("N")
     >>> where(NO_VALUE, (N, 1), (N, 4))[0]
     N

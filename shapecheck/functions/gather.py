@@ -1,6 +1,6 @@
 """Gather functions: Gather on a vector value (``take``), and OneHot's depth and output shape.
 
->>> from shapecheck.types import symbol
+>>> from shapecheck.dims import symbol
 >>> N, S = symbol("N"), symbol("S")
 >>> take((N, 3, 4), 0), take((N, 3, 4), (2, 0)), onehot_shape((N, S), 10, -1)
 (N, (4, N), (N, S, 10))
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..notation import NO_VALUE, EvalError, Unknown, UnknownShape
-from ..types import normalize_dim, unknown_dim
+from ..dims import normalize_dim, unknown_dim
 from .core import _elems, _fresh, _is_int
 from .layout import _vec
 

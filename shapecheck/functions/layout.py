@@ -8,7 +8,7 @@ decides the result: Squeeze without axes on ``[N, 3]`` removes N only if N is 1 
 so its rank is not known statically.  A padded dim is exact over symbols (``N + 2``); pads of
 the wrong length are an ``EvalError`` or False, never a guess.
 
->>> from shapecheck.types import symbol
+>>> from shapecheck.dims import symbol
 >>> N, S = symbol("N"), symbol("S")
 >>> unsqueeze_shape((N, 3), (0, -1)), squeeze_shape((1, N, 1), (0,)), flatten_shape((N, 3, 4), 1)
 ((1, N, 3, 1), (N, 1), (N, 12))
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..notation import NO_VALUE, UNKNOWN, EvalError, Unknown, UnknownShape, and_, compare_dims, or_
 from ..notation.operators import element_grid
-from ..types import normalize_dim, unknown_dim
+from ..dims import normalize_dim, unknown_dim
 from .core import _prod, _value
 
 if TYPE_CHECKING:
@@ -203,7 +203,7 @@ def transpose_value(v: Any, perm: Any, shape: Any = None) -> Any:
     """Transpose of a value: a constant array by ``perm``; a symbolic value (its elements in
     row-major order) of a tensor of ``shape`` reordered likewise; a scalar or a vector as is.
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> transpose_value((symbol("N"), 1, 2, symbol("M")), None, (2, 2))
     (N, 2, 1, M)
     """

@@ -1,7 +1,7 @@
 """Linear-algebra functions: Einsum's output shape and fit, the equation parsed (ellipsis, implicit output, a repeated label
 as the diagonal, a size-1 label broadcasting as both runtimes do), output shapes exact over symbols.
 
->>> from shapecheck.types import symbol
+>>> from shapecheck.dims import symbol
 >>> N, S = symbol("N"), symbol("S")
 >>> einsum_shape("bij,bjk->bik", ((N, S, 4), (N, 4, 8))), einsum_shape("...ii->...i", ((N, 3, 3),))
 ((N, S, 8), (N, 3))

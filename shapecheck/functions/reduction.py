@@ -9,7 +9,7 @@ from typing import Any
 
 from ..notation import NO_VALUE, UNKNOWN, EvalError, NeedInt, Unknown, UnknownShape
 from ..notation.operators import int_like
-from ..types import unknown_dim
+from ..dims import unknown_dim
 from .elementwise import _one
 
 
@@ -47,7 +47,7 @@ def reduce_shape(shape: Any, axes: Any, keepdims: Any = 1, noop: Any = 0) -> Any
     """The output shape of a Reduce* op: reduced axes become 1 (keepdims) or go; no axes reduce all,
     unless noop_with_empty_axes.  Axes known only at run time leave the dims (or the rank) unknown.
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> N = symbol("N")
     >>> reduce_shape((N, 3, 4), (-1,), 0), reduce_shape((N, 3, 4), None, 1), reduce_shape((N, 3), (), 0, 1)
     ((N, 3), (1, 1, 1), (N, 3))
@@ -68,7 +68,7 @@ def reduce_values(how: str, v: Any, axes: Any, keepdims: Any = 1, noop: Any = 0)
     """A Reduce* op over a vector value (a shape tensor): ``sum``, ``prod``, ``max``, ``min`` of its
     dims, as a scalar (keepdims 0) or a one-element vector; exact on symbols.
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> N = symbol("N")
     >>> reduce_values("prod", (N, 3, 4), None, 0), reduce_values("sum", (N, 2), (0,), 1)
     (12*N, (N + 2,))

@@ -4,7 +4,7 @@ sizes), and the checks their rules make of scales and divisors.
 Exact on ints, exact on symbols where the algebra allows, and a fresh unknown dim where a value
 is known only at run time (a scale that is not a constant).
 
->>> from shapecheck.types import symbol
+>>> from shapecheck.dims import symbol
 >>> N, S = symbol("N"), symbol("S")
 >>> resize_shape((N, 3, S, 4), (1.0, 1.0, 2.0, 0.5)), quotient(4 * S, 2)
 ((N, 3, 2*S, 2), 2*S)
@@ -15,8 +15,8 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from ..notation import NO_VALUE, UNKNOWN, EvalError, TensorVal, Unknown, UnknownShape
-from ..rounding import floor_of
-from ..types import normalize_dim, unknown_dim
+from ..dims.rounding import floor_of
+from ..dims import normalize_dim, unknown_dim
 from .layout import _axes, _fresh_shape, _is_int, _vec
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ def quotient(a: Any, b: Any) -> Any:
     """``a / b`` for a dim that a rule states ``b`` divides: exact on ints (floor), ``a/b`` on symbols
     when sympy knows it is whole, else ``floor(a/b)`` (equal to ``a/b`` under the rule's condition).
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> C = symbol("C")
     >>> quotient(12, 4), quotient(4 * C, 2), quotient(C, 4)
     (3, 2*C, floor(C/4))

@@ -115,7 +115,7 @@ def scatter_value(data: Any, indices: Any, updates: Any, reduction: Any = "none"
     Indices must be concrete (a negative one counts from the end); later updates win under
     ``none``, as in the runtimes; ``add``, ``mul``, ``max``, ``min`` combine.
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> B, S = symbol("B"), symbol("S")
     >>> scatter_value((B, 4, 16, 8), (2,), (S,)), scatter_value((B, 2), (-1,), (3,), "add")
     ((B, 4, S, 8), (B, 5))

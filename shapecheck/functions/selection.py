@@ -19,7 +19,7 @@ else:
     from ..deferred import numpy as np
 
 from ..notation import NO_VALUE, Unknown
-from ..types import is_unknown
+from ..dims import is_unknown
 from .core import _elems, _is_int
 from .elementwise import _one
 
@@ -40,7 +40,7 @@ def unique_count(v: Any, axis: Any = None) -> Any:
     """How many distinct entries (``axis`` None: elements of the flattened value; else slices
     along ``axis``) a known value has: Unique's output length. Unknown for a value known only at run time.
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> unique_count((4, 4, 2), None), unique_count((symbol("N"), 2), None).__class__.__name__
     (2, 'Unknown')
     """
@@ -61,7 +61,7 @@ def compress_len(cond: Any, n: Any) -> Any:
     ``n`` every entry counts: the spec's constraint that the condition is no longer than the axis
     states that condition. Unknown for a condition known only at run time.
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> compress_len((True, False, True), symbol("N")), compress_len(None, 3).__class__.__name__
     (2, 'Unknown')
     """
@@ -77,7 +77,7 @@ def compress_len(cond: Any, n: Any) -> Any:
 def cumulative(v: Any, exclusive: Any = 0, reverse: Any = 0) -> Any:
     """Running sums of a vector value (CumSum of a shape tensor), exact on symbols.
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> N = symbol("N")
     >>> cumulative((N, 3, 4)), cumulative((N, 3, 4), 1, 1)
     ((N, N + 3, N + 7), (7, 4, 0))

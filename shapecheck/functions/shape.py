@@ -4,7 +4,7 @@ values of Shape and Concat (a shape tensor's value is a tuple of dims).
 Each is exact on plain integers, exact on symbols where the algebra allows, and a fresh
 unknown dim where it does not (never a guess).
 
->>> from shapecheck.types import symbol
+>>> from shapecheck.dims import symbol
 >>> N, S = symbol("N"), symbol("S")
 >>> broadcast((N, 1, S), (4, S)), reshape_shape((N, 3, 4), (N, -1), 0)
 ((N, 4, S), (N, 12))
@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..notation import NO_VALUE, UNKNOWN, EvalError, NeedInt, Unknown, UnknownShape, and_, compare_dims, or_
 from ..notation.operators import int_like
-from ..rounding import ceiling_of
-from ..types import is_unknown, normalize_dim, unknown_dim, is_symbolic
+from ..dims.rounding import ceiling_of
+from ..dims import is_unknown, normalize_dim, unknown_dim, is_symbolic
 from .core import _elems
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ def _ordered_broadcast(a: Any, b: Any) -> Any:
     ``small == 0`` (the result is then 0).  That pair is ruled out when ``large`` is a symbol and
     ``small`` is known not to be 0 at ``large = 1`` (``Min(64, seq)`` against ``seq``).
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> S = symbol("S")
     >>> M = symbol("M")
     >>> _ordered_broadcast(sympy.Min(64, S), S), _ordered_broadcast(sympy.Min(1, S), 16)
@@ -110,7 +110,7 @@ def _ordered_broadcast(a: Any, b: Any) -> Any:
     >>> _ordered_broadcast(M, M * sympy.Min(1, S))
     M*Min(1, S)
     """
-    from ..types import is_unknown as _unknown
+    from ..dims import is_unknown as _unknown
     for x, y in ((a, b), (b, a)):
         if _zero_or_one(y):
             return normalize_dim(sympy.sympify(x) * y)   # y = 1: x; y = 0: valid only for x in {0, 1}, giving 0
@@ -136,7 +136,7 @@ def _ordered_broadcast(a: Any, b: Any) -> Any:
 def _zero_or_one(d: Any) -> bool:
     """True for a dim that is 0 or 1 whatever its symbols: ``Min(1, N)`` (torch's ``x[:1]`` of a length).
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> _zero_or_one(sympy.Min(1, symbol("N"))), _zero_or_one(symbol("N"))
     (True, False)
     """

@@ -1,7 +1,7 @@
 """Slicing functions: Slice extents and values, Split sizes and parts, and the positions Slice reads
 (``slice_range``, which the kernels use too).
 
->>> from shapecheck.types import symbol
+>>> from shapecheck.dims import symbol
 >>> S = symbol("S")
 >>> slice_dim(S, 1, INT64_MAX, 1), slice_shape((S, 8), (0, -1), (INT64_MAX, INT64_MAX), (0, 1))
 (Max(0, S - 1), (S, 1))
@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..notation import NO_VALUE, UNKNOWN, Cond, EvalError, NeedInt, Unknown, UnknownShape, compare_dims, make_rel
 from ..notation.operators import element_grid, int_like
-from ..types import is_unknown, normalize_dim, unknown_dim
-from ..rounding import ceiling_of
+from ..dims import is_unknown, normalize_dim, unknown_dim
+from ..dims.rounding import ceiling_of
 
 if TYPE_CHECKING:
     import sympy
@@ -186,7 +186,7 @@ def split_sizes(dim: Any, n: Any, uneven: Any = 0) -> Any:
     """The sizes of ``n`` parts of an axis of ``dim``: equal parts (``dim / n``, C-rules check that it
     divides), or with ``uneven`` (Split-18's ``num_outputs``) ``ceil(dim / n)`` each and the rest last.
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> N = symbol("N")
     >>> split_sizes(6, 3), split_sizes(7, 3, 1), split_sizes(2 * N, 2)
     ((2, 2, 2), (3, 3, 1), (N, N))
@@ -212,7 +212,7 @@ def split_sizes(dim: Any, n: Any, uneven: Any = 0) -> Any:
 def divisible(a: Any, b: Any) -> Any:
     """True when ``b`` divides ``a``; undecided (a condition on the rule) for symbols sympy cannot settle.
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> divisible(6, 3), divisible(7, 3), divisible(4 * symbol("N"), 2)
     (True, False, True)
     """

@@ -5,5 +5,6 @@
 * ``node``: one node's spec, bound inputs, own unknowns and constant folding;
 * ``control_flow``: the one place that knows ``If``, ``Loop`` and ``Scan``;
 * ``declarations``: declared types compared with inferred ones;
-* ``result``: ``ModelReport``, ``NodeReport``, ``DeclarationReport``.
+* ``reports``: ``ModelReport``, ``NodeReport``, ``DeclarationReport``;
+* ``check``: the entry points (``check_model``, ``annotate``, ``load_graph``) and the light-check policy.
 """

@@ -9,8 +9,8 @@ equals the one a convolution computes.  Only lower bounds on one dim are kept
 and only from nodes that always run (not from a branch or a loop body, whose conditions hold
 only when it runs).
 
->>> from shapecheck.notation.logic import Rel
->>> from shapecheck.types import symbol
+>>> from shapecheck.notation import Rel
+>>> from shapecheck.dims import symbol
 >>> f = symbol("frames")
 >>> facts = Facts()
 >>> facts.learn(Rel(">=", f, 1))
@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..dims import normalize_dim
+from ..dims import normalize_dim, is_symbolic, is_unknown
 from ..notation import compare_dims, AnyOf, Rel
-from ..rounding import floor_argument, provably_nonnegative
-from ..types import TensorType, is_symbolic, is_unknown
+from ..dims.rounding import floor_argument, provably_nonnegative
+from ..types import TensorType
 
 if TYPE_CHECKING:
     import sympy
@@ -71,8 +71,8 @@ class Facts:
         """The conditions (text, relation) that the bounds imply, except the first to state each
         bound (its source): ``height >= 1`` once ``floor(height/4) >= 1`` (``height >= 4``) is known.
 
-        >>> from shapecheck.notation.logic import Rel
-        >>> from shapecheck.types import symbol
+        >>> from shapecheck.notation import Rel
+        >>> from shapecheck.dims import symbol
         >>> h = symbol("height")
         >>> weak, strong = Rel(">=", h, 1), Rel(">=", sympy.floor(h / 4), 1)
         >>> facts = Facts()
@@ -99,8 +99,8 @@ class Facts:
         """True when the bounds prove ``relation`` (a ``Rel`` or an ``AnyOf``): a condition that
         adds nothing to the ones they came from.
 
-        >>> from shapecheck.notation.logic import Rel
-        >>> from shapecheck.types import symbol
+        >>> from shapecheck.notation import Rel
+        >>> from shapecheck.dims import symbol
         >>> f = symbol("frames")
         >>> facts = Facts()
         >>> facts.implies(Rel("!=", sympy.floor((f - 1) / 4) + 1, 0)), facts.learn(Rel(">=", f, 1))
@@ -172,7 +172,7 @@ def _floor_bound(d: Any, s: sympy.Symbol, op: str) -> int | None:
     """The lower bound on ``s`` that ``c*floor((a*s + b)/q) + k op 0`` states (``c, a > 0``), or None:
     ``floor(x) >= t`` for an integer ``t`` is ``x >= t``.
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> h = symbol("height")
     >>> _floor_bound(sympy.floor(h / 4) - 1, h, ">="), _floor_bound(2 * sympy.floor((h - 1) / 2) + 1, h, ">")
     (4, 1)

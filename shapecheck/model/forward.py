@@ -13,15 +13,16 @@ from typing import TYPE_CHECKING, Any
 from ..findings import ONNX_INFERENCE, OPSET
 from ..frontends import ModelGraph, ModelNode, NodeInferenceError
 from ..result import Finding
-from ..solve_cache import SolveCache, attrs_key
+from ..solver.cache import SolveCache, attrs_key
 from ..solver import contradiction_of, equalities, output_slots
 from ..registry import Registry
-from ..types import TensorType, is_symbolic
+from ..types import TensorType
+from ..dims import is_symbolic
 from .control_flow import bind, binds, is_dead, is_fixpoint, region_outputs
 from .declarations import Names, check_declaration
 from .facts import Facts
 from .node import UNCHECKED, Unknowns, bind_inputs, fill, fold, resolve
-from .result import ModelReport, NodeReport
+from .reports import ModelReport, NodeReport
 
 if TYPE_CHECKING:
     pass

@@ -12,16 +12,16 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..frontends import ModelGraph, ModelNode
-from ..solve_cache import attrs_key, signature_of
+from ..solver.cache import attrs_key, signature_of
 from ..registry import Registry
-from ..dims import rebuild
-from ..types import is_runtime, runtime_dim, TensorType, expr_str, is_unknown, normalize_dim, tensor_type_of, is_symbolic
+from ..dims import rebuild, is_runtime, runtime_dim, expr_str, is_unknown, normalize_dim, is_symbolic
+from ..types import TensorType, tensor_type_of
 
 if TYPE_CHECKING:
     import numpy as np
     import sympy
 
-    from ..runtime_dim import RuntimeDim
+    from ..dims.runtime import RuntimeDim
 else:
     from ..deferred import numpy as np, sympy
 

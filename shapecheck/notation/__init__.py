@@ -7,20 +7,26 @@ and truth: ``True``, ``False`` or a ``Cond`` (true under relations between dims)
 
 One job per module: ``parser`` (text -> ``Node``), ``syntax`` (walking, substituting and printing
 trees), ``compile`` (a tree -> a closure, a table from node kind to compiler), ``analysis`` (what
-the solver learns from a rule once), ``operators`` (arithmetic, subscripts, ``.value``),
-``compare`` (dims and relations), ``compare_values`` (shapes, arrays, sets, floats), ``probe``
-(witnesses that a relation is open), ``logic`` (the value kinds and three-valued logic),
-``disjunction`` (disjunctions made shorter only where proved).
+the solver learns from a rule once), ``operators`` (arithmetic, subscripts, the fields ``.value``,
+``.rank``, ``.dtype``), ``compare`` (dims and relations), ``compare_other`` (shapes, arrays, sets,
+floats), ``probe`` (witnesses that a relation is open), ``lattice`` (the value kinds: ``Unknown``,
+``TensorVal``, ``NeedInt``, ``EvalError``), ``relations`` (``Rel``, ``AnyOf``, disjunctions made
+shorter only where proved), ``logic`` (``Cond`` and the three-valued ``and_``, ``or_``, ``not_``).
+
+The functions a rule calls are not the language's: they are the library's (``shapecheck.functions``),
+which fills ``compile.FUNCTIONS``.  Consumers import from this face, never from a module's re-exports.
 """
 from .compare import compare_dims, make_rel
 from .compile import FIELDS, SPECIAL_FORMS, Fn, compile_expr, fresh_shape
-from .logic import (NO_VALUE, PYOP, UNKNOWN, AnyOf, Cond, EvalError, NeedInt, Rel, TensorVal, Unknown,
-                    UnknownDType, UnknownRank, UnknownShape, and_, as_cond, lookup, not_, or_)
+from .lattice import (NO_VALUE, UNKNOWN, EvalError, NeedInt, TensorVal, Unknown, UnknownDType, UnknownRank,
+                      UnknownShape, lazy, lookup)
+from .relations import PYOP, AnyOf, Rel
+from .logic import Cond, and_, as_cond, not_, or_
 from .operators import arith, value_of
 from .parser import parse
 from .syntax import Node, NotationError, names_in, substitute, unparse, walk
 
 __all__ = ["parse", "Node", "NotationError", "names_in", "substitute", "unparse", "walk", "compile_expr",
            "fresh_shape", "Fn", "FIELDS", "SPECIAL_FORMS", "Unknown", "UnknownShape", "UnknownRank", "UnknownDType",
-           "UNKNOWN", "NO_VALUE", "TensorVal", "NeedInt", "EvalError", "lookup", "Cond", "Rel", "AnyOf", "PYOP",
+           "UNKNOWN", "NO_VALUE", "TensorVal", "NeedInt", "EvalError", "lookup", "lazy", "Cond", "Rel", "AnyOf", "PYOP",
            "and_", "or_", "not_", "as_cond", "compare_dims", "make_rel", "arith", "value_of"]

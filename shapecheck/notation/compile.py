@@ -30,11 +30,10 @@ if TYPE_CHECKING:
 else:
     from ..deferred import numpy as np
 
-from ..types import Dim, unknown_dim
-from .compare import compare_dims, make_rel
-from .compare_values import compare
-from .logic import (NO_VALUE, UNKNOWN, Cond, Env, EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownDType,
-                    UnknownRank, UnknownShape, and_, as_cond, lazy, lookup, not_, or_)
+from ..dims import Dim, unknown_dim
+from .compare_other import compare
+from .lattice import NO_VALUE, UNKNOWN, Env, EvalError, TensorVal, Unknown, UnknownShape, lookup
+from .logic import Cond, and_, as_cond, not_, or_
 from .syntax import Node
 from .operators import _dtype, _rank, arith, show, subscript, value_of
 
@@ -45,10 +44,7 @@ SPECIAL_FORMS = frozenset({"all", "any"})
 # The functions a rule may call, by name: the function library (``shapecheck.functions``) fills
 # this table when it is imported; the language itself defines none.
 FUNCTIONS: dict[str, Callable] = {}
-# the value types, comparisons and library are re-exported: notation-function modules import them from here
-__all__ = ["NO_VALUE", "UNKNOWN", "Cond", "EvalError", "NeedInt", "Rel", "TensorVal", "Unknown", "UnknownDType",
-           "UnknownRank", "UnknownShape", "and_", "as_cond", "lazy", "lookup", "not_", "or_", "compile_expr",
-           "compare", "compare_dims", "make_rel", "value_of", "SPECIAL_FORMS", "fresh_shape"]
+__all__ = ["compile_expr", "fresh_shape", "Fn", "FIELDS", "SPECIAL_FORMS", "FUNCTIONS"]
 
 
 def compile_expr(node: Node) -> Fn:

@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING
 
 
 from ..deferred import is_sympy
-from ..names import Name
-from ..types import expr_str, normalize_dim, is_symbolic
-from .logic import NO_VALUE, UNKNOWN, EvalError, NeedInt, TensorVal, Unknown, UnknownDType, UnknownRank, UnknownShape
+from ..dims import Name, expr_str, normalize_dim, is_symbolic
+from .lattice import NO_VALUE, UNKNOWN, EvalError, NeedInt, TensorVal, Unknown, UnknownDType, UnknownRank, UnknownShape
 
 if TYPE_CHECKING:
     import numpy as np
@@ -179,7 +178,7 @@ def element_grid(elems: tuple, dims: tuple) -> np.ndarray:
     """A symbolic value's row-major elements as an object array of shape ``dims`` (int dims), so
     that numpy can transpose or slice it and ``.reshape(-1)`` reads the elements back.
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> element_grid((symbol("N"), 1, 2, 3), (2, 2)).T.reshape(-1).tolist()
     [N, 2, 1, 3]
     """

@@ -10,7 +10,8 @@ of unknown rank gets the shape C7 asks for), and a symbol used as a slice bound
 
 One job per module: ``query`` (inputs, attributes, environment), ``unify`` (bindings),
 ``solve`` (classifying each rule), ``contradiction`` (conditions that cannot all hold),
-``outputs``, ``explain`` (values and fixes of refuted rules).
+``outputs``, ``explain`` (values and fixes of refuted rules), ``cache`` (each query solved once up to
+a renaming of its dim symbols).
 
 >>> from shapecheck.registry import default_registry
 >>> spec = default_registry().resolve("ScatterND", 18)

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from ..notation import EvalError, NeedInt, TensorVal, Unknown, UnknownShape, compile_expr, names_in, unparse, walk
 from ..registry import Registry, Rule, Spec
-from ..types import expr_str, is_unknown, value_str, is_symbolic
+from ..dims import expr_str, is_unknown, is_symbolic
+from ..types import value_str
 from .query import versions
 
 if TYPE_CHECKING:

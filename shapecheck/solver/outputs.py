@@ -10,7 +10,8 @@ else:
 
 from ..notation import EvalError, NeedInt, Unknown
 from ..registry import Spec
-from ..types import TensorType, normalize_dim, numpy_dtype, unknown_dim, valued
+from ..types import TensorType, numpy_dtype, valued
+from ..dims import normalize_dim, unknown_dim
 
 __all__ = ["output_slots", "output_type"]
 

@@ -17,8 +17,7 @@ else:
 from ..errors import UsageError
 from ..findings import ATTRIBUTE_TYPE, UNKNOWN_ATTRIBUTE
 from ..result import Finding
-from ..notation import TensorVal
-from ..notation.compile import lazy
+from ..notation import TensorVal, lazy
 from ..registry import Registry, Spec
 from ..types import TensorType, as_tensor_type
 

@@ -18,7 +18,8 @@ from ..findings import DEPRECATED
 from ..result import ConstraintResult, Finding, Result
 from ..notation import EvalError, NeedInt, as_cond
 from ..registry import Registry, Rule, Spec
-from ..types import TensorType, is_unknown
+from ..types import TensorType
+from ..dims import is_unknown
 from .contradiction import contradiction
 from .explain import deprecation_fix, fix, values_involved
 from .outputs import output_slots, output_type

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from ..notation import EvalError, NeedInt, Rel, Unknown, UnknownDType, UnknownRank, UnknownShape, fresh_shape
 from ..registry import Rule, Spec
-from ..types import TensorType, expr_str, is_unknown, normalize_dim, is_symbolic
+from ..types import TensorType
+from ..dims import expr_str, is_unknown, normalize_dim, is_symbolic
 from .query import spec_env
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from ..result import Result
 from ..solver import solve
 from ..registry import Spec
 from ..types import TensorType, numpy_dtype
-from .report import Sample
+from .samples import Sample
 
 __all__ = ["judge", "ids_of", "typed"]
 

@@ -18,10 +18,11 @@ from ..result import Result
 from ..solver import prepare_attrs, solve, spec_env
 from ..notation import EvalError, NeedInt, Unknown
 from ..registry import Registry, Spec
-from ..types import ELEMENT_TYPES, TensorType, numpy_dtype, unknown_dim, is_symbolic
-from .dims import at, draw_dims, expected_type
+from ..types import ELEMENT_TYPES, TensorType, numpy_dtype
+from ..dims import unknown_dim, is_symbolic
+from .symbols import at, draw_dims, expected_type
 from .oracle import ids_of, judge
-from .report import Sample
+from .samples import Sample
 
 if TYPE_CHECKING:
     pass

@@ -1,24 +1,88 @@
-"""Disjunctions of relations over dims made shorter where that changes nothing.
+"""Relations between dims (``Rel``: ``N == 4``) and disjunctions of them (``AnyOf``), with the
+operators' meaning on plain numbers (``PYOP``).
 
-``always``: the disjunction holds for every dim (``batch != 0 or batch == batch*seq``), so it
-is not a condition.  ``absorbed``: alternatives that another one already covers are dropped
-(``N != 0 or N == 4`` is ``N != 0``).  Neither ever weakens a condition: an alternative is
-dropped, or the whole is called true, only when that is proved.
+Disjunctions are made shorter where that changes nothing.  ``always``: the disjunction holds for
+every dim (``batch != 0 or batch == batch*seq``), so it is not a condition.  ``absorbed``:
+alternatives that another one already covers are dropped (``N != 0 or N == 4`` is ``N != 0``).
+Neither ever weakens a condition: an alternative is dropped, or the whole is called true, only
+when that is proved.
+
+>>> from shapecheck.dims import symbol
+>>> str(Rel("<=", symbol("N"), 4).negate()), PYOP["<"](1, 2)
+('N > 4', True)
 """
 from __future__ import annotations
 
+import operator
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from ..types import is_symbolic
-from .logic import PYOP, Rel
+from ..dims import rebuild, expr_str, is_symbolic
 
 if TYPE_CHECKING:
     import sympy
 else:
     from ..deferred import sympy
 
-__all__ = ["always", "absorbed"]
+
+@dataclass(frozen=True)
+class Rel:
+    """One relation between dims, kept in the user's direction for printing."""
+
+    op: str
+    lhs: Any
+    rhs: Any
+
+    def __str__(self) -> str:
+        return f"{expr_str(self.lhs)} {self.op} {expr_str(self.rhs)}"
+
+    def negate(self) -> "Rel":
+        return Rel(_NEGATE[self.op], self.lhs, self.rhs)
+
+    def sympy(self) -> sympy.Basic:
+        return _sympy_rel(self.op)(self.lhs, self.rhs)
+
+    def xreplace(self, mapping: dict) -> "Rel":
+        """The relation with symbols renamed (cheap: no sympy relational is built, no Min/Max re-evaluated)."""
+        return Rel(self.op, rebuild(self.lhs, mapping), rebuild(self.rhs, mapping))
+
+    @property
+    def free_symbols(self) -> set:
+        return set().union(*(x.free_symbols for x in (self.lhs, self.rhs) if is_symbolic(x)))
+
+
+@dataclass(frozen=True)
+class AnyOf:
+    """A disjunction of conjunctions of relations (``N == M or N == 1 or M == 1``)."""
+
+    alts: tuple
+
+    def __str__(self) -> str:
+        return " or ".join("(" + " and ".join(str(r) for r in conj) + ")" if len(conj) > 1 else str(conj[0])
+                           for conj in self.alts)
+
+    def sympy(self) -> sympy.Basic:
+        return sympy.Or(*[sympy.And(*[r.sympy() for r in conj]) for conj in self.alts])
+
+    def xreplace(self, mapping: dict) -> "AnyOf":
+        return AnyOf(tuple(tuple(r.xreplace(mapping) for r in conj) for conj in self.alts))
+
+    @property
+    def free_symbols(self) -> set:
+        return set().union(*(r.free_symbols for conj in self.alts for r in conj))
+
+
+_NEGATE = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+
+
+# a relation's operator as Python's, for plain numbers
+PYOP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+def _sympy_rel(op: str):
+    """sympy's class for a relation operator (sympy is imported on first use: ``deferred``)."""
+    return {"==": sympy.Eq, "!=": sympy.Ne, "<": sympy.Lt, "<=": sympy.Le, ">": sympy.Gt, ">=": sympy.Ge}[op]
 
 
 def _solutions(rel: Rel, s: Any) -> Any:
@@ -26,7 +90,7 @@ def _solutions(rel: Rel, s: Any) -> Any:
 
     Only ``a*s + b == 0`` is solved (cheaply, no ``solveset``): anything else is "unsure".
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> n = symbol("N")
     >>> _solutions(Rel("==", n, 4 * n), n), _solutions(Rel("==", 2 * n, 3), n), _solutions(Rel("==", n * n, 4), n)
     ([0], [], None)
@@ -46,7 +110,7 @@ def absorbed(rels: tuple) -> tuple:
     """The disjunction without the equalities over one dim that another disjunct already covers
     (``seq != 0 or seq == 4`` is ``seq != 0``).
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> s = symbol("seq")
     >>> [str(r) for r in absorbed((Rel("!=", s, 0), Rel("==", s, 4)))]
     ['seq != 0']
@@ -72,7 +136,7 @@ def always(rels: tuple) -> bool:
     (``0 != 0*seq``), no dims satisfy the negation (``batch != 0 or batch == batch*seq``, a
     Reshape whose target dim copies an input dim that is 0 exactly when it is).  False when unsure.
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> b, s = symbol("batch"), symbol("seq")
     >>> always((Rel("!=", b, 0), Rel("==", b, 4 * b))), always((Rel("!=", b, 0), Rel("==", b, 4)))
     (True, False)
@@ -110,3 +174,6 @@ def _false_at(rel: Rel, s: Any, v: int) -> bool:
     d = sympy.expand(sympy.sympify(rel.lhs).xreplace({s: sympy.Integer(v)})
                      - sympy.sympify(rel.rhs).xreplace({s: sympy.Integer(v)}))
     return d.is_Integer and not PYOP[rel.op](int(d), 0)
+
+
+__all__ = ["Rel", "AnyOf", "PYOP", "always", "absorbed"]

@@ -21,17 +21,16 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from .result import ConstraintResult, Finding, Result
-from .solver import solve
-from .registry import Spec
-from .dims import rebuild
-from .names import Name
-from .types import is_runtime, is_symbolic, runtime_dim, TensorType, is_unknown, normalize_dim
+from ..result import ConstraintResult, Finding, Result
+from .solve import solve
+from ..registry import Spec
+from ..dims import rebuild, Name, is_runtime, is_symbolic, runtime_dim, is_unknown, normalize_dim
+from ..types import TensorType
 
 if TYPE_CHECKING:
     import sympy
 else:
-    from .deferred import sympy
+    from ..deferred import sympy
 
 _TOKEN = re.compile(r"_[cu]\d+_")
 

@@ -24,24 +24,24 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
-from .deferred import sympy, sympy_imported
-from .errors import UsageError
-from .frontends import ModelGraph
-from .model.forward import check_graph
-from .names import NeedsAlgebra
-from .model.result import DeclarationReport, ModelReport, NodeReport
-from .registry import Registry, default_registry
+from ..deferred import sympy, sympy_imported
+from ..errors import UsageError
+from ..frontends import ModelGraph
+from .forward import check_graph
+from ..dims import NeedsAlgebra
+from .reports import DeclarationReport, ModelReport, NodeReport
+from ..registry import Registry, default_registry
 
 
 # ---------------------------------------------------------------- entry points
 
 def load_graph(model: Any, registry: Registry, load_external_data: bool = False, light: bool = False) -> ModelGraph:
     """Pick the frontend by file type: ``.xml`` is OpenVINO IR, anything else ONNX (``light``:
-    its named dims as ``names.Name``s)."""
+    its named dims as ``dims.Name``s)."""
     if isinstance(model, (str, Path)) and str(model).lower().endswith(".xml"):
-        from .frontends.openvino_ir import read_ir
+        from ..frontends.openvino_ir import read_ir
         return read_ir(model, registry)
-    from .frontends import read_onnx
+    from ..frontends import read_onnx
     return read_onnx(model, registry, load_external_data, light)
 
 
@@ -58,7 +58,7 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
     objects (the compiled specs, sympy's caches) took a third of a check's time.  Pass False to
     leave the collector alone.
 
-    ``light`` first tries a check without sympy, whose named dims are ``names.Name``s; the
+    ``light`` first tries a check without sympy, whose named dims are ``dims.Name``s; the
     first dim that needs algebra stops it, and the model is checked again as usual.  The
     report is the same either way, but its dims may be ``Name``s, which do no arithmetic: the
     CLI, which only prints reports, uses it; other callers should not.  It also parses the
@@ -66,7 +66,7 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
     (``deferred.Deferred.barred``).
     """
     if registry is None:
-        from .registry import registry_with
+        from ..registry import registry_with
         registry = registry_with(specs) if specs else default_registry()
     with no_gc_pauses() if pause_gc else nullcontext():
         report = None
@@ -78,7 +78,7 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
     if output:
         if graph.format != "onnx":
             raise UsageError("--output writes ONNX models only; this model is OpenVINO IR")
-        from .frontends import write_annotated
+        from ..frontends import write_annotated
         write_annotated(graph.proto, report.types, output, graph.path)
     return report
 
@@ -92,7 +92,7 @@ def _light_check(model: Any, registry: Registry, strict: bool, runtime: str | No
     full check then decides, in its own words)."""
     if sympy_imported() or (isinstance(model, (str, Path)) and str(model).lower().endswith(".xml")):
         return None, model
-    from .frontends import load_model
+    from ..frontends import load_model
     loaded = load_model(model, load_external_data, bare=True)
     if len(loaded.model.graph.node) > LIGHT_MAX_NODES:
         return None, loaded
@@ -109,7 +109,7 @@ LIGHT_MAX_NODES = 2000
 
 def light_check(model: Any, registry: Registry, strict: bool = False, runtime: str | None = None,
                 load_external_data: bool = False) -> ModelReport:
-    """A check of an ONNX model that runs no sympy code, its named dims as ``names.Name``s;
+    """A check of an ONNX model that runs no sympy code, its named dims as ``dims.Name``s;
     raises ``NeedsAlgebra`` where a dim needs more than comparing names."""
     with sympy.barred(NeedsAlgebra):
         return check_graph(load_graph(model, registry, load_external_data, light=True), registry, strict, runtime)
@@ -135,7 +135,7 @@ def no_gc_pauses():
 def annotate(model: Any, *, registry: Registry | None = None):
     """A copy of an ONNX model whose value_info and outputs carry shapecheck's inferred types."""
     import onnx
-    from .frontends import annotate_proto
+    from ..frontends import annotate_proto
     registry = registry or default_registry()
     with no_gc_pauses():
         graph = load_graph(model, registry)

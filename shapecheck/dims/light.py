@@ -18,7 +18,7 @@ two on every shipped model, on random small graphs and on every spec's cases).
 >>> n + 1
 Traceback (most recent call last):
 ...
-shapecheck.names.NeedsAlgebra: batch: a light check does no arithmetic on dims
+shapecheck.dims.light.NeedsAlgebra: batch: a light check does no arithmetic on dims
 """
 from __future__ import annotations
 

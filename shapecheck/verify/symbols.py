@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..result import Result
-from ..types import TensorType, is_symbolic
+from ..types import TensorType
+from ..dims import is_symbolic
 from .oracle import ids_of
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """``RuntimeDim``: a size known only at run time, named in reports.
 
 Its own module because its class derives from sympy's ``Dummy``: defining it imports sympy,
-which a light check (``names.py``) never does.  ``dims.runtime_dim`` makes one and
+which a light check (``light.py``) never does.  ``dims.runtime_dim`` makes one and
 ``dims.is_runtime`` recognizes one.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import sympy
 else:
-    from .deferred import sympy
+    from ..deferred import sympy
 
 
 class RuntimeDim(sympy.Dummy):

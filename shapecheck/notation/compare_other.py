@@ -2,7 +2,7 @@
 arrays against dims, floats (a Resize scale) against dims, membership in sets.  Two dims go to
 ``compare.compare_dims``.
 
->>> from shapecheck.types import symbol
+>>> from shapecheck.dims import symbol
 >>> compare((symbol("N"), 4), "==", (symbol("N"), 4)), compare(2, "in", {1, 2})
 (True, True)
 """
@@ -17,9 +17,11 @@ if TYPE_CHECKING:
 else:
     from ..deferred import numpy as np
 
-from ..types import is_symbolic
+from ..dims import is_symbolic
 from .compare import FLIP, compare_dims
-from .logic import PYOP, EvalError, TensorVal, Unknown, and_, not_, or_
+from .relations import PYOP
+from .lattice import EvalError, TensorVal, Unknown
+from .logic import and_, not_, or_
 from .operators import is_dim, show, values
 
 __all__ = ["compare"]
@@ -68,7 +70,7 @@ def _float_vs_dim(x: float, op: str, d):
     """``x op d`` for a float value against a symbolic dim (an integer): the same question asked of
     an integer, so that it is decided or stated as a condition (never an error, never refuted).
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> n = symbol("N")
     >>> _float_vs_dim(0.0, "<", n).texts(), _float_vs_dim(2.5, "==", n), _float_vs_dim(-0.5, "<", n)
     (['N > 0'], False, True)

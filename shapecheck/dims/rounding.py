@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import sympy
 else:
-    from .deferred import sympy
+    from ..deferred import sympy
+
+from .core import normalize_dim
 
 
 __all__ = ["floor_of", "ceiling_of", "floor_div", "floor_bounds", "floor_argument", "provably_nonnegative",
@@ -222,5 +224,4 @@ def monomial(term: Any) -> bool:
 
 
 def _normalize(d: Any) -> Any:
-    from .dims import normalize_dim
     return normalize_dim(d)

@@ -1,5 +1,12 @@
 """Dimensions: plain ints, symbols, unknowns; ONNX's text syntax for them (``N``, ``2*M + 1``, ``?``).
 
+The package's rooms: ``core`` (``normalize_dim`` and the ``is_*`` predicates, which need no sympy),
+``rounding`` (floors and ceilings of dims as sympy builds them, without its assumption queries),
+``light`` (``Name`` and ``NeedsAlgebra``: the named dims of a light check, without sympy),
+``runtime`` (``RuntimeDim``: a size known only at run time; importing it imports sympy).  This
+module is the face: dims are made, parsed and printed here, and consumers import every name
+of the package from ``shapecheck.dims``.
+
 A dimension is a plain ``int`` when it is known, a sympy expression over non-negative
 integer symbols when it is symbolic (``N``, ``2*M``), and a sympy ``Dummy`` when it is
 unknown (``?``).  Plain integers are never wrapped, so a query whose dims are all concrete
@@ -12,23 +19,22 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, TypeGuard, Union
+from typing import TYPE_CHECKING, Any
 
-from .errors import UsageError
-from .names import Name, NeedsAlgebra
+from ..errors import UsageError
+from .core import Dim, has_unknown, is_runtime, is_symbolic, is_unknown, normalize_dim
+from .light import Name, NeedsAlgebra
+from .rounding import ceiling_of, floor_of
 
 if TYPE_CHECKING:
     import numpy as np
     import sympy
 else:
-    from .deferred import numpy as np, sympy
-from .deferred import is_sympy
+    from ..deferred import numpy as np, sympy
 
 __all__ = ["Dim", "symbol", "unknown_dim", "runtime_dim", "is_runtime", "is_symbolic", "is_unknown", "has_unknown", "dim_str", "expr_str", "parse_dim",
-           "normalize_dim", "MAX_DIM_NESTING", "MAX_DIM_TOKENS", "INT64_MAX"]
-
-Dim = Union[int, "sympy.Expr"]
-
+           "normalize_dim", "MAX_DIM_NESTING", "MAX_DIM_TOKENS", "INT64_MAX", "rebuild", "short_text", "Name",
+           "NeedsAlgebra"]
 
 @lru_cache(maxsize=None)   # keyed by the name: a name is one symbol per process, by design
 def symbol(name: str) -> sympy.Symbol:
@@ -43,13 +49,8 @@ def unknown_dim(label: str) -> sympy.Dummy:
 
 def runtime_dim(name: str, upper: Any = None) -> Any:
     """A size known only at run time (NonZero's count, a Loop's trip count): a ``RuntimeDim``."""
-    from .runtime_dim import RuntimeDim
+    from .runtime import RuntimeDim
     return RuntimeDim(name, upper)
-
-
-def is_runtime(d: Any) -> bool:
-    """Whether ``d`` is a ``RuntimeDim`` (read off its class, so that a light check needs no sympy)."""
-    return getattr(type(d), "is_runtime_dim", False)
 
 
 def rebuild(e: Any, mapping: dict) -> Any:
@@ -73,30 +74,8 @@ def rebuild(e: Any, mapping: dict) -> Any:
     if isinstance(e, (sympy.Min, sympy.Max)):
         return type(e)(*args, evaluate=False)
     if isinstance(e, (sympy.floor, sympy.ceiling)):
-        from .rounding import ceiling_of, floor_of
         return (floor_of if isinstance(e, sympy.floor) else ceiling_of)(args[0])
     return e.func(*args)
-
-
-def is_symbolic(d: Any) -> TypeGuard[sympy.Basic | Name]:
-    """Whether a dim is a symbol or an expression over symbols (in a light check, a ``Name``).
-
-    >>> is_symbolic(4), is_symbolic(symbol("N") + 1), is_symbolic(Name("N"))
-    (False, True, True)
-    """
-    t = type(d)
-    return t is Name or (t not in _PLAIN and is_sympy(d))
-
-
-def is_unknown(d: Any) -> bool:
-    return type(d) not in _PLAIN and is_sympy(d, "Dummy")
-
-
-def has_unknown(d: Any) -> bool:
-    return type(d) not in _PLAIN and is_sympy(d) and any(is_unknown(s) for s in d.free_symbols)
-
-
-_PLAIN = (int, bool, Name)     # dims that are never unknown, and whose type says so without sympy
 
 
 def dim_str(d: Dim, unknown_as: str = "?") -> str:
@@ -260,10 +239,3 @@ def _int64(digits: str, text: str) -> int:
     return int(digits)
 
 
-def normalize_dim(d: Any) -> Dim:
-    """Collapse a constant sympy expression to a plain int."""
-    if isinstance(d, (int, np.integer)):
-        return int(d)
-    if type(d) is not Name and is_sympy(d) and d.is_Integer:
-        return int(d)
-    return d
