@@ -34,7 +34,7 @@ from .types import TensorType, parse_type
 if TYPE_CHECKING:
     import onnx
 
-    from .model.check import ModelReport
+    from .model import ModelReport
     from .specdiff import SpecDiff
 
 ModelLike = Union[str, "os.PathLike[str]", bytes, "onnx.ModelProto", Any]
@@ -149,7 +149,7 @@ def light_solve(spec, inputs: dict[str, Any], attrs: dict[str, Any] | None, opse
 
 def model_types(model: Any, *, registry: Registry | None = None) -> dict[str, TensorType]:
     """Every tensor of a model with its inferred type (graph inputs, initializers, node outputs)."""
-    from .model.check import check_graph, load_graph, no_gc_pauses
+    from .model import check_graph, load_graph, no_gc_pauses
     reg = registry or default_registry()
     with no_gc_pauses():
         graph = load_graph(model_source(model, "infer"), reg)
@@ -160,7 +160,7 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
                 load_external_data: bool = False, output: str | None = None,
                 specs: list[str] | str | None = None, pause_gc: bool = True,
                 runtime: str | None = None) -> ModelReport:
-    """Check every node of a model that has a spec; see ``shapecheck.model.check.ModelReport``.
+    """Check every node of a model that has a spec; see ``shapecheck.model.ModelReport``.
 
     ``model`` is a path, ``onnx.ModelProto``, bytes, ``onnx_ir.Model`` or ``torch.onnx.ONNXProgram``.
     ``output`` writes an annotated copy (ONNX only); ``specs`` adds spec directories;

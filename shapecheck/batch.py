@@ -25,7 +25,7 @@ class Outcome:
     """One model's check: its report, or the error that kept it from being checked."""
 
     path: str
-    report: Any = None          # check.ModelReport (without its type environment)
+    report: Any = None          # model.ModelReport (without its type environment)
     error: str = ""
 
     @property

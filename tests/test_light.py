@@ -1,4 +1,4 @@
-"""The light check (``shapecheck/names.py``): a check without sympy, for models whose named
+"""The light check (``shapecheck/dims/light.py``): a check without sympy, for models whose named
 dims are only compared.  It gives the full check's report, or stops with ``NeedsAlgebra`` and
 leaves the model to the full check; it never gives a report of its own."""
 from __future__ import annotations
@@ -23,7 +23,7 @@ from shapecheck.deferred import Deferred, is_sympy, sympy
 from shapecheck.dims import Name, NeedsAlgebra
 from shapecheck.notation import compare_dims
 from shapecheck.registry import default_registry
-from tests.modelkit import FLOAT, INT64, const, model, node, vi
+from tests.harness.models import FLOAT, INT64, const, model, node, vi
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted([*ROOT.glob("examples/*.onnx"), *ROOT.glob("tests/fixtures/*/*.onnx")])

@@ -171,9 +171,10 @@ class _Reader:
             for body in inline(n, fn):
                 self.visit(body, scope, inner, [*calls, (fn.domain, fn.name)])
             return
-        if op == "Constant" and domain == "ai.onnx":
+        source = _SOURCE_NODES.get((domain, op))
+        if source is not None:
             out = n.output
-            t = constant_node_value(n, out[0]) if out else None
+            t = source(n, out[0]) if out else None
             if t is not None:   # a Constant is a source, as an initializer is
                 self.graph.sources[out[0]] = t
                 self.graph.source_kind[out[0]] = "constant"
@@ -185,6 +186,10 @@ class _Reader:
             self.walk(sg, f"{full}/{attr}", False)
         self.needs_onnx |= not self.registry.has_op(op, domain)
         self.graph.nodes.append(node)
+
+
+# the nodes that are sources, as initializers are, by (domain, op): the type and value they give their output
+_SOURCE_NODES = {("ai.onnx", "Constant"): constant_node_value}
 
 
 def write_annotated(model, types: dict[str, TensorType], out_path: str, source_path: str) -> None:

@@ -8,3 +8,9 @@
 * ``reports``: ``ModelReport``, ``NodeReport``, ``DeclarationReport``;
 * ``check``: the entry points (``check_model``, ``annotate``, ``load_graph``) and the light-check policy.
 """
+from .check import annotate, check_model, light_check, load_graph, no_gc_pauses
+from .forward import check_graph
+from .reports import DeclarationReport, ModelReport, NodeReport
+
+__all__ = ["check_model", "annotate", "load_graph", "light_check", "no_gc_pauses", "check_graph", "ModelReport",
+           "NodeReport", "DeclarationReport"]

@@ -29,7 +29,7 @@ from ..errors import UsageError
 from ..frontends import ModelGraph
 from .forward import check_graph
 from ..dims import NeedsAlgebra
-from .reports import DeclarationReport, ModelReport, NodeReport
+from .reports import ModelReport
 from ..registry import Registry, default_registry
 
 
@@ -146,5 +146,4 @@ def annotate(model: Any, *, registry: Registry | None = None):
     return m
 
 
-__all__ = ["check_model", "check_graph", "annotate", "load_graph", "no_gc_pauses",
-           "ModelReport", "NodeReport", "DeclarationReport"]
+__all__ = ["check_model", "annotate", "load_graph", "light_check", "no_gc_pauses"]

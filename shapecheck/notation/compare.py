@@ -47,7 +47,7 @@ _REFLEXIVE = frozenset(("==", "<=", ">="))
 
 
 def _compare_names(a, op: str, b):
-    """A light check's comparison (``names.py``): of a name with itself, another name or a number.
+    """A light check's comparison (``dims/light.py``): of a name with itself, another name or a number.
     A name is any integer >= 0, independently of any other name; whatever else needs algebra.
 
     >>> n, m = Name("N"), Name("M")

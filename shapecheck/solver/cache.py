@@ -150,7 +150,7 @@ def attrs_key(attrs: dict[str, Any]) -> tuple | None:
 def _canonical(i: int, unknown: bool, light: bool = False) -> sympy.Symbol:
     # canonical placeholders are shared by all queries: a result only ever holds them between solve and rename
     if light:
-        return Name(f"_c{i}_")      # a light check's (names.py)
+        return Name(f"_c{i}_")      # a light check's (dims/light.py)
     if unknown:
         return sympy.Dummy(f"_u{i}_", integer=True, nonnegative=True)
     return sympy.Symbol(f"_c{i}_", integer=True, nonnegative=True)
