@@ -50,7 +50,7 @@ def worker(kind: str, path: str) -> dict:
     res = {"kind": kind, "nodes": len(model.graph.node), "import_s": t_import, "load_s": t_load,
            "rss_before_mb": _maxrss_mb()}
     if kind == "shapecheck":
-        from shapecheck.notation.load import default_registry
+        from shapecheck.registry import default_registry
         t0 = time.perf_counter()
         rep = shapecheck.check_model(model, pause_gc=True)    # as the CLI runs it
         res["cold_s"] = time.perf_counter() - t0

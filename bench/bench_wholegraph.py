@@ -4,7 +4,7 @@
     python bench/bench_wholegraph.py --sizes 2000 12000 60000 # + the 60k-node decoders (issue 16)
     python bench/bench_wholegraph.py --no-corpus --engines shapecheck onnx
 
-Not a test: run on demand.  Engines (``tests/wholegraph.py`` adapters, value_info stripped):
+Not a test: run on demand.  Engines (``tests/harness/wholegraph.py`` adapters, value_info stripped):
 
 * ``shapecheck``: ``check_model(path).types``;
 * ``onnx``: ``onnx.shape_inference.infer_shapes(model, data_prop=True)`` (C++);
@@ -23,7 +23,7 @@ on the first sum, load there), then times path -> shapes (model load included, s
 peak memory is the process's own peak resident set (``bench/peak.py``: VmHWM, imports included).  The machine's speed drifts by tens
 of percent from one minute to the next: each engine runs the corpora ``--repeats`` times (3),
 the engines taking turns, and each model's median time is kept.
-Exactness is scored against onnxruntime's runs (tests/wholegraph.py: exact / total, wrong).
+Exactness is scored against onnxruntime's runs (tests/harness/wholegraph.py: exact / total, wrong).
 Ratios are shapecheck / peer on nodes/s (above 1: shapecheck faster) and on peak memory.
 Also times ``shapecheck --version``, ``shapecheck check`` on two small examples (checked without
 sympy) and on a T5 export (which needs it), and an ``infer`` query, as subprocesses (process
@@ -74,14 +74,14 @@ def worker(engine: str, paths: list[str]) -> None:
     import onnx
     from peak import peak_rss_mb
 
-    from tests import wholegraph as wg
+    from tests.harness import wholegraph as wg
 
     run = wg.ENGINES[engine]
     try:
         run(WARMUP)  # imports and one-time setup (spec files, registries) outside the timings
         run(_arithmetic_warmup())   # a dim computed in the graph: modules imported on first use
         if engine == "shapecheck":   # every spec compiled up front, as the peers load every op handler at import
-            from shapecheck.notation.load import default_registry
+            from shapecheck.registry import default_registry
             getattr(default_registry(), "load_all", lambda: None)()
     except Exception as e:  # noqa: BLE001 - the warm-up only loads the engine; a failure shows below
         print(f"warm-up: {type(e).__name__}: {e}", file=sys.stderr)
@@ -251,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         worker(args.worker[0], args.worker[1:])
         return 0
-    from tests import wholegraph as wg
+    from tests.harness import wholegraph as wg
 
     losses: dict[str, Counter] = {"corpus": Counter(), "decoders": Counter()}
     if not args.no_corpus:

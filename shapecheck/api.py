@@ -26,15 +26,15 @@ from typing import TYPE_CHECKING, Any, Union, overload
 from .errors import UsageError
 from .result import Result
 from .solver import solve
-from .notation.load import Registry, default_registry
+from .registry import Registry, default_registry
 from .deferred import sympy, sympy_imported
-from .names import NeedsAlgebra
+from .dims import NeedsAlgebra
 from .types import TensorType, parse_type
 
 if TYPE_CHECKING:
     import onnx
 
-    from .check import ModelReport
+    from .model import ModelReport
     from .specdiff import SpecDiff
 
 ModelLike = Union[str, "os.PathLike[str]", bytes, "onnx.ModelProto", Any]
@@ -150,7 +150,7 @@ def light_solve(spec, inputs: dict[str, Any], attrs: dict[str, Any] | None, opse
 def model_types(model: Any, *, registry: Registry | None = None, assume_nonempty: bool = True,
                 dims: dict[str, int] | str | None = None) -> dict[str, TensorType]:
     """Every tensor of a model with its inferred type (graph inputs, initializers, node outputs)."""
-    from .check import load_graph, no_gc_pauses, run_checks
+    from .model.check import load_graph, no_gc_pauses, run_checks
     from .model.sizes import parse_sizes
     reg = registry or default_registry()
     with no_gc_pauses():
@@ -163,7 +163,7 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
                 specs: list[str] | str | None = None, pause_gc: bool = True,
                 runtime: str | None = None, assume_nonempty: bool = True,
                 dims: dict[str, int] | str | None = None) -> ModelReport:
-    """Check every node of a model that has a spec; see ``shapecheck.check.ModelReport``.
+    """Check every node of a model that has a spec; see ``shapecheck.model.ModelReport``.
 
     ``model`` is a path, ``onnx.ModelProto``, bytes, ``onnx_ir.Model`` or ``torch.onnx.ONNXProgram``.
     ``output`` writes an annotated copy (ONNX only); ``specs`` adds spec directories;
@@ -174,7 +174,7 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
     ``"batch=8,seq=4096"``) checks the model at those input sizes.  The report's ``domain`` says
     for which input sizes the model is valid.
     """
-    from .check import check_model as _check
+    from .model.check import check_model as _check
     return _check(model_source(model), strict=strict, registry=registry, load_external_data=load_external_data,
                   output=output, specs=specs, pause_gc=pause_gc, runtime=runtime, assume_nonempty=assume_nonempty,
                   dims=dims)
@@ -183,7 +183,7 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
 def annotate(model: Any, *, registry: Registry | None = None, assume_nonempty: bool = True,
              dims: dict[str, int] | str | None = None) -> onnx.ModelProto:
     """A copy of an ONNX model whose value_info and outputs carry shapecheck's inferred types."""
-    from .check import annotate as _annotate
+    from .model.check import annotate as _annotate
     return _annotate(model_source(model, "annotate"), registry=registry, assume_nonempty=assume_nonempty, dims=dims)
 
 

@@ -25,7 +25,7 @@ class Outcome:
     """One model's check: its report, or the error that kept it from being checked."""
 
     path: str
-    report: Any = None          # check.ModelReport (without its type environment)
+    report: Any = None          # model.ModelReport (without its type environment)
     error: str = ""
 
     @property
@@ -75,8 +75,9 @@ def _models_under(directory: str) -> list[str]:
 
 
 @lru_cache(maxsize=8)   # keyed by the spec directories: a registry (and its solve cache) per set of them
-def _registry(specs: tuple[str, ...]):
-    from .notation.load import default_registry, registry_with
+def registry_for(specs: tuple[str, ...]):
+    """The registry of the shipped specs and those in ``specs`` (one per set of directories, per process)."""
+    from .registry import default_registry, registry_with
     return registry_with(list(specs)) if specs else default_registry()
 
 
@@ -84,11 +85,11 @@ def check_one(path: str, strict: bool = False, specs: tuple[str, ...] = (), load
               output: str | None = None, runtime: str | None = None, assume_nonempty: bool = True,
               dims: dict[str, int] | None = None, node_progress: Any = None) -> Outcome:
     """Check one model; any error becomes the outcome's ``error`` (the collector is paused, as the CLI does)."""
-    from .check import check_model
+    from .model.check import check_model
     if os.path.isdir(path):
         return Outcome(path, error=f"{path}: is a directory without models (*.onnx, or *.xml with a .bin beside it)")
     try:
-        report = check_model(path, strict=strict, registry=_registry(tuple(specs)),
+        report = check_model(path, strict=strict, registry=registry_for(tuple(specs)),
                              load_external_data=load_external_data, output=output, pause_gc=True, runtime=runtime,
                              light=True, assume_nonempty=assume_nonempty, dims=dims, progress=node_progress)
     except ShapeCheckError as exc:
@@ -113,7 +114,7 @@ def run(paths: Sequence[str], *, jobs: int | None = None, progress: Callable[[Ou
             if progress:
                 progress(out[-1])
         return out
-    _registry(tuple(options.get("specs", ())))   # load (and validate) the specs once, before forking
+    registry_for(tuple(options.get("specs", ())))   # load (and validate) the specs once, before forking
     from concurrent.futures import ProcessPoolExecutor, as_completed   # 10 ms of imports a single model never needs
     results: dict[int, Outcome] = {}
     with ProcessPoolExecutor(max_workers=min(jobs, len(paths))) as pool:

@@ -14,11 +14,17 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:   # Python 3.10
+    import tomli as tomllib
 
 _TYPES: dict[str, Any] = {"paths": list, "exclude": list, "strict": bool, "allow-empty-dims": bool,
                           "runtime": str, "format": str, "specs": list, "select": list, "ignore": list}
@@ -89,10 +95,6 @@ def load_config(explicit: str | None = None, start: str | os.PathLike = ".") -> 
 
 
 def _read(path: Path) -> dict[str, Any]:
-    try:
-        import tomllib
-    except ModuleNotFoundError:   # Python 3.10
-        import tomli as tomllib   # type: ignore[no-redef]
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

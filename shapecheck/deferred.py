@@ -2,7 +2,7 @@
 
 Importing sympy takes longer (0.3 s) than checking a small model.  A model whose symbolic
 dims are only names (``batch``, ``seq``), that no node computes with, is checked without it
-(``shapecheck.names``); every other check imports it on first use.  Each module writes
+(``shapecheck.dims.light``); every other check imports it on first use.  Each module writes
 ``from .deferred import sympy`` (under ``if not TYPE_CHECKING``, so that type checkers see the
 real module) and uses ``sympy.X`` as before.  numpy is deferred the same way (``from
 .deferred import numpy as np``): importing it, and onnx with it, costs as much again, and a

@@ -21,8 +21,8 @@ from .errors import ConstraintError, ShapeCheckWarning, UsageError
 from .kernels import KERNELS
 from .result import Result
 from .solver import output_slots, prepare_attrs, solve, spec_env
-from .notation.compile import EvalError, TensorVal, Unknown
-from .notation.load import Registry, Spec, default_registry
+from .notation import EvalError, TensorVal, Unknown
+from .registry import Registry, Spec, default_registry
 from .types import numpy_dtype, tensor_type_of
 
 

@@ -133,7 +133,7 @@ _ALL = (
 )
 
 ENGINE: dict[str, EngineFinding] = {f.id: f for f in _ALL}
-# the declaration statuses of ``check.DeclarationReport`` -> their finding ids
+# the declaration statuses of ``model.DeclarationReport`` -> their finding ids
 DECLARATION = {"contradicts": DECLARATION_CONTRADICTS, "condition": DECLARATION_CONDITION,
                "refines": DECLARATION_REFINES}
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .types import TensorType, is_symbolic, is_unknown
+from .types import TensorType
+from .dims import is_symbolic, is_unknown
 
 if TYPE_CHECKING:
     pass

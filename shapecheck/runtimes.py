@@ -6,7 +6,7 @@ spec name (``ScatterND-18``), with the finding it comes from.  A rule that is *r
 node's query is a warning carrying the rule's id; a rule that only may fail (it depends on an
 unknown) says nothing, since the node may well run.
 
->>> from shapecheck.notation.load import default_registry
+>>> from shapecheck.registry import default_registry
 >>> ort = load_runtime("onnxruntime")
 >>> spec = default_registry().resolve("ScatterND", 18)
 >>> [w.constraint for w in ort.warnings(spec, {"data": "complex64[4]", "indices": "int64[1,1]",
@@ -29,10 +29,8 @@ else:  # pragma: no cover
 
 from .errors import SpecError, UsageError
 from .result import Finding
-from .notation.compile import EvalError, NeedInt, compile_expr
-from .notation.load import Spec, specs_dir
-from .notation.parser import parse
-from .notation.syntax import Node, NotationError, names_in
+from .notation import EvalError, NeedInt, compile_expr, parse, Node, NotationError, names_in
+from .registry import Spec, specs_dir
 
 
 @dataclass(frozen=True)

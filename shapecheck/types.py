@@ -1,6 +1,6 @@
 """Element types and tensor types (``TensorType``), with ONNX's text syntax.
 
-Dimensions are ``dims.py``'s; their names are re-exported here, where most code imports them.
+Dimensions are ``shapecheck.dims``'s; import their names from there.
 
 >>> t = parse_type("float[N,4]")
 >>> t.dtype, t.shape[1], str(t)
@@ -23,11 +23,9 @@ else:
 
 from .errors import UsageError
 
-from .dims import (INT64_MAX, MAX_DIM_NESTING, MAX_DIM_TOKENS, Dim, dim_str, expr_str, has_unknown, is_unknown,
-                   normalize_dim, parse_dim, short_text, symbol, unknown_dim, runtime_dim, is_runtime, is_symbolic)
+from .dims import Dim, dim_str, is_symbolic, normalize_dim, parse_dim, short_text
 
-__all__ = ["Dim", "symbol", "unknown_dim", "runtime_dim", "is_runtime", "is_symbolic", "is_unknown", "has_unknown", "dim_str", "expr_str", "parse_dim",
-           "normalize_dim", "MAX_DIM_NESTING", "MAX_DIM_TOKENS", "INT64_MAX", "ELEMENT_TYPES", "ONNX_CODES",
+__all__ = ["ELEMENT_TYPES", "ONNX_CODES",
            "ONNX_CODE_OF", "canonical_dtype", "numpy_dtype", "dtype_of_array", "TensorType", "MAX_SYM_ELEMENTS",
            "valued", "sym_str", "value_str", "parse_type", "tensor_type_of", "as_tensor_type"]
 
@@ -172,6 +170,7 @@ MAX_SYM_ELEMENTS = 64   # symbolic values are tracked for shape-like tensors, no
 def valued(dtype: str | None, shape: tuple | None, elems: tuple | None) -> TensorType:
     """A type whose value is ``elems`` (flat, row-major): an array when every element is concrete.
 
+    >>> from shapecheck.dims import symbol
     >>> str(valued("int64", (2,), (symbol("N"), 12)))
     'int64[2] = [N, 12]'
     >>> valued("int64", (2,), (3, 12)).value.tolist()

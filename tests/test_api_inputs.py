@@ -114,7 +114,7 @@ def test_diff_is_the_function_the_readme_shows():
 def test_check_model_pauses_the_garbage_collector_and_restores_it(monkeypatch):
     import gc
     seen = []
-    from shapecheck import check
+    from shapecheck.model import check
     real = check.check_graph
 
     def spy(*a, **k):

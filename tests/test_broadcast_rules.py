@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import sympy
 
-from shapecheck.notation.shapes import broadcast
-from shapecheck.types import is_unknown, symbol
+from shapecheck.functions.shape import broadcast
+from shapecheck.dims import is_unknown, symbol
 
 N, S = symbol("N"), symbol("S")
 PAIRS = [(sympy.Min(1, S), 16), (N, sympy.Min(1, S)), (N, N * sympy.Min(1, S)), (sympy.Min(64, S), S),

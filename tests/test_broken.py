@@ -19,7 +19,7 @@ from pathlib import Path
 import onnx
 import pytest
 
-from shapecheck.check import check_model
+from shapecheck.model.check import check_model
 from tests.fixtures import make_broken
 
 ROOT = Path(__file__).resolve().parent.parent

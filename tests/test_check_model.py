@@ -11,7 +11,7 @@ import pytest
 
 import shapecheck
 from shapecheck.cli import main
-from tests.modelkit import BOOL, FLOAT, INT64, const, model, node, vi
+from tests.harness.models import BOOL, FLOAT, INT64, const, model, node, vi
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

@@ -14,7 +14,7 @@ import onnx
 import pytest
 
 from shapecheck.cli import main
-from tests.modelkit import FLOAT, INT64, model, node, vi
+from tests.harness.models import FLOAT, INT64, model, node, vi
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

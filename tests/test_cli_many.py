@@ -171,7 +171,7 @@ def test_progress_bar_on_a_terminal_with_several_models(tree):
 
     from rich.console import Console
 
-    from shapecheck.cli import _run_with_progress
+    from shapecheck.check_command import _run_with_progress
     buf = io.StringIO()
     term = Console(file=buf, force_terminal=True, width=80)
     outcomes = _run_with_progress(batch, batch.discover(["a"]), 1, {}, term)
@@ -183,7 +183,7 @@ def test_progress_bar_on_a_terminal_with_several_models(tree):
 
 
 def test_an_internal_error_in_one_model_does_not_stop_the_others(tree, capsys, monkeypatch):
-    from shapecheck import check
+    from shapecheck.model import check
     real = check.check_model
 
     def flaky(path, **kw):

@@ -14,9 +14,9 @@ import operator
 import sympy
 from hypothesis import given, settings, strategies as st
 
-from shapecheck.notation.compare import _OPEN, _linear, compare_dims
-from shapecheck.notation.logic import Cond
-from shapecheck.types import symbol
+from shapecheck.notation.compare import _OPEN, _linear
+from shapecheck.notation import compare_dims, Cond
+from shapecheck.dims import symbol
 
 OPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 SYMS = [symbol("N"), symbol("M"), symbol("K")]
@@ -91,7 +91,7 @@ def test_compare_dims_uses_it_and_keeps_the_condition_readable():
 def test_a_float_value_against_a_dim_is_decided_or_a_condition(x, k, op, flip):
     """A float value (a tensor's contents) compared with a symbolic dim: never an error or a
     refutation where some dim makes it true (it was refuted: docs/runtime-findings.md MR6)."""
-    from shapecheck.notation.compare_values import compare
+    from shapecheck.notation.compare_other import compare
     n = symbol("N")
     d = n + k
     got = compare(d, op, x) if flip else compare(x, op, d)

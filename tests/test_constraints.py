@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 import shapecheck
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 
 REG = default_registry()
 

@@ -7,7 +7,7 @@ from onnx import helper
 
 import shapecheck
 from shapecheck.cli import main
-from tests.modelkit import BOOL, FLOAT, INT64, const, model, node, vi
+from tests.harness.models import BOOL, FLOAT, INT64, const, model, node, vi
 
 
 def decl(report, tensor):

@@ -11,8 +11,9 @@ from shapecheck import ConstraintError, UsageError
 from shapecheck.cli import main
 from shapecheck.executor import run_spec
 from shapecheck.solver import solve
-from shapecheck.notation.load import default_registry, registry_with
-from shapecheck.specdiff import diff, diff_all, diff_range, to_markdown
+from shapecheck.registry import default_registry, registry_with
+from shapecheck.report.diff import to_markdown
+from shapecheck.specdiff import diff, diff_all, diff_range
 from shapecheck.types import parse_type
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,7 +21,7 @@ from shapecheck.domain.intset import DimSet, union
 from shapecheck.domain.reduce import reduce_relation
 from shapecheck.domain.settle import ceilings, settle_dim
 from shapecheck.domain.single import truth_set
-from shapecheck.notation.logic import AnyOf, Rel
+from shapecheck.notation import AnyOf, Rel
 
 S = symbol("s")
 FAR = (10 ** 6, 10 ** 6 + 1, 10 ** 6 + 2, 2 ** 40 + 3)

@@ -51,9 +51,9 @@ def _points(stem: str) -> list[tuple[dict, bool]]:
 
 @cache
 def _recorded(stem: str) -> dict:
-    from shapecheck.check import load_graph
+    from shapecheck.model.check import load_graph
     from shapecheck.model.sizes import recorded_ranges
-    from shapecheck.notation.load import default_registry
+    from shapecheck.registry import default_registry
     return recorded_ranges(load_graph(str(DOMAIN / f"{stem}.onnx"), default_registry()))
 
 
@@ -108,7 +108,7 @@ def test_the_corpus_is_all_here():
 def test_no_condition_names_an_internal_tensor():
     """Every relation of every corpus model's domain is over input dims or named run-time sizes."""
     from tests.harness.corpora import corpus_models
-    from shapecheck.types import is_unknown
+    from shapecheck.dims import is_unknown
     bad = []
     for path in corpus_models():
         rep = shapecheck.check_model(path)

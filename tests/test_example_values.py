@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from shapecheck.executor import run_spec
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 from shapecheck.types import numpy_dtype, parse_type
 
 CASES = [pytest.param(spec, ex, id=f"{spec.name}:{ex.name}")

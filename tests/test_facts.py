@@ -13,12 +13,11 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shapecheck.check import check_model
-from shapecheck.rounding import floor_bounds, floor_div, provably_nonnegative
+from shapecheck.model.check import check_model
+from shapecheck.dims.rounding import floor_bounds, floor_div, provably_nonnegative
 from shapecheck.model.facts import Facts
-from shapecheck.notation.compare import compare_dims
-from shapecheck.notation.logic import Rel
-from shapecheck.types import symbol
+from shapecheck.notation import compare_dims, Rel
+from shapecheck.dims import symbol
 
 F = symbol("frames")
 VALUES = range(0, 60)

@@ -12,8 +12,8 @@ import pytest
 from onnx import TensorProto as T
 from onnx import helper, numpy_helper
 
-from shapecheck.check import check_model
-from shapecheck.types import parse_dim
+from shapecheck.model.check import check_model
+from shapecheck.dims import parse_dim
 
 
 def _model(nodes, inputs, outputs, inits, opset=18):

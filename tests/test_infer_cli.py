@@ -92,7 +92,7 @@ def test_specs_command(capsys):
     code, out, _ = run(capsys, ["specs", "--json"])
     assert code == 0
     rows = json.loads(out)
-    from shapecheck.notation.load import default_registry
+    from shapecheck.registry import default_registry
     assert sorted(r["name"] for r in rows) == sorted(s.name for s in default_registry())
     assert {"TensorScatter-24", "openvino:ScatterNDUpdate-15", "openvino:SliceScatter-15"} <= {r["name"] for r in rows}
     nd18 = next(r for r in rows if r["name"] == "ScatterND-18")

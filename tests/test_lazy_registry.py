@@ -2,8 +2,8 @@
 spec file gives."""
 from __future__ import annotations
 
-from shapecheck.notation.lazy import LazyRegistry, scan
-from shapecheck.notation.load import Registry, load_files, load_registry, load_specs, spec_files, specs_dir
+from shapecheck.registry.lazy import LazyRegistry, scan
+from shapecheck.registry import Registry, load_files, load_registry, load_specs, spec_files, specs_dir
 
 
 def test_lazy_registry_equals_loading_everything():

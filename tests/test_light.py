@@ -1,4 +1,4 @@
-"""The light check (``shapecheck/names.py``): a check without sympy, for models whose named
+"""The light check (``shapecheck/dims/light.py``): a check without sympy, for models whose named
 dims are only compared.  It gives the full check's report, or stops with ``NeedsAlgebra`` and
 leaves the model to the full check; it never gives a report of its own."""
 from __future__ import annotations
@@ -14,16 +14,16 @@ import onnx
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from shapecheck import check
+from shapecheck.model import check
 from shapecheck.api import light_solve
-from shapecheck.check import check_model, light_check
+from shapecheck.model.check import check_model, light_check
 from shapecheck.solver import solve
-from shapecheck.frontends.onnx_model import Loaded
+from shapecheck.frontends import Loaded
 from shapecheck.deferred import Deferred, is_sympy, sympy
-from shapecheck.names import Name, NeedsAlgebra
-from shapecheck.notation.compare import compare_dims
-from shapecheck.notation.load import default_registry
-from tests.modelkit import FLOAT, INT64, const, model, node, vi
+from shapecheck.dims import Name, NeedsAlgebra
+from shapecheck.notation import compare_dims
+from shapecheck.registry import default_registry
+from tests.harness.models import FLOAT, INT64, const, model, node, vi
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted([*ROOT.glob("examples/*.onnx"), *ROOT.glob("tests/fixtures/*/*.onnx")])
@@ -272,7 +272,7 @@ def test_random_small_models_are_often_light():
 
 def test_the_identities_give_what_sympy_gives():
     import numpy as np
-    from shapecheck.notation.operators import arith
+    from shapecheck.notation import arith
     n = sympy.Symbol("N", integer=True, nonnegative=True)
     for op, a, b in [("+", n, 0), ("+", 0, n), ("-", n, 0), ("*", n, 1), ("*", 1, n),
                      ("+", np.int64(3), 0), ("*", 1, np.int64(4))]:

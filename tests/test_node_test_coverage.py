@@ -1,68 +1,30 @@
-"""Every ONNX backend node test of a spec'd op runs through ``infer`` and ``execute`` (issue 16).
+"""Every ONNX backend node test of a spec'd op runs through ``infer`` and ``execute``.
 
 The cases are onnx's single-node backend test models whose element types shapecheck models
-(tests/node_cases.py: ``modelled_types``) and whose op has a spec in the default registry at the
-model's opset.  The node-test files (tests/test_*_node_tests.py) each expose the cases they run as
-``CASES`` and, optionally, the names of those checked by the solver alone as ``INFER_ONLY``; a case
-is covered when some file runs it and not by the solver alone.  The few that cannot run are in
-``ALLOWED`` with the reason, and tests keep that list from going stale: each entry is a case of a
-spec'd op that no file covers, and its reason is checked against onnx's schemas (a version past the
-specs).  (Resize's four antialias cases, once checked by the solver alone, now run through both.)
+(tests/harness/node_cases.py: ``modelled_types``) and whose op has a spec in the default registry at the
+model's opset.  Every op family (a module of ``shapecheck/kernels``) has its test file,
+``tests/ops/test_<family>.py``, which exposes the cases it runs as ``NODE_CASES`` (its ops' cases,
+found through the kernels, not listed); a case is covered when some file runs it.  The few that cannot
+run are ``tests/ops/quirks.py``'s ``SKIP``, with the reason, and tests keep that table from going stale:
+each entry is a case of a spec'd op that no file covers, and its reason is checked against onnx's
+schemas (a version past the specs).
 """
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
+import pkgutil
 
 import onnx.defs
 import pytest
 
-from shapecheck.notation.load import default_registry
-from tests.node_cases import modelled_types, node_testcases
+import shapecheck.kernels
+from shapecheck.registry import default_registry
+from shapecheck.solver import solve
+from tests.harness.node_cases import _attrs, as_array, modelled_types, node_testcases, opset_of, type_text
+from tests.ops.quirks import SKIP
 
 REG = default_registry()
-NODE_TEST_MODULES = sorted(f"tests.{p.stem}" for p in Path(__file__).parent.glob("test_*_node_tests.py"))
-
-
-def _later(version: str, what: str) -> str:
-    return f"{version} adds {what}; the specs stop at opset 24, where the op's newest spec does not take it"
-
-
-ATTENTION_25 = _later("Attention-25", "local-window attention (left_window_size, right_window_size)")
-BITSHIFT_28 = _later("BitShift-28", "the signed integer types")
-# case name -> why no node-test file runs it through infer and execute
-ALLOWED: dict[str, str] = {
-    **dict.fromkeys(("test_attention_3d_local_window", "test_attention_bidirectional_window",
-                     "test_attention_local_window", "test_attention_local_window_default",
-                     "test_attention_local_window_ext_cache_float16_mask",
-                     "test_attention_local_window_ext_cache_rank2_mask",
-                     "test_attention_local_window_ext_cache_rank3_head_mask",
-                     "test_attention_local_window_ext_cache_rank4_batch_mask",
-                     "test_attention_local_window_gqa_rank4_mask", "test_attention_local_window_rank1_boolean_mask",
-                     "test_attention_local_window_with_past"), ATTENTION_25),
-    **dict.fromkeys((f"test_bitshift_{d}_{t}{s}" for d, t, s in
-                     [(d, t, "") for d in ("left", "right") for t in ("int8", "int16", "int32", "int64")]
-                     + [(d, t, s) for d in ("left", "right") for t in ("int8", "int32")
-                        for s in ("_negative_shift", "_shift_ge_width")]
-                     + [("left", t, "_overflow") for t in ("int8", "int32")]
-                     + [("right", t, "_negative_input") for t in ("int8", "int32")]), BITSHIFT_28),
-    "test_celu_bfloat16": _later("Celu-28", "bfloat16"),
-    "test_celu_float16": _later("Celu-28", "float16"),
-    "test_compress_bfloat16": _later("Compress-28", "bfloat16"),
-    **dict.fromkeys(("test_einsum_batch_matmul_bfloat16", "test_einsum_sum_bfloat16",
-                     "test_einsum_transpose_bfloat16"), _later("Einsum-28", "bfloat16")),
-    **dict.fromkeys((f"test_mod_{c}" for c in ("float16_mixed_sign_fmod_0", "float32_mixed_sign_fmod_0",
-                                                 "float64_mixed_sign_fmod_0", "float_edge_cases_fmod_0_float16",
-                                                 "float_edge_cases_fmod_0_float32", "float_edge_cases_fmod_0_float64")),
-                    _later("Mod-28", "fmod = 0 on floats (Mod-13 requires fmod = 1 for them)")),
-    "test_onehot_with_bfloat16_values": _later("OneHot-28", "bfloat16 values"),
-    "test_range_bfloat16_type_positive_delta": _later("Range-27", "bfloat16"),
-    "test_range_float16_type_positive_delta": _later("Range-27", "float16"),
-    "test_reversesequence_bfloat16": _later("ReverseSequence-28", "bfloat16"),
-    **dict.fromkeys(("test_spacetodepth_crd_mode_example", "test_spacetodepth_dcr_mode_example"),
-                    _later("SpaceToDepth-28", "the mode attribute (DCR, CRD)")),
-    "test_unique_bfloat16_sorted_without_axis": _later("Unique-28", "bfloat16"),
-}
+FAMILIES = sorted(m.name for m in pkgutil.iter_modules(shapecheck.kernels.__path__) if not m.name.startswith("_"))
 
 
 def _opset(case) -> int:
@@ -81,17 +43,30 @@ def _specd(case) -> bool:
 
 
 SPECD = {c.name: c for c in node_testcases() if _specd(c)}
-MODULES = [importlib.import_module(name) for name in NODE_TEST_MODULES]
-RUN = {c.name for m in MODULES for c in m.CASES}
-INFER_ONLY = {n for m in MODULES for n in getattr(m, "INFER_ONLY", ())}
-COVERED = RUN - INFER_ONLY
+MODULES = [importlib.import_module(f"tests.ops.test_{family}") for family in FAMILIES]
+RUN = {c.name for m in MODULES for c in getattr(m, "NODE_CASES", ())}
+COVERED = RUN
 
 
-def test_every_node_test_file_exposes_its_cases():
-    assert len(MODULES) >= 11 and "tests.test_specs_misc_node_tests" in NODE_TEST_MODULES
+def test_every_family_has_its_test_file_and_exposes_its_cases():
+    assert len(MODULES) >= 20
     for m in MODULES:
-        assert m.CASES and all(hasattr(c, "model") and hasattr(c, "data_sets") for c in m.CASES), m.__name__
-        assert set(getattr(m, "INFER_ONLY", ())) <= {c.name for c in m.CASES}, m.__name__
+        assert all(hasattr(c, "model") and hasattr(c, "data_sets") for c in getattr(m, "NODE_CASES", ())), m.__name__
+
+
+def test_bfloat16_of_version_28_is_refused():
+    """Unique-28, Compress-28 and ReverseSequence-28 add bfloat16; the specs stop at opset 24 (their newest
+    version below it serves opset 28), so these cases are refused by C1."""
+    names = {"test_compress_bfloat16", "test_unique_bfloat16_sorted_without_axis", "test_reversesequence_bfloat16"}
+    cases = [c for c in node_testcases() if c.name in names]
+    assert len(cases) == 3 and names <= set(SKIP)
+    for case in cases:
+        node = case.model.graph.node[0]
+        spec = REG.resolve(node.op_type, opset_of(case.model))
+        inputs = [as_array(a) for a in case.data_sets[0][0]]
+        types = {i.name: type_text(a) for i, a in zip(spec.inputs, inputs)}
+        result = solve(spec, types, _attrs(node))
+        assert result.status == "invalid" and [v.constraint for v in result.violations] == ["C1"]
 
 
 def test_the_files_run_cases_of_specd_ops_only():
@@ -101,17 +76,17 @@ def test_the_files_run_cases_of_specd_ops_only():
 
 
 def test_every_case_of_a_specd_op_runs_through_infer_and_execute():
-    missing = sorted(set(SPECD) - COVERED - set(ALLOWED))
+    missing = sorted(set(SPECD) - COVERED - set(SKIP))
     assert not missing, "node test cases no file runs through infer and execute: " + ", ".join(
         f"{n} ({SPECD[n].model.graph.node[0].op_type})" for n in missing)
 
 
-@pytest.mark.parametrize("name", sorted(ALLOWED))
-def test_an_allowed_case_is_still_needed(name):
+@pytest.mark.parametrize("name", sorted(SKIP))
+def test_a_skipped_case_is_still_skipped_for_its_reason(name):
     """The case exists, is of a spec'd op, no file covers it, and its reason holds: the case's opset
     brings a version of the op past every spec (onnx's schema says which, and the reason names it)."""
     assert name in SPECD and name not in COVERED
-    reason, case = ALLOWED[name], SPECD[name]
+    reason, case = SKIP[name], SPECD[name]
     node, opset = case.model.graph.node[0], _opset(case)
     since = onnx.defs.get_schema(node.op_type, opset, node.domain).since_version
     assert since > REG.resolve(node.op_type, opset, node.domain or None).version

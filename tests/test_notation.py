@@ -8,11 +8,9 @@ import textwrap
 import pytest
 
 from shapecheck.errors import SpecError
-from shapecheck.notation.compile import Cond, compile_expr
-from shapecheck.notation.load import default_registry, load_files, spec_files, specs_dir
-from shapecheck.notation.parser import parse
-from shapecheck.notation.syntax import Node, NotationError, names_in, unparse
-from shapecheck.types import symbol
+from shapecheck.notation import Cond, compile_expr, parse, Node, NotationError, names_in, unparse
+from shapecheck.registry import default_registry, load_files, spec_files, specs_dir
+from shapecheck.dims import symbol
 
 
 def N(kind, value=None, *children):
@@ -119,7 +117,7 @@ def test_slices_and_concat_on_shapes():
 def test_ellipsis_subscript_on_values():
     t = parse("indices[..., j]")
     assert t.kind == "index" and t.children[1].kind == "ellipsis"
-    from shapecheck.notation.compile import TensorVal
+    from shapecheck.notation import TensorVal
     from shapecheck.types import parse_type
     idx = TensorVal("indices", parse_type("int64[2,2] = [[1,2],[3,4]]"))
     assert compile_expr(t)({"indices": idx, "j": 1}).tolist() == [2, 4]

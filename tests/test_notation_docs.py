@@ -1,8 +1,8 @@
 """The notation's function reference (docs/notation-functions.md) is generated from the docstrings and current."""
 from pathlib import Path
 
-from shapecheck.notation.docs import reference, signature
-from shapecheck.notation.library import FUNCTIONS, LIBRARIES, notation_name
+from shapecheck.functions.reference import reference, signature
+from shapecheck.functions import FUNCTIONS, LIBRARIES, notation_name
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,4 +24,4 @@ def test_function_reference_is_up_to_date():
     path = ROOT / "docs" / "notation-functions.md"
     assert path.exists() and path.read_text(encoding="utf-8") == reference(), \
         "docs/notation-functions.md is out of date; regenerate it with: " \
-        "python -m shapecheck.notation.docs > docs/notation-functions.md"
+        "python -m shapecheck.functions.reference > docs/notation-functions.md"

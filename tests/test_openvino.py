@@ -11,7 +11,7 @@ import pytest
 import shapecheck
 from shapecheck.errors import ConstraintError
 
-from .findings_classes import report_classes
+from tests.harness.findings_classes import report_classes
 
 ov = pytest.importorskip("openvino")      # only a guard for platforms without the wheel
 o3 = pytest.importorskip("openvino.opset3")

@@ -17,7 +17,7 @@ import pytest
 import shapecheck
 from shapecheck.cli import main
 from shapecheck.errors import UsageError
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 
 IR = Path(__file__).parent / "fixtures" / "ir"
 MANIFEST = json.loads((IR / "manifest.json").read_text())

@@ -20,7 +20,7 @@ import onnxruntime as ort
 
 import shapecheck
 from shapecheck.errors import ShapeCheckError
-from tests.modelkit import FLOAT, INT64, const, model, node, vi
+from tests.harness.models import FLOAT, INT64, const, model, node, vi
 
 INT64_MAX = (1 << 63) - 1
 

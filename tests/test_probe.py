@@ -7,9 +7,9 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shapecheck.rounding import integral
+from shapecheck.dims.rounding import integral
 from shapecheck.notation.probe import is_open, value
-from shapecheck.types import symbol
+from shapecheck.dims import symbol
 
 N, M = symbol("N"), symbol("M")
 rationals = st.builds(sympy.Rational, st.integers(-9, 9), st.integers(1, 4))
@@ -51,8 +51,8 @@ rels = st.builds(lambda op, a, b: (op, a, b), st.sampled_from(["==", "!="]),
 @given(st.lists(rels, min_size=2, max_size=3))
 def test_a_disjunction_called_always_true_holds_everywhere(parts):
     """``disjunction.always`` (``batch != 0 or batch == batch*seq``) on random disjunctions."""
-    from shapecheck.notation.disjunction import always
-    from shapecheck.notation.logic import Rel
+    from shapecheck.notation.relations import always
+    from shapecheck.notation import Rel
     rs = tuple(Rel(op, a, b) for op, a, b in parts)
     if always(rs):
         for n in range(0, 6):

@@ -11,7 +11,7 @@ import pytest
 import shapecheck
 from shapecheck.cli import main
 from shapecheck.errors import UsageError
-from shapecheck.notation.load import registry_with, specs_dir
+from shapecheck.registry import registry_with, specs_dir
 
 
 @pytest.fixture(scope="module")

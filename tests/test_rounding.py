@@ -8,8 +8,8 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shapecheck.rounding import ceiling_of, floor_of
-from shapecheck.types import symbol, unknown_dim
+from shapecheck.dims.rounding import ceiling_of, floor_of
+from shapecheck.dims import symbol, unknown_dim
 
 N, M = symbol("N"), symbol("M")
 U = unknown_dim("u")

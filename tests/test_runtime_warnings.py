@@ -87,6 +87,6 @@ def test_cli_runtime_flag_warns_with_the_id(tmp_path, capsys):
 
 
 def test_a_rule_that_only_may_fail_says_nothing():
-    spec = shapecheck.notation.load.default_registry().resolve("ScatterND", 18)
+    spec = shapecheck.registry.default_registry().resolve("ScatterND", 18)
     ort = load_runtime("onnxruntime")
     assert ort.warnings(spec, {"data": "?[N]", "indices": "int64[M,1]", "updates": "?[M]"}, {}) == []

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from shapecheck.check import check_model
-from shapecheck.notation.load import default_registry
-from shapecheck.solve_cache import SolveCache
+from shapecheck.model.check import check_model
+from shapecheck.registry import default_registry
+from shapecheck.solver.cache import SolveCache
 from shapecheck.solver import solve
 from shapecheck.types import TensorType, parse_type
 

@@ -18,8 +18,9 @@ import sympy
 from shapecheck.errors import ConstraintError
 from shapecheck.executor import run_spec
 from shapecheck.solver import solve
-from shapecheck.notation.load import default_registry
-from shapecheck.types import TensorType, is_unknown, numpy_dtype, parse_type
+from shapecheck.registry import default_registry
+from shapecheck.types import TensorType, numpy_dtype, parse_type
+from shapecheck.dims import is_unknown
 
 REG = default_registry()
 DRAWS = 3

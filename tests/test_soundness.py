@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 
 import shapecheck
 from shapecheck.errors import ConstraintError, UsageError
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 from shapecheck.types import numpy_dtype
 from shapecheck.verify import verify
-from tests.modelkit import execute_expecting_warnings
+from tests.harness.models import execute_expecting_warnings
 
 # the generators below build data/indices/updates(/axis) inputs: the element-wise and N-D scatters
 # of both domains (the other new kinds have their own random tests against the runtimes)

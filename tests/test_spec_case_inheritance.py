@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from shapecheck.notation.load import default_registry, load_files
+from shapecheck.registry import default_registry, load_files
 from tests.test_spec_errors import GOOD
 
 # the probe spec of test_spec_errors.py (ProbeOp-1) up to its constraints, with constraints of its own

@@ -26,8 +26,8 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from shapecheck.solver import solve
-from shapecheck.notation.load import default_registry, spec_files, specs_dir
-from shapecheck.notation.syntax import names_in
+from shapecheck.registry import default_registry, spec_files, specs_dir
+from shapecheck.notation import names_in
 from shapecheck.types import ELEMENT_TYPES
 
 REG = default_registry()

@@ -7,7 +7,7 @@ import pytest
 
 from shapecheck.cli import main
 from shapecheck.errors import SpecError
-from shapecheck.notation.load import load_files, registry_with
+from shapecheck.registry import load_files, registry_with
 
 GOOD = textwrap.dedent('''\
     # a minimal spec

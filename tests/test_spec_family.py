@@ -9,7 +9,7 @@ import pytest
 
 from shapecheck import SpecError
 from shapecheck.solver import solve
-from shapecheck.notation.load import Registry, load_files
+from shapecheck.registry import Registry, load_files
 
 BASE = '''
 op = "Add"

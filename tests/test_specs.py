@@ -17,7 +17,7 @@ import shapecheck
 from shapecheck import UsageError
 from shapecheck.cli import main
 from shapecheck.solver import solve
-from shapecheck.notation.load import default_registry, spec_files, specs_dir
+from shapecheck.registry import default_registry, spec_files, specs_dir
 from shapecheck.types import parse_type
 
 REG = default_registry()

@@ -12,10 +12,9 @@ import numpy as np
 import onnx
 import pytest
 
-from shapecheck.check import check_model
+from shapecheck.model.check import check_model
 from shapecheck.errors import UsageError
-from shapecheck.frontends.onnx_model import load_model
-from shapecheck.frontends.onnx_proto import is_protobuf_file, parse_model
+from shapecheck.frontends import load_model, is_protobuf_file, parse_model
 from shapecheck.frontends.wellformed import ITEMSIZE
 from shapecheck.types import ONNX_CODES, numpy_dtype
 

@@ -13,8 +13,9 @@ import pytest
 import sympy
 
 import shapecheck
-from shapecheck.notation.load import default_registry
-from shapecheck.types import TensorType, symbol, valued
+from shapecheck.registry import default_registry
+from shapecheck.types import TensorType, valued
+from shapecheck.dims import symbol
 
 N, M = symbol("N"), symbol("M")
 AT = {N: 5, M: 7}

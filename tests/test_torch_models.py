@@ -110,7 +110,7 @@ INSTANCES = {
 }
 
 # The same files, opened once
-_REPORTS: dict[str, shapecheck.check.ModelReport] = {}
+_REPORTS: dict[str, shapecheck.model.ModelReport] = {}
 
 
 def report(name: str):

@@ -6,8 +6,8 @@ import pytest
 import sympy
 
 from shapecheck import TensorType, UsageError, parse_type
-from shapecheck.types import (as_tensor_type, canonical_dtype, dim_str, expr_str, is_unknown, numpy_dtype,
-                              parse_dim, symbol, tensor_type_of, unknown_dim)
+from shapecheck.types import as_tensor_type, canonical_dtype, numpy_dtype, tensor_type_of
+from shapecheck.dims import dim_str, expr_str, is_unknown, parse_dim, symbol, unknown_dim
 
 
 def test_symbolic_and_concrete_dims():

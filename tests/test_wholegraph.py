@@ -7,7 +7,7 @@ shapes onnxruntime produced at several input sizes (``<model>.truth.json``):
 * no tensor is ever wrong (a dim that evaluates to another size than the run's, or a wrong
   rank): always;
 * the number of exact tensors is at least the floor in ``floors.json``: the count shapecheck
-  reached when the floor was last raised (``python -m tests.wholegraph --update-floors``);
+  reached when the floor was last raised (``python -m tests.harness.wholegraph --update-floors``);
   the failure message prints the peers' counts on the same model;
 * every ScatterND/ScatterElements node whose validity does not depend on index values (the
   model ran at every size, and no input of the node has a data-dependent shape) is ``valid``,
@@ -25,9 +25,10 @@ import onnx
 import pytest
 import sympy
 
-from shapecheck.check import check_model
-from shapecheck.types import TensorType, is_unknown, parse_dim, symbol, unknown_dim
-from tests import wholegraph as wg
+from shapecheck.model.check import check_model
+from shapecheck.types import TensorType
+from shapecheck.dims import is_unknown, parse_dim, symbol, unknown_dim
+from tests.harness import wholegraph as wg
 
 FLOORS = json.loads((wg.EXPORTS / "floors.json").read_text())["models"]
 MODELS = [p.stem for p in wg.corpus()]
@@ -44,7 +45,7 @@ def _truth(stem: str) -> dict:
 
 def test_corpus_is_complete():
     assert len(MODELS) >= 15
-    assert sorted(FLOORS) == MODELS, "floors.json must list every export: run python -m tests.wholegraph --update-floors"
+    assert sorted(FLOORS) == MODELS, "floors.json must list every export: run python -m tests.harness.wholegraph --update-floors"
     for stem in MODELS:
         path = wg.EXPORTS / f"{stem}.onnx"
         assert path.stat().st_size < 500_000, stem

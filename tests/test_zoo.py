@@ -3,7 +3,7 @@
 The zoo (made by tests/fixtures/make_zoo.py; torch is not needed here) holds vision, speech,
 encoder-decoder, RNN, MoE, einsum and run-time mask exports, with ground truth from onnxruntime
 runs at four sizes (``<model>.truth.json``).  Each is checked by shapecheck with value_info
-stripped, scored by tests/wholegraph.py's ``compare`` (the same ``classify`` as
+stripped, scored by tests/harness/wholegraph.py's ``compare`` (the same ``classify`` as
 test_wholegraph):
 
 * no tensor is ever wrong against the runs (a hard assertion, on every model);
@@ -23,8 +23,8 @@ from pathlib import Path
 import onnx
 import pytest
 
-from shapecheck.check import check_model
-from tests import wholegraph as wg
+from shapecheck.model.check import check_model
+from tests.harness import wholegraph as wg
 
 ZOO = Path(__file__).resolve().parent / "fixtures" / "zoo"
 FLOORS_PATH = ZOO / "floors.json"

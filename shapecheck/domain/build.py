@@ -17,7 +17,8 @@ its text and where it comes from) and the assumed sets of the input dims, and re
 What cannot be put in a simple form stays a stated condition, simplified as far as proved.
 
 >>> from shapecheck.dims import symbol
->>> from shapecheck.notation.logic import AnyOf, Rel
+>>> from shapecheck.notation import AnyOf, Rel
+>>> from shapecheck.domain.relation import Source
 >>> b, s = symbol("batch"), symbol("seq")
 >>> m = sympy.Min(64, s)
 >>> need = Need("...", AnyOf(((Rel("==", m, s),), (Rel("==", m, 1),))), [Source("/Add", "Add", "Add-14", ("C1",))])
@@ -34,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..dims import expr_str, is_runtime, is_unknown
-from ..notation.logic import AnyOf, Rel
+from ..notation import AnyOf, Rel
 from ..result import Indexable
 from .evaluate import Unsupported, holds
 from .intset import DimSet

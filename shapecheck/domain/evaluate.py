@@ -18,7 +18,7 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..notation.logic import AnyOf, Rel
+from ..notation import AnyOf, Rel
 
 if TYPE_CHECKING:
     import sympy

@@ -18,8 +18,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..dims import normalize_dim, rebuild
-from ..notation.compare import make_rel
-from ..notation.logic import AnyOf, Rel
+from ..notation import make_rel
+from ..notation import AnyOf, Rel
 from .settle import always_ge
 
 if TYPE_CHECKING:

@@ -29,8 +29,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..dims import normalize_dim, rebuild
-from ..notation.compare import compare_dims
-from ..rounding import floor_argument, provably_nonnegative
+from ..notation import compare_dims
+from ..dims.rounding import floor_argument, provably_nonnegative
 from .evaluate import Unsupported, compile_dim
 
 if TYPE_CHECKING:

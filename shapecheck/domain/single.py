@@ -13,7 +13,7 @@ for a bounded piece, the ``Min``/``Max`` settled and the relation compared by
 that was only sampled.
 
 >>> from shapecheck.dims import symbol
->>> from shapecheck.notation.logic import AnyOf, Rel
+>>> from shapecheck.notation import AnyOf, Rel
 >>> s, h = symbol("seq"), symbol("h")
 >>> m = sympy.Min(512, s)
 >>> truth_set(AnyOf(((Rel("==", m, s),), (Rel("==", m, 1),))), s, 1).text("seq")
@@ -27,8 +27,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from ..dims import normalize_dim, rebuild
-from ..notation.compare import compare_dims
-from ..notation.logic import AnyOf, Rel
+from ..notation import compare_dims
+from ..notation import AnyOf, Rel
 from .evaluate import Unsupported, compile_dim, constants, denominators, holds
 from .intset import DimSet, union
 

@@ -1,7 +1,7 @@
 """What a frontend hands the model checker: nodes in order, and where types come from.
 
 Frontends (ONNX, OpenVINO IR) turn a model file into a ``ModelGraph``; the checker
-(``shapecheck.check``) runs the same forward pass over either.  Types come from three
+(``shapecheck.model.check``) runs the same forward pass over either.  Types come from three
 places, kept apart because they are not equally trustworthy:
 
 * ``sources``: graph inputs, initializers and constants -- the facts inference starts from;
@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import UsageError
-from ..types import TensorType, unknown_dim
+from ..types import TensorType
+from ..dims import unknown_dim
 
 
 @dataclass(slots=True)

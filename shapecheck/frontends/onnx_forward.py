@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..notation.load import ONNX_DOMAIN, normalize_domain
-from ..types import ONNX_CODE_OF, TensorType, dim_str, is_unknown, tensor_type_of
+from ..registry import ONNX_DOMAIN, normalize_domain
+from ..types import ONNX_CODE_OF, TensorType, tensor_type_of
+from ..dims import dim_str, is_unknown
 from .graph import ModelNode, NodeInferenceError
 from .onnx_types import tensor_type_from_proto
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import UsageError
-from ..notation.load import normalize_domain
+from ..registry import normalize_domain
 
 MAX_DEPTH = 32   # nested calls; deeper is refused rather than unrolled
 

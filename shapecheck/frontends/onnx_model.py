@@ -14,7 +14,7 @@ from ..atomic import copy_atomic, refuse_inputs, write_atomic
 from ..errors import UsageError
 from ..findings import DOMAIN, FUNCTION_CALL, TOPOLOGICAL
 from ..result import Finding
-from ..notation.load import normalize_domain
+from ..registry import normalize_domain
 from ..types import TensorType
 from .graph import Declaration, ModelGraph, ModelNode, model_file, sort_topologically
 from .onnx_functions import Functions, call_mismatch, check_depth, inline
@@ -180,9 +180,10 @@ class _Reader:
             for body in inline(n, fn):
                 self.visit(body, scope, inner, [*calls, (fn.domain, fn.name)])
             return
-        if op == "Constant" and domain == "ai.onnx":
+        source = _SOURCE_NODES.get((domain, op))
+        if source is not None:
             out = n.output
-            t = constant_node_value(n, out[0]) if out else None
+            t = source(n, out[0]) if out else None
             if t is not None:   # a Constant is a source, as an initializer is
                 self.graph.sources[out[0]] = t
                 self.graph.source_kind[out[0]] = "constant"
@@ -194,6 +195,10 @@ class _Reader:
             self.walk(sg, f"{full}/{attr}", False)
         self.needs_onnx |= not self.registry.has_op(op, domain)
         self.graph.nodes.append(node)
+
+
+# the nodes that are sources, as initializers are, by (domain, op): the type and value they give their output
+_SOURCE_NODES = {("ai.onnx", "Constant"): constant_node_value}
 
 
 def write_annotated(model, types: dict[str, TensorType], out_path: str, source_path: str,
@@ -272,7 +277,8 @@ _INT64 = 1 << 63
 
 def annotate_proto(m, types: dict[str, TensorType]) -> None:
     """Set value_info (and graph outputs) of ``m`` in place to ``types``."""
-    from ..types import ONNX_CODE_OF, dim_str, is_unknown
+    from ..types import ONNX_CODE_OF
+    from ..dims import dim_str, is_unknown
 
     def fill(tp, t: TensorType):
         tt = tp.tensor_type

@@ -21,8 +21,8 @@ else:
     from ..deferred import numpy as np
 
 from ..errors import UsageError
-from ..names import Name, NeedsAlgebra
-from ..types import ONNX_CODES, TensorType, parse_dim, symbol, unknown_dim
+from ..dims import Name, NeedsAlgebra, parse_dim, symbol, unknown_dim
+from ..types import ONNX_CODES, TensorType
 
 MAX_CONST = 1 << 20   # constants larger than this are kept as types only
 

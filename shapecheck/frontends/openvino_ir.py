@@ -22,7 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import UsageError
-from ..types import INT64_MAX, TensorType, canonical_dtype, numpy_dtype, symbol, unknown_dim
+from ..dims import INT64_MAX, symbol, unknown_dim
+from ..types import TensorType, canonical_dtype, numpy_dtype
 from .graph import Declaration, ModelGraph, ModelNode, model_file
 
 _MAX_CONST_BYTES = 1 << 20

@@ -95,8 +95,9 @@ def _cap(out: Wellformed) -> None:
             out.notes.append(f"{n - _MAX_EACH} more {cid} problems like the first {_MAX_EACH} are not shown")
 
 
-def _graph(g, outer: frozenset, where: str, out: Wellformed) -> None:
-    nodes = list(g.node)
+def _definitions(g, nodes: list, where: str, out: Wellformed) -> tuple[dict[str, str | int], list[list[str]]]:
+    """What defines each tensor of ``g`` (``G1``: each once), its initializers' data (``G4``) and its
+    dims (``G5``) checked on the way; and each node's outputs."""
     defined: dict[str, str | int] = {}   # tensor -> what defines it: "graph input", "initializer" or a node index
 
     def what(d: str | int) -> str:
@@ -135,6 +136,12 @@ def _graph(g, outer: frozenset, where: str, out: Wellformed) -> None:
                     twice(o, k)
                 else:
                     defined[o] = k
+    return defined, outs
+
+
+def _graph(g, outer: frozenset, where: str, out: Wellformed) -> None:
+    nodes = list(g.node)
+    defined, outs = _definitions(g, nodes, where, out)
     producer = {t: d for t, d in defined.items() if type(d) is int}
     visible = set(outer) | {t for t, d in defined.items() if type(d) is str}
     late: list[tuple[int, str, int]] = []   # (reader, tensor, producer) for reads before the write

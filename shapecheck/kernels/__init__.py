@@ -1,4 +1,5 @@
-"""Numpy kernels, one module per semantics kind; the registry maps a kind to its kernel.
+"""Numpy kernels, one module per op family (the family names of ``shapecheck.functions``); the
+registry maps a semantics kind to its kernel.
 
 A spec says ``[semantics] kind = "scatter_nd"`` and binds every kernel argument by name
 (``data = "data"``, ``reduction = "reduction"``); the executor evaluates those bindings
@@ -14,6 +15,7 @@ True
 """
 from __future__ import annotations
 
+import pkgutil
 from importlib import import_module
 from typing import Callable, TYPE_CHECKING
 
@@ -42,8 +44,7 @@ def register(kind: str, *, extent: Callable[..., np.ndarray] | None = None, inde
     return deco
 
 
-# every kernel module registers itself on import; add a new module to this list
-for _mod in ("scatter", "shape_ops", "elementwise", "layout", "slicing", "selection", "reduce",
-             "ov_scatter", "gather", "tensor_scatter", "slice_scatter", "linalg", "norm", "tensor_ops", "conv", "attention", "contrib",
-             "recurrent", "more_ops", "more_ops2", "quantize", "grid_sample", "roi_pool"):
-    import_module(f"{__name__}.{_mod}")
+# every kernel module registers itself on import; the modules are found by walking the package
+for _info in pkgutil.iter_modules(__path__):
+    if not _info.name.startswith("_"):
+        import_module(f"{__name__}.{_info.name}")

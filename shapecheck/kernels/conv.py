@@ -3,7 +3,7 @@ AveragePool, LpPool, the global pools and MaxUnpool.  Plain numpy over small ten
 window of every output position is gathered at once (shape ``(N, C, *out, *kernel)``) with a
 mask of the cells inside the input; sums are taken in float64 and cast back, so the differential
 tests compare with onnxruntime within a tolerance.  Output sizes and SAME pads come from
-``notation/conv.py``, the functions the specs' shape rules use.
+``functions/conv.py``, the functions the specs' shape rules use.
 
 >>> import numpy as np
 >>> x = np.arange(1, 5, dtype=np.float32).reshape(1, 1, 4)
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 else:
     from ..deferred import numpy as np
 
-from ..notation.conv import pool_shape, resolve_pads, spatial, transpose_full
+from ..functions.conv import pool_shape, resolve_pads, spatial, transpose_full
 from . import register
 
 

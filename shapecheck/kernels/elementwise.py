@@ -1,5 +1,5 @@
 """Kernels of the elementwise ops: one binary kernel (Add, Sub, ..., Equal, And), one variadic
-(Min, Max, Sum, Mean), one unary (Neg, Abs, Sqrt, Relu, ...) and Where.  Each spec binds
+(Min, Max, Sum, Mean), one unary (Neg, Abs, Sqrt, Relu, ...), Where and Clip.  Each spec binds
 ``fn``, the op's symbol, so a family of ops shares one kernel.
 
 The integer rules are onnxruntime's: Div truncates toward zero, Mod with ``fmod = 0`` takes
@@ -149,3 +149,16 @@ def unary(X: np.ndarray, *, fn: str, alpha: float = 0.0, beta: float = 0.0, gamm
 def where(condition: np.ndarray, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     """X where condition holds, else Y, all three broadcast together."""
     return np.where(condition, X, Y).astype(X.dtype, copy=False)
+
+
+@register("clip")
+def clip(input: np.ndarray, *, min=None, max=None) -> np.ndarray:
+    y = input
+    with np.errstate(over="ignore"):   # the default bounds of Clip-6 are +-FLT_MAX: inf in float16
+        lo = None if min is None else np.asarray(min).astype(input.dtype).reshape(())
+        hi = None if max is None else np.asarray(max).astype(input.dtype).reshape(())
+    if lo is not None:
+        y = np.maximum(y, lo)
+    if hi is not None:
+        y = np.minimum(y, hi)
+    return np.asarray(y, dtype=input.dtype).copy()

@@ -1,4 +1,5 @@
-"""Gather kernels (``gather_nd``, ``gather_elements``): the inverses of ScatterND and ScatterElements.
+"""Kernels of the gather ops: Gather, GatherElements and GatherND (the inverses of ScatterElements
+and ScatterND), and OneHot.
 
 >>> import numpy as np
 >>> gather_nd(np.array([[0, 1], [2, 3]]), np.array([[0, 0], [1, 1]]), batch_dims=0).tolist()
@@ -6,6 +7,7 @@
 """
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -46,3 +48,20 @@ def gather_elements(data: np.ndarray, indices: np.ndarray, *, axis: int) -> np.n
     idx = np.where(idx < 0, idx + data.shape[axis], idx)
     view = data[tuple(slice(None) if d == axis else slice(0, n) for d, n in enumerate(indices.shape))]
     return np.take_along_axis(view, idx, axis=axis)
+
+
+@register("gather", extent=lambda data, indices, *, axis, **_: np.full(indices, data[axis], dtype=np.int64))
+def gather(data: np.ndarray, indices: np.ndarray, *, axis: int) -> np.ndarray:
+    return np.take(data, indices.astype(np.int64), axis=axis)
+
+
+@register("onehot")
+def onehot(indices: np.ndarray, depth: np.ndarray, values: np.ndarray, *, axis: int = -1) -> np.ndarray:
+    d = int(math.trunc(float(np.asarray(depth).reshape(-1)[0])))
+    idx = np.trunc(indices).astype(np.int64) if indices.dtype.kind == "f" else indices.astype(np.int64)
+    idx = np.where(idx < 0, idx + d, idx)
+    r = indices.ndim + 1
+    a = axis + r if axis < 0 else axis
+    hot = np.expand_dims(idx, a) == np.arange(d).reshape([-1 if i == a else 1 for i in range(r)])
+    v = np.asarray(values).reshape(-1)
+    return np.where(hot, v[1], v[0]).astype(values.dtype)

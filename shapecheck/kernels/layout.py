@@ -1,12 +1,12 @@
-"""Kernels of the layout and conversion ops: Unsqueeze, Squeeze, Identity, Flatten, Transpose,
-Tile, Cast, CastLike, ConstantOfShape, Constant.  Each is the numpy meaning of its op, with
-every argument bound by the spec (axes already read from an attribute or an input).
+"""Kernels of the layout ops: Unsqueeze, Squeeze, Identity, Flatten, Transpose, Tile, Pad,
+DepthToSpace, SpaceToDepth and ReverseSequence.  Each is the plain numpy meaning of its op, every
+argument bound by the spec.
 
 >>> import numpy as np
->>> unsqueeze(np.zeros((2, 3)), axes=(0, -1)).shape, squeeze(np.zeros((1, 3, 1)), axes=None).shape
-((1, 2, 3, 1), (3,))
->>> cast(np.array([1.5, -2.0]), to="string").tolist(), cast(np.array([True]), to="string").tolist()
-(['1.5', '-2'], ['1'])
+>>> pad(np.arange(3), pads=(1, 2), mode="reflect").tolist(), depth_to_space(np.arange(8).reshape(1, 8, 1, 1), blocksize=2).shape
+([1, 0, 1, 2, 1, 0], (1, 2, 2, 2))
+>>> reverse_sequence(np.arange(6).reshape(3, 2), np.array([3, 1]), batch_axis=1, time_axis=0).tolist()
+[[4, 1], [2, 3], [0, 5]]
 """
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 else:
     from ..deferred import numpy as np
 
-from ..types import numpy_dtype
 from . import register
+from .resize import _ints
 
 
 def _axes(axes) -> tuple:
@@ -59,36 +59,59 @@ def tile(input: np.ndarray, repeats: np.ndarray) -> np.ndarray:
     return np.tile(input, tuple(int(r) for r in repeats.reshape(-1))) if input.ndim else input.copy()
 
 
-def _to_string(x) -> str:
-    """onnxruntime's text of a number: shortest round-trip, no trailing .0, NaN/INF; bools as 1/0."""
-    if isinstance(x, (bool, np.bool_)):
-        return "1" if x else "0"
-    if isinstance(x, np.floating):
-        if np.isnan(x):
-            return "NaN"
-        if np.isinf(x):
-            return "INF" if x > 0 else "-INF"
-        text = str(x)
-        return text.removesuffix(".0")
-    return str(x)
+_NP_PAD = {"constant": "constant", "reflect": "reflect", "edge": "edge", "wrap": "wrap"}
 
 
-@register("cast")
-def cast(input: np.ndarray, *, to: str) -> np.ndarray:
-    if to == "string":
-        return np.array([_to_string(x) for x in input.reshape(-1)], dtype=object).reshape(input.shape)
-    if input.dtype.kind in "OUS":
-        parse = int if to in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64") else float
-        return np.array([parse(x) for x in input.reshape(-1)]).astype(numpy_dtype(to)).reshape(input.shape)
-    with np.errstate(all="ignore"):   # out-of-range values wrap as in onnxruntime; NaN to int is undefined
-        return input.astype(numpy_dtype(to))
+@register("pad")
+def pad(data: np.ndarray, *, pads, mode: str = "constant", value=None, axes=None) -> np.ndarray:
+    r = data.ndim
+    p = _ints(pads)
+    ax = list(range(r)) if axes is None else [a % r for a in _ints(axes)]
+    n = len(ax)
+    if mode not in _NP_PAD:
+        raise ValueError(f"Pad mode {mode!r} is not constant, reflect, edge or wrap")
+    begin, end = [0] * r, [0] * r
+    for k, a in enumerate(ax):
+        begin[a], end[a] = p[k], p[k + n]
+    crop = tuple(slice(max(-b, 0), data.shape[i] - max(-e, 0)) for i, (b, e) in enumerate(zip(begin, end)))
+    x = data[crop]
+    widths = [(max(b, 0), max(e, 0)) for b, e in zip(begin, end)]
+    if mode == "constant":
+        zero = "" if data.dtype.kind == "O" else 0   # a string tensor pads with empty strings
+        v = zero if value is None else np.asarray(value).reshape(-1)
+        fill = v if np.isscalar(v) else (v[0] if v.size else zero)
+        return np.pad(x, widths, mode="constant", constant_values=np.array(fill).astype(data.dtype))
+    return np.pad(x, widths, mode=_NP_PAD[mode])
 
 
-@register("constant_of_shape")
-def constant_of_shape(input: np.ndarray, *, value: np.ndarray) -> np.ndarray:
-    return np.full(tuple(int(d) for d in input.reshape(-1)), value.reshape(-1)[0], dtype=value.dtype)
+@register("depth_to_space")
+def depth_to_space(input: np.ndarray, *, blocksize: int, mode: str = "DCR") -> np.ndarray:
+    n, c, h, w = input.shape
+    b = blocksize
+    if mode == "DCR":
+        t = input.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    else:
+        t = input.reshape(n, c // (b * b), b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
+    return t.reshape(n, c // (b * b), h * b, w * b).copy()
 
 
-@register("constant")
-def constant(*, value: np.ndarray) -> np.ndarray:
-    return np.array(value, copy=True)
+@register("space_to_depth")
+def space_to_depth(input: np.ndarray, *, blocksize: int) -> np.ndarray:
+    n, c, h, w = input.shape
+    b = blocksize
+    t = input.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    return t.reshape(n, c * b * b, h // b, w // b).copy()
+
+
+@register("reverse_sequence")
+def reverse_sequence(input: np.ndarray, sequence_lens: np.ndarray, *, batch_axis: int, time_axis: int) -> np.ndarray:
+    """For each batch entry b, its first sequence_lens[b] steps along time_axis in reverse order."""
+    out = input.copy()
+    for b, n in enumerate(np.asarray(sequence_lens).reshape(-1).tolist()):
+        idx: list = [slice(None)] * input.ndim
+        idx[int(batch_axis)] = b
+        idx[int(time_axis)] = slice(0, int(n))
+        src = input[tuple(idx)]
+        t = int(time_axis) - (1 if int(time_axis) > int(batch_axis) else 0)   # time's axis once batch is indexed
+        out[tuple(idx)] = np.flip(src, axis=t)
+    return out

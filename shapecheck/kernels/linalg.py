@@ -1,9 +1,14 @@
-"""Kernels of the linear-algebra ops real exports are made of: MatMul, Gemm, Softmax,
-LogSoftmax, Dropout.  Each is the plain numpy meaning of its op, every argument bound by the spec.
+"""Kernels of the linear-algebra ops: MatMul, Gemm, Einsum, Det, MatMulInteger and onnxruntime's
+FusedMatMul.  Each is the plain numpy meaning of its op, every argument bound by the spec.
 
 >>> import numpy as np
 >>> matmul(np.ones((2, 1, 3, 4)), np.ones(4)).shape
 (2, 1, 3)
+>>> fused_matmul(np.ones((2, 3), np.float32), np.ones((2, 4), np.float32), trans_a=1, trans_b=0,
+...              trans_batch_a=0, trans_batch_b=0, alpha=0.5).tolist()
+[[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]]
+>>> float(det(np.array([[2., 1.], [1., 3.]], np.float32)))
+5.0
 """
 from __future__ import annotations
 
@@ -22,31 +27,6 @@ def matmul(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return np.matmul(A, B).astype(A.dtype)
 
 
-@register("softmax")
-def softmax(input: np.ndarray, *, axis: int, coerce: int, fn: str) -> np.ndarray:
-    """Softmax or LogSoftmax over ``axis``; with ``coerce`` (versions 1 and 11) over every dim from axis on."""
-    a = axis + input.ndim if axis < 0 else axis
-    x = input.astype(np.float64)
-    axes = tuple(range(a, input.ndim)) if coerce else (a,)
-    shifted = x - np.max(x, axis=axes, keepdims=True) if x.size else x
-    log_sum = np.log(np.sum(np.exp(shifted), axis=axes, keepdims=True))
-    out = shifted - log_sum if fn == "log_softmax" else np.exp(shifted - log_sum)
-    return out.astype(input.dtype)
-
-
-@register("dropout")
-def dropout(data: np.ndarray, ratio, training_mode, *, mask_dtype: str, mask_fill: int) -> tuple[np.ndarray, np.ndarray]:
-    """(output, mask): a copy of data out of training mode (mask all ``mask_fill``, as onnxruntime gives);
-    in training mode a seeded random mask (the runtime's random values are its own)."""
-    from ..types import numpy_dtype
-    r = 0.5 if ratio is None else float(np.asarray(ratio))
-    training = training_mode is not None and bool(np.asarray(training_mode))
-    if not training or r == 0:
-        return data.copy(), np.full(data.shape, bool(mask_fill) if training else mask_fill, dtype=numpy_dtype(mask_dtype))
-    keep = np.random.default_rng(0).random(data.shape) >= r
-    return (data * keep / (1 - r)).astype(data.dtype), keep.astype(numpy_dtype(mask_dtype))
-
-
 @register("gemm")
 def gemm(A: np.ndarray, B: np.ndarray, C, *, transA: int, transB: int, alpha: float, beta: float) -> np.ndarray:
     """alpha * A' B' + beta * C (C absent: 0), in A's element type as onnx.reference computes it."""
@@ -56,3 +36,49 @@ def gemm(A: np.ndarray, B: np.ndarray, C, *, transA: int, transB: int, alpha: fl
     if C is not None:
         y = y + C * beta
     return np.asarray(y).astype(A.dtype)
+
+
+@register("einsum")
+def einsum(Inputs: tuple, *, equation: str) -> np.ndarray:
+    eq = "".join(equation.split())
+    out = np.einsum(eq, *Inputs)
+    return np.asarray(out).astype(Inputs[0].dtype)
+
+
+@register("det")
+def det(X: np.ndarray) -> np.ndarray:
+    """The determinant of each square matrix in the last two axes."""
+    return np.asarray(np.linalg.det(X.astype(np.float64))).astype(X.dtype)
+
+
+@register("matmul_integer")
+def matmul_integer(A: np.ndarray, B: np.ndarray, a_zero_point, b_zero_point) -> np.ndarray:
+    """(A - a_zero_point) @ (B - b_zero_point) in int32; b_zero_point per column when it has N entries."""
+    a = A.astype(np.int32) - (0 if a_zero_point is None else np.asarray(a_zero_point).astype(np.int32).reshape(-1)[0])
+    b = B.astype(np.int32)
+    if b_zero_point is not None:
+        zp = np.asarray(b_zero_point).astype(np.int32).reshape(-1)
+        b = b - (zp[0] if zp.size == 1 else zp)
+    return np.matmul(a, b).astype(np.int32)
+
+
+def _batch_t(x: np.ndarray) -> np.ndarray:
+    """FusedMatMul's transBatch: [d0, d1, ..., d(r-2), d(r-1)] -> [d1, ..., d(r-2), d0, d(r-1)]."""
+    return np.moveaxis(x, 0, -2)
+
+
+@register("fused_matmul")
+def fused_matmul(A: np.ndarray, B: np.ndarray, *, trans_a: int, trans_b: int, trans_batch_a: int,
+                 trans_batch_b: int, alpha: float) -> np.ndarray:
+    """alpha * op(A) @ op(B): transBatch moves dim 0 before the last dim, trans swaps the last two
+    (a 1-D side is never transposed)."""
+    a, b = A.astype(np.float64), B.astype(np.float64)
+    if int(trans_batch_a):
+        a = _batch_t(a)
+    if int(trans_batch_b):
+        b = _batch_t(b)
+    if int(trans_a) and a.ndim >= 2:
+        a = np.swapaxes(a, -1, -2)
+    if int(trans_b) and b.ndim >= 2:
+        b = np.swapaxes(b, -1, -2)
+    return (float(alpha) * np.matmul(a, b)).astype(A.dtype)

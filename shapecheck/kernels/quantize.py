@@ -1,4 +1,4 @@
-"""Kernels of QuantizeLinear and DequantizeLinear: per-tensor (a scalar scale), per-axis (a 1-D
+"""Kernels of QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear.  QuantizeLinear and DequantizeLinear: per-tensor (a scalar scale), per-axis (a 1-D
 scale along ``axis``) and blocked (from version 21: a scale of x's rank whose ``axis`` dim is
 ceil(x.shape[axis] / block_size)) quantization.  Rounding is half to even and the result saturates
 to the output type's range, computed in float32 as the runtimes do.
@@ -55,3 +55,17 @@ def dequantize(x: np.ndarray, x_scale, x_zero_point, *, axis, block_size, out: s
     scale = expand_param(x_scale, x.shape, axis, block_size).astype(np.float32)
     zp = 0 if x_zero_point is None else expand_param(x_zero_point, x.shape, axis, block_size).astype(np.int64)
     return ((x.astype(np.int64) - zp).astype(np.float32) * scale).astype(numpy_dtype(out))
+
+
+@register("dynamic_quantize_linear")
+def dynamic_quantize_linear(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """uint8 y, float scale and uint8 zero point from the range [min(0, x), max(0, x)] (the page's
+    formula in float32, rounding half to even); an empty or all-zero x gives scale 1 and zero point 0 (onnxruntime)."""
+    v = x.astype(np.float64)
+    lo = min(0.0, float(v.min())) if v.size else 0.0
+    hi = max(0.0, float(v.max())) if v.size else 0.0
+    scale = np.float32((hi - lo) / 255) if hi > lo else np.float32(1.0)
+    # in float32, as the runtimes compute it: 0.5 / (5 / 255) is 25.5 in float32 (rounds to 26), 25.4999 in float64
+    zp = np.clip(np.rint(np.float32(0) - np.float32(lo) / scale), 0, 255)
+    y = np.clip(np.rint(x.astype(np.float32) / scale) + zp, 0, 255)
+    return y.astype(np.uint8), np.asarray(scale, np.float32), np.asarray(zp, np.uint8)

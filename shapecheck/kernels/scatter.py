@@ -1,4 +1,5 @@
-"""Scatter kernels (``scatter_elements``, ``scatter_nd``), vectorized with numpy.
+"""Kernels of the ONNX scatter ops (``scatter_elements``, ``scatter_nd``, and TensorScatter's KV-cache
+update ``tensor_scatter``), vectorized with numpy.
 
 No kernel loops over elements or index tuples in Python: targets become linear
 indices into a flat view and reductions use ``ufunc.at``.
@@ -221,3 +222,19 @@ def nd_extent(data_shape: tuple[int, ...], indices_shape: tuple[int, ...], **_) 
     """
     k = indices_shape[-1]
     return np.broadcast_to(np.asarray(data_shape[:k], dtype=np.int64), indices_shape)
+
+
+@register("tensor_scatter")
+def tensor_scatter(past_cache: np.ndarray, update: np.ndarray, write_indices: np.ndarray | None, *,
+                   axis: int, mode: str) -> np.ndarray:
+    """present[b, .., (w[b] + s) (mod M in circular mode), ..] = update[b, .., s, ..]."""
+    out = np.array(past_cache, copy=True)
+    batch, m, seq = past_cache.shape[0], past_cache.shape[axis], update.shape[axis]
+    w = np.zeros(batch, np.int64) if write_indices is None else write_indices.astype(np.int64).reshape(batch)
+    pos = w[:, None] + np.arange(seq, dtype=np.int64)[None, :]          # [batch, seq]
+    if mode == "circular":
+        pos %= m
+    src = np.moveaxis(update, axis, 1)          # [batch, seq, ...]
+    dst = np.moveaxis(out, axis, 1)             # a view of out: [batch, M, ...]
+    dst[np.arange(batch)[:, None], pos] = src
+    return out

@@ -1,6 +1,6 @@
-"""Kernels of the ops that select or accumulate along an axis: TopK, NonZero, ArgMax/ArgMin,
-CumSum, Trilu.  Ties go to the lower index (TopK, ArgMax without select_last_index), as in
-onnxruntime.
+"""Kernels of the ops that select or accumulate along an axis: TopK, NonZero, Unique, Compress,
+CumSum, Trilu.  Ties go to the lower index (TopK), as in onnxruntime; Unique keeps the order of
+first occurrence unless ``sorted``.
 
 >>> import numpy as np
 >>> [a.tolist() for a in topk(np.array([1, 3, 3, 2]), k=2, axis=0, largest=1, sorted=1)]
@@ -18,6 +18,8 @@ else:
     from ..deferred import numpy as np
 
 from . import register
+
+builtins_sorted = sorted   # unique's argument `sorted` (the ONNX attribute) shadows the builtin
 
 
 def _descending(x: np.ndarray, axis: int) -> np.ndarray:
@@ -41,17 +43,6 @@ def nonzero(X: np.ndarray) -> np.ndarray:
     return np.array(np.nonzero(X), dtype=np.int64).reshape(X.ndim, -1)
 
 
-@register("arg_extreme")
-def arg_extreme(data: np.ndarray, *, axis: int, keepdims: int, select_last_index: int, largest: int) -> np.ndarray:
-    fn = np.argmax if largest else np.argmin
-    if select_last_index:
-        out = data.shape[axis] - 1 - fn(np.flip(data, axis), axis=axis)
-    else:
-        out = fn(data, axis=axis)
-    out = out.astype(np.int64)
-    return np.expand_dims(out, axis) if keepdims else out
-
-
 @register("cumsum")
 def cumsum(x: np.ndarray, *, axis: int, exclusive: int, reverse: int) -> np.ndarray:
     y = np.flip(x, axis) if reverse else x
@@ -65,3 +56,37 @@ def cumsum(x: np.ndarray, *, axis: int, exclusive: int, reverse: int) -> np.ndar
 @register("trilu")
 def trilu(input: np.ndarray, *, k: int, upper: int) -> np.ndarray:
     return (np.triu if upper else np.tril)(input, int(k))
+
+
+@register("unique")
+def unique(X: np.ndarray, *, axis, sorted: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Y, indices (first occurrences), inverse_indices, counts: of the flattened X (axis None) or of its
+    slices along axis; ``sorted`` 0 keeps the order of first occurrence."""
+    flat = axis is None
+    a = 0 if flat else (int(axis) + X.ndim if int(axis) < 0 else int(axis))
+    x = X.reshape(-1) if flat else X
+    n = x.shape[a]
+    rows = [x[i] if flat else np.take(x, i, axis=a) for i in range(n)]
+    keys = [r if flat else tuple(np.asarray(r).reshape(-1).tolist()) for r in rows]
+    first: dict = {}
+    for i, key in enumerate(keys):
+        first.setdefault(key, i)
+    order = list(first)                                   # first-occurrence order
+    if int(sorted):
+        order = builtins_sorted(order)
+    pos = {key: j for j, key in enumerate(order)}
+    idx = np.array([first[key] for key in order], dtype=np.int64)
+    inverse = np.array([pos[key] for key in keys], dtype=np.int64)
+    counts = np.bincount(inverse, minlength=len(order)).astype(np.int64) if n else np.zeros(0, np.int64)
+    Y = np.take(x, idx, axis=a)
+    return Y, idx, inverse, counts
+
+
+@register("compress")
+def compress(input: np.ndarray, condition: np.ndarray, *, axis) -> np.ndarray:
+    """The slices of input along axis (or the elements of the flattened input) whose condition entry is
+    true; entries past the axis are not read, missing ones count as false (onnxruntime)."""
+    x = input.reshape(-1) if axis is None else input
+    a = 0 if axis is None else (int(axis) + input.ndim if int(axis) < 0 else int(axis))
+    cond = np.asarray(condition, dtype=bool).reshape(-1)[:x.shape[a]]
+    return np.compress(cond, x, axis=a)

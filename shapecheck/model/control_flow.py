@@ -32,9 +32,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 
-from ..frontends.graph import ModelGraph, ModelNode
-from ..notation.load import ONNX_DOMAIN
-from ..types import runtime_dim, TensorType, normalize_dim, unknown_dim, is_symbolic
+from ..frontends import ModelGraph, ModelNode
+from ..registry import ONNX_DOMAIN
+from ..dims import runtime_dim, normalize_dim, unknown_dim, is_symbolic
+from ..types import TensorType
 
 if TYPE_CHECKING:
     import numpy as np

@@ -14,10 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..frontends.graph import Declaration, ModelGraph, ModelNode
-from ..notation.compile import Cond, compare_dims
-from ..types import TensorType, dim_str, has_unknown, is_unknown, normalize_dim, is_symbolic
-from .result import DeclarationReport, ModelReport
+from ..frontends import Declaration, ModelGraph, ModelNode
+from ..notation import Cond, compare_dims
+from ..types import TensorType
+from ..dims import dim_str, has_unknown, is_unknown, normalize_dim, is_symbolic
+from .reports import DeclarationReport, ModelReport
 
 if TYPE_CHECKING:
     pass
@@ -37,7 +38,7 @@ class _Comparison:
 class Names:
     """The dim names declarations introduce, each defined by the first inferred dim it names.
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> names = Names({"N"})
     >>> names.resolve(symbol("T"), symbol("N") + 1), names.resolve(symbol("T") * 2, 4), names.resolve(symbol("N"), 3)
     (N + 1, 2*N + 2, N)

@@ -8,7 +8,7 @@ assumptions about the model's own claims, listed apart, not relations over its i
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..domain.build import InputDomain, Need, build_domain
 from ..findings import CONTRADICTION, DECLARED_RANGE, PINNED
@@ -16,32 +16,26 @@ from ..frontends.graph import ModelGraph
 from ..result import Finding
 from .provenance import constants_behind, producers_of
 
-if TYPE_CHECKING:
-    from .forward import ForwardPass
 
 
-def model_domain(fp: ForwardPass) -> InputDomain:
-    """The input domain of the model ``fp`` has just walked."""
-    needs, scoped = [], []
-    for text in fp.assumptions:
-        if text in fp.refinements:
-            continue
-        need = Need(text, fp.relations.get(text), list(fp.sources.get(text, ())))
-        (scoped if text in fp.scoped else needs).append(need)
-    domain = build_domain(needs, fp.assumed, fp.nonempty, scoped, set(fp.declared_ranges))
-    _name_constants(fp, domain)
+def model_domain(graph: ModelGraph, needs: list[Need], scoped: list[Need], assumed: dict, nonempty: bool,
+                 declared: set) -> InputDomain:
+    """The input domain of ``graph`` from the conditions its always-run nodes need (``needs``) and those
+    of branches and loop bodies (``scoped``), over the input dims' ``assumed`` sets."""
+    domain = build_domain(needs, assumed, nonempty, scoped, declared)
+    _name_constants(graph, domain)
     return domain
 
 
-def _name_constants(fp: ForwardPass, domain: InputDomain) -> None:
+def _name_constants(graph: ModelGraph, domain: InputDomain) -> None:
     """Each source of a relation that pins, bounds or refutes gets the constants behind its node."""
     producers = None
     for rel in domain.relations:
         if rel.severity != "error" and not (rel.kind == "bound" and rel.hi is not None):
             continue   # constants make pins and upper bounds; a stride's divisibility is the architecture's
-        producers = producers if producers is not None else producers_of(fp.graph)
+        producers = producers if producers is not None else producers_of(graph)
         numbers = _numbers(rel)
-        rel.sources = [replace(src, constants=constants_behind(fp.graph, src.node, numbers, producers))
+        rel.sources = [replace(src, constants=constants_behind(graph, src.node, numbers, producers))
                        for src in rel.sources]
 
 

@@ -9,8 +9,8 @@ both sides and a step (``h % 4 == 0``).  Under them the dims that flow on are si
 (``domain.settle_dim``): ``Min(64, seq)`` is ``seq`` once ``seq <= 64``, torch's truncating
 ``(frames - 1) // 4`` is the convolution's ``floor((frames - 1)/4)`` once ``frames >= 1``.
 
->>> from shapecheck.notation.logic import Rel
->>> from shapecheck.types import symbol
+>>> from shapecheck.notation import Rel
+>>> from shapecheck.dims import symbol
 >>> f, s = symbol("frames"), symbol("seq")
 >>> facts = Facts([f, s])
 >>> facts.settle(sympy.Max(0, sympy.floor((f - 1) / 4)) + 1)
@@ -26,9 +26,10 @@ from ..domain.intset import DimSet, union
 from ..domain.reduce import reduce_relation
 from ..domain.settle import settle_dim
 from ..domain.single import truth_set
-from ..names import Name
-from ..notation.logic import Rel
-from ..types import TensorType, is_symbolic, is_unknown
+from ..dims import Name
+from ..notation import Rel
+from ..types import TensorType
+from ..dims import is_symbolic, is_unknown
 
 if TYPE_CHECKING:
     import sympy
@@ -125,8 +126,8 @@ class Facts:
         """True when the sets prove ``relation`` (a ``Rel`` or an ``AnyOf``): a condition that adds
         nothing to the ones they came from.
 
-        >>> from shapecheck.notation.logic import Rel
-        >>> from shapecheck.types import symbol
+        >>> from shapecheck.notation import Rel
+        >>> from shapecheck.dims import symbol
         >>> f = symbol("frames")
         >>> facts = Facts([f], nonempty=False)
         >>> facts.implies(Rel("!=", sympy.floor((f - 1) / 4) + 1, 0)), facts.learn(Rel(">=", f, 1))

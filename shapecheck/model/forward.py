@@ -14,16 +14,17 @@ from ..findings import CONTROL_FLOW, ONNX_INFERENCE, OPSET
 from ..frontends.graph import ModelGraph, ModelNode, NodeInferenceError
 from ..domain.relation import Source
 from ..result import Finding
-from ..solve_cache import SolveCache, attrs_key
-from ..solver import contradiction_of, equalities, output_slots
-from ..notation.load import Registry
-from ..types import TensorType, has_unknown, is_symbolic
+from ..solver.cache import SolveCache, attrs_key
+from ..solver import output_slots
+from ..registry import Registry
+from ..types import TensorType
+from ..dims import has_unknown, is_symbolic
 from .control_flow import bind, binds, is_dead, is_fixpoint, malformed, region_outputs
 from .declarations import Names, check_declaration
-from .domain import domain_findings, model_domain
+from .finish import finish_report
 from .facts import Facts
 from .node import UNCHECKED, Unknowns, bind_inputs, fill, fold, int64_overflow, resolve
-from .result import FED_BY_INVALID, ModelReport, NodeReport, node_counts
+from .reports import FED_BY_INVALID, ModelReport, NodeReport
 from .sizes import input_dims, names_in
 
 if TYPE_CHECKING:
@@ -325,28 +326,8 @@ class ForwardPass:
                 self.env[t], self.origin[t] = TensorType(None, None), "unknown"
 
     def finish(self) -> ModelReport:
-        report = self.report
-        report.assumptions = [{"condition": c, "kind": "refinement" if c in self.refinements else "condition",
-                               "nodes": list(ns)} for c, ns in self.assumptions.items()]
-        report.domain = model_domain(self)
-        report.violations.extend(domain_findings(report.domain, self.graph,
-                                                 {s.name: r for s, r in self.declared_ranges.items()}))
-        if self.facts.active:   # every dim as it is for the inputs the model accepts
-            self.env = {k: self.facts.settle_type(t) for k, t in self.env.items()}
-            for n in report.nodes:
-                n.output_types = {k: self.facts.settle_type(t) for k, t in n.output_types.items()}
-        eqs = equalities((c, self.relations.get(c)) for c in self.assumptions if c not in self.refinements)
-        if len(eqs) >= 2 and not any(r.kind == "refuted" for r in report.domain.relations):
-            bad = contradiction_of(eqs, lambda c: list(self.assumptions.get(c, {})))
-            if bad is not None:
-                bad.message = "conditions that different nodes need cannot all hold, so no input makes the model valid"
-                report.violations.append(bad)
+        report = finish_report(self)
         report.types = self.env
-        report.symbols = self.unknowns.symbols
-        report.summary = node_counts(report.nodes, self.skipped, self.dead)
-        total = {how: sum(r.get(how, 0) for r in self.coverage.values()) for how in ("spec", "fallback", "unknown")}
-        report.coverage = {**total, "dead": self.dead,
-                           "by_op": {op: dict(sorted(r.items())) for op, r in sorted(self.coverage.items())}}
         return report
 
 

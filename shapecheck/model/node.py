@@ -15,16 +15,17 @@ from ..errors import UsageError
 from ..findings import OVERFLOW
 from ..result import Finding
 from ..frontends.graph import ModelGraph, ModelNode
-from ..solve_cache import attrs_key, signature_of
-from ..notation.load import Registry
+from ..solver.cache import attrs_key, signature_of
+from ..registry import Registry
 from ..dims import rebuild
-from ..types import is_runtime, runtime_dim, TensorType, expr_str, is_unknown, normalize_dim, tensor_type_of, is_symbolic, unknown_dim
+from ..dims import is_runtime, runtime_dim, expr_str, is_unknown, is_symbolic, unknown_dim
+from ..types import TensorType, normalize_dim, tensor_type_of
 
 if TYPE_CHECKING:
     import numpy as np
     import sympy
 
-    from ..runtime_dim import RuntimeDim
+    from ..dims.runtime import RuntimeDim
 else:
     from ..deferred import numpy as np, sympy
 

@@ -21,7 +21,8 @@ from typing import Any
 
 from ..errors import UsageError
 from ..frontends.graph import Declaration, ModelGraph
-from ..types import TensorType, is_runtime, is_symbolic, is_unknown
+from ..types import TensorType
+from ..dims import is_runtime, is_symbolic, is_unknown
 
 RANGES_KEY = "pkg.torch.export.ExportedProgram.range_constraints"
 _RANGE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*:\s*VR\[\s*(-?\d+|-?int_oo)\s*,\s*(-?\d+|-?int_oo)\s*\]")

@@ -4,7 +4,7 @@ the notation's other values: shapes, index arrays, sets, floats).
 Two ints compare as Python does; symbols by sympy's assumptions where they decide it, and
 otherwise the comparison is a ``Cond`` holding one readable relation (``make_rel``).
 
->>> from shapecheck.types import symbol
+>>> from shapecheck.dims import symbol
 >>> compare_dims(3, "<", 4), [str(r) for r in compare_dims(symbol("N"), "==", 4).rels]
 (True, ['N == 4'])
 """
@@ -14,11 +14,10 @@ import math
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ..names import Name, NeedsAlgebra
-from ..rounding import floor_bounds, integral, monomial
-from ..types import normalize_dim
-from .logic import PYOP, Cond, Rel
-from .operators import is_dim
+from ..dims import Name, NeedsAlgebra, normalize_dim
+from ..dims.rounding import floor_bounds, integral, monomial
+from .relations import PYOP, Rel
+from .logic import Cond
 from .probe import is_open
 
 if TYPE_CHECKING:
@@ -26,7 +25,7 @@ if TYPE_CHECKING:
 else:
     from ..deferred import sympy
 
-__all__ = ["compare_dims", "make_rel", "is_dim", "PYOP", "FLIP"]
+__all__ = ["compare_dims", "make_rel", "FLIP"]
 
 
 
@@ -48,7 +47,7 @@ _REFLEXIVE = frozenset(("==", "<=", ">="))
 
 
 def _compare_names(a, op: str, b):
-    """A light check's comparison (``names.py``): of a name with itself, another name or a number.
+    """A light check's comparison (``dims/light.py``): of a name with itself, another name or a number.
     A name is any integer >= 0, independently of any other name; whatever else needs algebra.
 
     >>> n, m = Name("N"), Name("M")
@@ -112,8 +111,8 @@ def _compare_symbolic(a, op: str, b):
 def _by_bounds(d, bounds: tuple, op: str):
     """``d op 0`` decided from floor-free bounds ``lo <= d <= hi`` (``rounding.floor_bounds``), or None.
 
-    >>> from shapecheck.types import symbol
-    >>> from shapecheck.rounding import floor_bounds
+    >>> from shapecheck.dims import symbol
+    >>> from shapecheck.dims.rounding import floor_bounds
     >>> f = symbol("frames")
     >>> d, e = sympy.floor((f - 1) / 4) + 2, sympy.floor((f - 1) / 4) + 1
     >>> _by_bounds(d, floor_bounds(d), "!="), _by_bounds(e, floor_bounds(e), ">="), _by_bounds(e, floor_bounds(e), ">")
@@ -170,7 +169,7 @@ def _linear(d, op: str):
     Each monomial is 0 at zero dims and grows without bound, so with every coefficient
     positive, d is k at zero dims and takes arbitrarily large values.
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> n, m = symbol("N"), symbol("M")
     >>> _linear(n + 1, ">"), _linear(n - 1, "==") is _OPEN, _linear(2 * n - 2 * m + 1, "=="), _linear(n * m - 2, "==")
     (True, True, False, None)
@@ -214,7 +213,7 @@ def _linear(d, op: str):
 def make_rel(op: str, a, b) -> Rel:
     """A relation in a readable form: one symbol alone on the left when that is possible.
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> str(make_rel("<=", 3, symbol("N") - 1)), str(make_rel("==", 12 * symbol("N"), 12 * symbol("M")))
     ('N >= 4', 'N == M')
     """

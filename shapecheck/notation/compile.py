@@ -12,8 +12,9 @@ Anything not known evaluates to an ``Unknown`` that says why (static: unknown ra
 type; value: a tensor's contents, checkable only at run time).
 
 The compiler is a table from a node's kind to the function that compiles it (``_COMPILERS``);
-the operators' meaning is in ``compare.py`` and ``operators.py``, the functions in ``library.py``
-(imported when a call is compiled, so that a library module can import from here).
+the operators' meaning is in ``compare.py`` and ``operators.py``.  The functions a rule calls are
+the function library's (``shapecheck.functions``): it computes with this package's values, so it
+stands above it, and fills ``FUNCTIONS`` when it is imported.
 
 >>> from shapecheck.notation.parser import parse
 >>> f = compile_expr(parse("a + 1 <= b"))
@@ -29,23 +30,21 @@ if TYPE_CHECKING:
 else:
     from ..deferred import numpy as np
 
-from ..types import Dim, unknown_dim
-from .compare import compare_dims, make_rel
-from .compare_values import compare
-from .core import _dtype, _rank
-from .logic import (NO_VALUE, UNKNOWN, Cond, Env, EvalError, NeedInt, Rel, TensorVal, Unknown, UnknownDType,
-                    UnknownRank, UnknownShape, and_, as_cond, lazy, lookup, not_, or_)
+from ..dims import Dim, unknown_dim
+from .compare_other import compare
+from .lattice import NO_VALUE, UNKNOWN, Env, EvalError, TensorVal, Unknown, UnknownShape, lookup
+from .logic import Cond, and_, as_cond, not_, or_
 from .syntax import Node
-from .operators import arith, show, subscript, value_of
+from .operators import _dtype, _rank, arith, show, subscript, value_of
 
 Fn = Callable[[Env], Any]
 
 # Functions handled by the compiler itself (they take a comprehension or short-circuit).
 SPECIAL_FORMS = frozenset({"all", "any"})
-# the value types, comparisons and library are re-exported: notation-function modules import them from here
-__all__ = ["NO_VALUE", "UNKNOWN", "Cond", "EvalError", "NeedInt", "Rel", "TensorVal", "Unknown", "UnknownDType",
-           "UnknownRank", "UnknownShape", "and_", "as_cond", "lazy", "lookup", "not_", "or_", "compile_expr",
-           "compare", "compare_dims", "make_rel", "value_of", "SPECIAL_FORMS", "fresh_shape"]
+# The functions a rule may call, by name: the function library (``shapecheck.functions``) fills
+# this table when it is imported; the language itself defines none.
+FUNCTIONS: dict[str, Callable] = {}
+__all__ = ["compile_expr", "fresh_shape", "Fn", "FIELDS", "SPECIAL_FORMS", "FUNCTIONS"]
 
 
 def compile_expr(node: Node) -> Fn:
@@ -207,8 +206,6 @@ def _compile_call(node: Node) -> Fn:
         return lambda env: combine([x(env) for x in xs])
     if name in _LAZY and len(node.children) == 2:
         return _LAZY[name](*(compile_expr(c) for c in node.children))
-    # imported here, not at the top: a library module may import this module's names at its top
-    from .library import FUNCTIONS
     fn = _guarded(name, FUNCTIONS[name])
     if len(node.children) == 1 and node.children[0].kind == "comp":
         seq = _compile_comprehension(node.children[0])

@@ -1,135 +1,22 @@
-"""The notation's value kinds and its three-valued logic.
+"""The notation's three-valued logic: truth is ``True``, ``False``, or a ``Cond``: true under stated
+relations between dims, or undecidable here.
 
-Truth is ``True``, ``False``, or a ``Cond``: true under stated relations between dims, or
-undecidable here.  Anything not known statically is an ``Unknown`` that says why (static:
-unknown rank or type; value: a tensor's contents, known only at run time).
-
->>> from shapecheck.types import symbol
+>>> from shapecheck.dims import symbol
+>>> from shapecheck.notation.relations import Rel
 >>> and_([True, Cond((Rel("==", symbol("N"), 4),))]).texts()
 ['N == 4']
 """
 from __future__ import annotations
 
-import operator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
-
-from ..dims import rebuild
-from ..types import TensorType, expr_str, is_symbolic
+from .lattice import EvalError, Unknown
+from .relations import AnyOf, absorbed, always
 
 if TYPE_CHECKING:
     import numpy as np
-    import sympy
 else:
     from ..deferred import numpy as np
-    from ..deferred import sympy
-
-Env = dict
-Fn = Callable[[Env], Any]
-
-
-# ---------------------------------------------------------------- value kinds
-
-class Unknown:
-    """A value not known statically; ``reason`` is "static" or "value" (run-time contents)."""
-
-    __slots__ = ("reason",)
-
-    def __init__(self, reason: str):
-        self.reason = reason
-
-    def __repr__(self) -> str:
-        return f"Unknown({self.reason})"
-
-
-UNKNOWN = Unknown("static")
-NO_VALUE = Unknown("value")
-
-
-class UnknownShape(Unknown):
-    """The shape of a tensor of unknown rank; ``owner`` names the tensor so it can be bound."""
-
-    __slots__ = ("owner",)
-
-    def __init__(self, owner: str | None):
-        super().__init__("static")
-        self.owner = owner
-
-
-class UnknownRank(Unknown):
-    """The rank of a tensor of unknown rank; ``owner`` names the tensor so it can be bound."""
-
-    __slots__ = ("owner",)
-
-    def __init__(self, owner: str | None):
-        super().__init__("static")
-        self.owner = owner
-
-
-class UnknownDType(Unknown):
-    __slots__ = ("owner",)
-
-    def __init__(self, owner: str | None):
-        super().__init__("static")
-        self.owner = owner
-
-
-@dataclass(frozen=True)
-class Rel:
-    """One relation between dims, kept in the user's direction for printing."""
-
-    op: str
-    lhs: Any
-    rhs: Any
-
-    def __str__(self) -> str:
-        return f"{expr_str(self.lhs)} {self.op} {expr_str(self.rhs)}"
-
-    def negate(self) -> "Rel":
-        return Rel(_NEGATE[self.op], self.lhs, self.rhs)
-
-    def sympy(self) -> sympy.Basic:
-        return _sympy_rel(self.op)(self.lhs, self.rhs)
-
-    def xreplace(self, mapping: dict) -> "Rel":
-        """The relation with symbols renamed (cheap: no sympy relational is built, no Min/Max re-evaluated)."""
-        return Rel(self.op, rebuild(self.lhs, mapping), rebuild(self.rhs, mapping))
-
-    @property
-    def free_symbols(self) -> set:
-        return set().union(*(x.free_symbols for x in (self.lhs, self.rhs) if is_symbolic(x)))
-
-
-@dataclass(frozen=True)
-class AnyOf:
-    """A disjunction of conjunctions of relations (``N == M or N == 1 or M == 1``)."""
-
-    alts: tuple
-
-    def __str__(self) -> str:
-        return " or ".join("(" + " and ".join(str(r) for r in conj) + ")" if len(conj) > 1 else str(conj[0])
-                           for conj in self.alts)
-
-    def sympy(self) -> sympy.Basic:
-        return sympy.Or(*[sympy.And(*[r.sympy() for r in conj]) for conj in self.alts])
-
-    def xreplace(self, mapping: dict) -> "AnyOf":
-        return AnyOf(tuple(tuple(r.xreplace(mapping) for r in conj) for conj in self.alts))
-
-    @property
-    def free_symbols(self) -> set:
-        return set().union(*(r.free_symbols for conj in self.alts for r in conj))
-
-
-_NEGATE = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
-# a relation's operator as Python's, for plain numbers
-PYOP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
-
-
-def _sympy_rel(op: str):
-    """sympy's class for a relation operator (sympy is imported on first use: ``deferred``)."""
-    return {"==": sympy.Eq, "!=": sympy.Ne, "<": sympy.Lt, "<=": sympy.Le, ">": sympy.Gt, ">=": sympy.Ge}[op]
 
 
 class Cond:
@@ -155,52 +42,6 @@ class Cond:
     def __repr__(self) -> str:
         return f"Cond({self.texts()}, opaque={self.opaque}, needs_value={self.needs_value})"
 
-
-class NeedInt(Exception):
-    """A symbolic dim was used where an integer is needed (a slice bound, a range)."""
-
-    def __init__(self, expr: Any):
-        super().__init__(str(expr))
-        self.expr = expr
-
-
-class EvalError(Exception):
-    """Evaluation is meaningless for these inputs (an index past a shape's end)."""
-
-
-class TensorVal:
-    """A tensor as the notation sees it: ``.shape``, ``.dtype``, and its contents if constant."""
-
-    __slots__ = ("name", "dtype", "shape", "value", "sym", "bounds")
-
-    def __init__(self, name: str, t: TensorType):
-        self.name, self.dtype, self.shape, self.value, self.sym = name, t.dtype, t.shape, t.value, t.sym
-        self.bounds = t.bounds
-
-    def __repr__(self) -> str:
-        return f"TensorVal({self.name})"
-
-
-class _Lazy:
-    __slots__ = ("fn",)
-
-    def __init__(self, fn: Fn):
-        self.fn = fn
-
-
-def lookup(env: Env, name: str) -> Any:
-    v = env[name]
-    if type(v) is _Lazy:
-        v = v.fn(env)
-        env[name] = v
-    return v
-
-
-def lazy(fn: Fn) -> _Lazy:
-    return _Lazy(fn)
-
-
-# ---------------------------------------------------------------- truth logic
 
 def and_(vals) -> Any:
     rels: list = []
@@ -247,7 +88,6 @@ def or_(vals) -> Any:
     if any(c.opaque or c.needs_value or c.alts for c in cs):
         return Cond((), (), any(c.opaque or c.alts for c in cs), any(c.needs_value for c in cs))
     if all(len(c.rels) == 1 for c in cs):
-        from .disjunction import absorbed, always
         rels = tuple(c.rels[0] for c in cs)
         if always(rels):
             return True
@@ -261,7 +101,8 @@ def or_(vals) -> Any:
 def not_(v) -> Any:
     """Negation; a negated condition stays a stated condition (De Morgan), not an opaque one.
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
+    >>> from shapecheck.notation.relations import Rel
     >>> N, M = symbol("N"), symbol("M")
     >>> not_(or_([Cond((Rel("==", N, 0),)), Cond((Rel("==", M, 0),))])).texts()
     ['N != 0', 'M != 0']
@@ -298,3 +139,4 @@ def as_cond(v) -> Cond:
     raise EvalError(f"expected a truth value, got {v!r}")
 
 
+__all__ = ["Cond", "and_", "or_", "not_", "as_cond"]

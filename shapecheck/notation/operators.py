@@ -1,4 +1,4 @@
-"""Arithmetic, subscripts and ``.value`` over the notation's values.
+"""Arithmetic, subscripts and the fields ``.value``, ``.rank`` and ``.dtype`` over the notation's values.
 
 >>> arith("+", 2, 3), subscript((4, 5, 6), [slice(1, None)])
 (5, (5, 6))
@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 
 
 from ..deferred import is_sympy
-from ..names import Name
-from ..types import TensorType, expr_str, normalize_dim, is_symbolic
-from .logic import NO_VALUE, EvalError, NeedInt, TensorVal, Unknown, UnknownShape
+from ..dims import Name, expr_str, normalize_dim, is_symbolic
+from ..types import TensorType
+from .lattice import NO_VALUE, UNKNOWN, EvalError, NeedInt, TensorVal, Unknown, UnknownDType, UnknownRank, UnknownShape
 
 if TYPE_CHECKING:
     import numpy as np
@@ -146,6 +146,24 @@ def value_of(t):
     return v
 
 
+def _rank(t):
+    """The rank of a tensor (``rank(data)``, also ``data.rank``) or the length of a shape; unknown for a tensor of unknown rank."""
+    if isinstance(t, TensorVal):
+        return UnknownRank(t.name) if t.shape is None else len(t.shape)
+    if isinstance(t, tuple):
+        return len(t)
+    if isinstance(t, Unknown):
+        return UNKNOWN
+    raise EvalError(f"rank() takes a tensor, got {show(t)}")
+
+
+def _dtype(t):
+    """The element type of a tensor (``dtype(x) in T``, also ``x.dtype``); unknown when the query leaves it open."""
+    if isinstance(t, TensorVal):
+        return UnknownDType(t.name) if t.dtype is None else t.dtype
+    raise EvalError(f"dtype() takes a tensor, got {show(t)}")
+
+
 def values(t):
     if isinstance(t, TensorVal):
         return NO_VALUE if t.value is None else t.value
@@ -169,7 +187,7 @@ def element_grid(elems: tuple, dims: tuple) -> np.ndarray:
     """A symbolic value's row-major elements as an object array of shape ``dims`` (int dims), so
     that numpy can transpose or slice it and ``.reshape(-1)`` reads the elements back.
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> element_grid((symbol("N"), 1, 2, 3), (2, 2)).T.reshape(-1).tolist()
     [N, 2, 1, 3]
     """

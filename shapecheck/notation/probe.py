@@ -6,7 +6,7 @@ that the relation depends on the dims, so it is a condition; nothing is decided 
 alone.  Every dim is a non-negative integer with no other bound, except a run-time size, which
 has an upper bound: a relation over one is not probed.
 
->>> from shapecheck.types import symbol
+>>> from shapecheck.dims import symbol
 >>> n = symbol("N")
 >>> is_open(sympy.floor((n - 1) / 4) + 1, "=="), is_open(n + 1, ">")
 (True, False)
@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..dims import is_runtime
-from .logic import PYOP
+from .relations import PYOP
 
 if TYPE_CHECKING:
     import sympy
@@ -53,7 +53,7 @@ def value(e: Any, env: dict) -> Fraction | None:
     """``e`` at the dims ``env`` (symbol -> int), in exact arithmetic without building sympy
     expressions; None for a form it does not know.
 
-    >>> from shapecheck.types import symbol
+    >>> from shapecheck.dims import symbol
     >>> n = symbol("N")
     >>> value(sympy.Max(0, sympy.floor((n - 1) / 4)) + n ** 2, {n: 9})
     Fraction(83, 1)

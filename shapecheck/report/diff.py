@@ -61,7 +61,13 @@ def _md(s: Any) -> str:
 
 
 def to_markdown(diffs: list[SpecDiff]) -> str:
-    """A semantic changelog: one section per pair, deterministic (no timestamps, stable order)."""
+    """A semantic changelog (``shapecheck diff --all --markdown``): one section per pair, deterministic
+    (no timestamps, stable order).
+
+    >>> from shapecheck.specdiff import diff
+    >>> to_markdown([diff("ScatterND-16", "ScatterND-18")]).splitlines()[4]
+    '## ScatterND-16 → ScatterND-18'
+    """
     body = []
     for d in diffs:
         body += [f"## {d.a} → {d.b}", ""]

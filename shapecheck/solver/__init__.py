@@ -10,9 +10,10 @@ of unknown rank gets the shape C7 asks for), and a symbol used as a slice bound
 
 One job per module: ``query`` (inputs, attributes, environment), ``unify`` (bindings),
 ``solve`` (classifying each rule), ``contradiction`` (conditions that cannot all hold),
-``outputs``, ``explain`` (values and fixes of refuted rules).
+``outputs``, ``explain`` (values and fixes of refuted rules), ``cache`` (each query solved once up to
+a renaming of its dim symbols).
 
->>> from shapecheck.notation.load import default_registry
+>>> from shapecheck.registry import default_registry
 >>> spec = default_registry().resolve("ScatterND", 18)
 >>> r = solve(spec, {"data": "float[N,C]", "indices": "int64[M,1]", "updates": "float[M,C]"})
 >>> r.status, str(r.outputs["output"])

@@ -1,7 +1,7 @@
 """Conditions that cannot all hold (``N == 4`` and ``N == 5``): a contradiction makes a query invalid.
 
 >>> import sympy
->>> from shapecheck.notation.compile import Rel
+>>> from shapecheck.notation import Rel
 >>> N = sympy.Symbol("N")
 >>> contradiction_of([("N == 4", Rel("==", N, 4)), ("N == 5", Rel("==", N, 5))], lambda t: ["C1"]).message
 'these conditions cannot all hold'
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable
 
 from ..result import Finding, Result
-from ..notation.compile import Rel
+from ..notation import Rel
 
 if TYPE_CHECKING:
     import sympy

@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 
-from ..notation.compile import EvalError, NeedInt, TensorVal, Unknown, UnknownShape, compile_expr
-from ..notation.load import Registry, Rule, Spec
-from ..notation.syntax import names_in, unparse, walk
-from ..types import expr_str, is_unknown, value_str, is_symbolic
+from ..notation import EvalError, NeedInt, TensorVal, Unknown, UnknownShape, compile_expr, names_in, unparse, walk
+from ..registry import Registry, Rule, Spec
+from ..dims import expr_str, is_unknown, is_symbolic
+from ..types import value_str
 from .query import versions
 
 if TYPE_CHECKING:

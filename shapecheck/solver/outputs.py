@@ -8,9 +8,10 @@ if TYPE_CHECKING:
 else:
     from ..deferred import numpy as np
 
-from ..notation.compile import EvalError, NeedInt, Unknown
-from ..notation.load import Spec
-from ..types import TensorType, has_unknown, is_symbolic, normalize_dim, numpy_dtype, unknown_dim, valued
+from ..notation import EvalError, NeedInt, Unknown
+from ..registry import Spec
+from ..types import TensorType, numpy_dtype, valued
+from ..dims import has_unknown, is_symbolic, normalize_dim, unknown_dim
 
 __all__ = ["output_slots", "output_type"]
 
@@ -18,7 +19,7 @@ __all__ = ["output_slots", "output_type"]
 def output_slots(spec: Spec, output_count: int | None = None) -> list[tuple[str, Any, int | None]]:
     """(result key, output declaration, position among a variadic output's tensors) in node order.
 
-    >>> from shapecheck.notation.load import default_registry
+    >>> from shapecheck.registry import default_registry
     >>> [k for k, _, _ in output_slots(default_registry().resolve("ScatterND", 18))]
     ['output']
     """

@@ -1,6 +1,6 @@
 """A query made ready to solve: input types parsed, attributes checked and defaulted, the environment.
 
->>> from shapecheck.notation.load import default_registry
+>>> from shapecheck.registry import default_registry
 >>> spec = default_registry().resolve("Gather", 13)
 >>> prepare_attrs(spec, {"axis": "1"})[0]
 {'axis': 1}
@@ -17,8 +17,8 @@ else:
 from ..errors import UsageError
 from ..findings import ATTRIBUTE_TYPE, UNKNOWN_ATTRIBUTE
 from ..result import Finding
-from ..notation.compile import TensorVal, lazy
-from ..notation.load import Registry, Spec
+from ..notation import TensorVal, lazy
+from ..registry import Registry, Spec
 from ..types import TensorType, as_tensor_type
 
 __all__ = ["prepare_inputs", "prepare_attrs", "spec_env", "lacks_value", "versions"]
@@ -126,14 +126,14 @@ def _convert_attr(atype: str, value: Any) -> Any:
         except (TypeError, ValueError, OverflowError):
             return None
         return out if all(v in _INT64 for v in out) else None
-    from ..notation.tensor_attrs import convert_attr   # tensor, sparse_tensor, floats, strings
+    from ..registry.attributes import convert_attr  # tensor, sparse_tensor, floats, strings
     return convert_attr(atype, value)
 
 
 def versions(spec: Spec, registry: Registry | None) -> list[Spec]:
     """Every version of ``spec``'s operator in the registry the query was given, for hints."""
     if registry is None:
-        from ..notation.load import default_registry
+        from ..registry import default_registry
         registry = default_registry()
     return registry.versions(spec.op, spec.domain)
 

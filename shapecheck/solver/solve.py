@@ -16,9 +16,10 @@ else:
 from ..errors import UsageError
 from ..findings import DEPRECATED
 from ..result import ConstraintResult, Finding, Result
-from ..notation.compile import EvalError, NeedInt, as_cond
-from ..notation.load import Registry, Rule, Spec
-from ..types import TensorType, is_unknown
+from ..notation import EvalError, NeedInt, as_cond
+from ..registry import Registry, Rule, Spec
+from ..types import TensorType
+from ..dims import is_unknown
 from .contradiction import contradiction
 from .explain import deprecation_fix, fix, values_involved
 from .outputs import output_slots, output_type

@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterator
 
 
-from ..notation.compile import (EvalError, NeedInt, Rel, Unknown, UnknownDType, UnknownRank, UnknownShape,
-                            fresh_shape)
-from ..notation.load import Rule, Spec
-from ..types import TensorType, expr_str, is_unknown, normalize_dim, is_symbolic
+from ..notation import EvalError, NeedInt, Rel, Unknown, UnknownDType, UnknownRank, UnknownShape, fresh_shape
+from ..registry import Rule, Spec
+from ..types import TensorType
+from ..dims import expr_str, is_unknown, normalize_dim, is_symbolic
 from .query import spec_env
 
 if TYPE_CHECKING:

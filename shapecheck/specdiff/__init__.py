@@ -17,7 +17,7 @@ Two layers, both generic over any two specs (no operator is named here):
 from __future__ import annotations
 
 from ..errors import UsageError
-from ..notation.load import Registry, Spec, default_registry
+from ..registry import Registry, Spec, default_registry
 from .changes import (
     CATEGORIES,
     Change,
@@ -134,15 +134,5 @@ def _conclude(d: SpecDiff, a: Spec, b: Spec, n_cands: int) -> None:
 
 
 
-def to_markdown(diffs: list[SpecDiff]) -> str:
-    """A semantic changelog (``shapecheck diff --all --markdown``); rendered by ``shapecheck.report.diff``.
-
-    >>> to_markdown([diff("ScatterND-16", "ScatterND-18")]).splitlines()[4]
-    '## ScatterND-16 → ScatterND-18'
-    """
-    from ..report.diff import to_markdown as render
-    return render(diffs)
-
-
-__all__ = ["diff", "diff_range", "diff_all", "to_markdown", "SpecDiff", "Change", "Witness",
+__all__ = ["diff", "diff_range", "diff_all", "SpecDiff", "Change", "Witness",
            "allowed_values", "confirm", "CATEGORIES"]

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from ..findings import ATTRIBUTE_TYPE, UNKNOWN_ATTRIBUTE
-from ..notation.load import Spec
-from ..notation.syntax import Node, names_in, substitute, unparse
+from ..registry import Spec
+from ..notation import Node, names_in, substitute, unparse
 
 CATEGORIES = ("operator", "inputs", "types", "attributes", "constraints", "deprecation")
 # findings the solver reports for attributes a spec does not declare / of the wrong type;
@@ -83,7 +83,7 @@ class SpecDiff:
 def allowed_values(spec: Spec) -> dict[str, frozenset]:
     """Attribute values a spec allows, read from constraints of the form ``ATTR in {...}``.
 
-    >>> from shapecheck.notation.load import default_registry
+    >>> from shapecheck.registry import default_registry
     >>> sorted(allowed_values(default_registry().get("ScatterND-16"))["reduction"])
     ['add', 'mul', 'none']
     """

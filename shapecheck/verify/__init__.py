@@ -14,8 +14,8 @@ Nothing here knows an operator: index ranges come from the spec's semantics kind
 (``kernels.EXTENTS``) and whether negative indices or an axis value are accepted is
 decided by asking the solver on the concrete instance.
 
-One job per module: ``sampling`` draws instances (``dims`` the symbols' values), ``oracle``
-judges each, ``report`` holds the results; ``report/verify.py`` renders them.
+One job per module: ``sampling`` draws instances (``symbols`` the symbols' values), ``oracle``
+judges each, ``samples`` holds the results; ``report/verify.py`` renders them.
 
 >>> rep = verify("ScatterND", 18, {"data": "float[N,C]", "indices": "int64[M,K]",
 ...              "updates": "float[M,C]"}, {}, samples=6, seed=1)
@@ -29,8 +29,8 @@ import numpy as np
 from ..errors import UsageError
 from ..result import Result
 from ..solver import prepare_attrs, prepare_inputs, solve
-from ..notation.load import Registry, default_registry
-from .report import Sample, VerifyReport
+from ..registry import Registry, default_registry
+from .samples import Sample, VerifyReport
 from .sampling import Drawer, refuse_huge
 
 __all__ = ["verify", "VerifyReport", "Sample"]

@@ -9,9 +9,9 @@ from ..executor import run_spec
 from ..findings import DEPRECATED
 from ..result import Result
 from ..solver import solve
-from ..notation.load import Spec
+from ..registry import Spec
 from ..types import TensorType, numpy_dtype
-from .report import Sample
+from .samples import Sample
 
 __all__ = ["judge", "ids_of", "typed"]
 

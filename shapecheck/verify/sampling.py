@@ -16,12 +16,13 @@ from ..errors import ShapeCheckError, UsageError
 from ..kernels import EXTENTS, INDEX_ARG
 from ..result import Result
 from ..solver import prepare_attrs, solve, spec_env
-from ..notation.compile import EvalError, NeedInt, Unknown
-from ..notation.load import Registry, Spec
-from ..types import ELEMENT_TYPES, TensorType, numpy_dtype, unknown_dim, is_symbolic
-from .dims import at, draw_dims, expected_type
+from ..notation import EvalError, NeedInt, Unknown
+from ..registry import Registry, Spec
+from ..types import ELEMENT_TYPES, TensorType, numpy_dtype
+from ..dims import unknown_dim, is_symbolic
+from .symbols import at, draw_dims, expected_type
 from .oracle import ids_of, judge
-from .report import Sample
+from .samples import Sample
 
 if TYPE_CHECKING:
     pass

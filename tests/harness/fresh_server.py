@@ -7,7 +7,7 @@ import numpy  # noqa: F401
 import onnx  # noqa: F401
 import sympy  # noqa: F401
 
-from shapecheck.notation.load import default_registry
+from shapecheck.registry import default_registry
 from tests.harness import fresh  # noqa: F401
 
 default_registry().load_all()

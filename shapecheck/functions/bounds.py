@@ -1,0 +1,135 @@
+"""Notation functions for the bounds of a tensor's elements when the elements are not known.
+
+Positions computed from sizes (``Range(0, seq)``, ``arange(s) - 8``) are indices whose values are
+known only at run time, yet they lie between two dims: ``[0, seq - 1]``.  An output's ``bounds``
+rule states them as ``(lo, hi, exact)``, and an index rule (``-s <= indices <= s - 1``) is then a
+condition over the input dims (``seq <= 64``) instead of a check left to the runtime.
+
+``exact`` says that a non-empty tensor attains both bounds (a Range, a Concat of Ranges, the same
+elements moved or repeated, shifted by a constant): a comparison is then a condition, necessary
+and sufficient.  Bounds that only contain the elements (a Gather or Slice of them, one column
+``[..., j]``) are ``loose``: they can prove an index in range, never make it a condition.
+
+>>> from shapecheck.dims import symbol
+>>> from shapecheck.types import TensorType
+>>> from shapecheck.notation import TensorVal
+>>> s = symbol("seq")
+>>> range_bounds(0, s, 1), hull((0, s - 1, True), (2, 3, True)), shifted((0, s - 1, True), -8, "+")
+((0, seq - 1, True), (0, Max(3, seq - 1), True), (-8, seq - 9, True))
+>>> bounds(TensorVal("x", TensorType("int64", (3,), None, (1, 7, 2)))), loose((0, s - 1, True))
+((1, 7, True), (0, seq - 1, False))
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..dims import is_symbolic, is_unknown, normalize_dim
+from ..notation import NO_VALUE, TensorVal, Unknown
+from ..notation.operators import int_like
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
+
+
+def bounds(x: Any) -> Any:
+    """``(lo, hi)`` of a tensor's elements: from its value, its symbolic elements or its bounds."""
+    if type(x) is not TensorVal:
+        return NO_VALUE
+    if x.value is not None:
+        if x.value.size == 0 or x.value.dtype.kind not in "iub":
+            return NO_VALUE
+        return int(x.value.min()), int(x.value.max()), True
+    if x.sym is not None:
+        elems = [e for e in x.sym if not isinstance(e, bool)]
+        if not elems or any(not (int_like(e) or is_symbolic(e)) or (is_symbolic(e) and _has_unknown(e)) for e in elems):
+            return NO_VALUE
+        if all(int_like(e) for e in elems):
+            return int(min(elems)), int(max(elems)), True
+        return (normalize_dim(sympy.Min(*elems)), normalize_dim(sympy.Max(*elems)), True) if len(elems) > 1 else \
+            (elems[0], elems[0], True)
+    return x.bounds if x.bounds is not None else NO_VALUE
+
+
+def _has_unknown(e: Any) -> bool:
+    return any(is_unknown(s) for s in e.free_symbols)
+
+
+def range_bounds(start: Any, limit: Any, delta: Any) -> Any:
+    """The bounds of ``Range(start, limit, delta)`` for an integer ``delta``: ``[start, limit - 1]``
+    upwards, ``[limit + 1, start]`` downwards (the last element is at most one short of ``limit``)."""
+    if any(isinstance(v, Unknown) or not (int_like(v) or is_symbolic(v)) for v in (start, limit, delta)):
+        return NO_VALUE
+    if not int_like(delta) or delta == 0:
+        return NO_VALUE
+    if delta > 0:   # the last element is limit - 1 only for a step of 1; with a larger step, at most that
+        return normalize_dim(start), normalize_dim(limit - 1), delta == 1
+    return normalize_dim(limit + 1), normalize_dim(start), delta == -1
+
+
+def hull(*parts: Any) -> Any:
+    """The bounds that hold every part's elements (a Concat of bounded tensors): exact when every
+    part's are (each part is non-empty, or the smaller bound comes from another part)."""
+    if len(parts) == 1 and isinstance(parts[0], tuple) and parts[0] and isinstance(parts[0][0], tuple):
+        parts = parts[0]
+    if not parts or any(not isinstance(p, tuple) or len(p) != 3 for p in parts):
+        return NO_VALUE
+    los, his = [p[0] for p in parts], [p[1] for p in parts]
+    exact = all(p[2] for p in parts)
+    if all(int_like(v) for v in los + his):
+        return min(los), max(his), exact
+    return normalize_dim(sympy.Min(*los)), normalize_dim(sympy.Max(*his)), exact
+
+
+def loose(b: Any) -> Any:
+    """Bounds that still hold the elements but may not be attained (a Gather or a Slice of them)."""
+    if not isinstance(b, tuple) or len(b) != 3:
+        return NO_VALUE
+    return b[0], b[1], False
+
+
+def shifted(b: Any, c: Any, op: str) -> Any:
+    """The bounds of ``x op c`` for ``x`` within ``b`` and ``c`` a scalar dim (``+``, ``-``, or ``*``
+    by a non-negative number)."""
+    if not isinstance(b, tuple) or len(b) != 3 or isinstance(c, Unknown):
+        return NO_VALUE
+    if isinstance(c, tuple):
+        if len(c) != 1:
+            return NO_VALUE
+        c = c[0]
+    if not (int_like(c) or (is_symbolic(c) and not _has_unknown(c))):
+        return NO_VALUE
+    lo, hi, exact = b
+    if op == "+":
+        return normalize_dim(lo + c), normalize_dim(hi + c), exact
+    if op == "-":
+        return normalize_dim(lo - c), normalize_dim(hi - c), exact
+    if op == "*" and int_like(c) and c >= 0:
+        return normalize_dim(lo * c), normalize_dim(hi * c), exact
+    return NO_VALUE
+
+
+def with_bounds(a: Any, b: Any, op: str) -> Any:
+    """The bounds of ``a op b`` (``+``, ``-``, ``*``) where one side is bounded and the other a
+    known scalar: an Add or Sub of a constant to positions."""
+    ba, bb = bounds(a), bounds(b)
+    if isinstance(ba, tuple) and _scalar(b) is not None and op in ("+", "-", "*"):
+        return shifted(ba, _scalar(b), op)
+    if isinstance(bb, tuple) and _scalar(a) is not None and op in ("+", "*"):
+        return shifted(bb, _scalar(a), op)
+    return NO_VALUE
+
+
+def _scalar(x: Any) -> Any:
+    """A tensor's one element, when it has exactly one and it is known."""
+    if type(x) is not TensorVal:
+        return None
+    if x.value is not None and x.value.size == 1 and x.value.dtype.kind in "iu":
+        return int(x.value.reshape(-1)[0])
+    if x.sym is not None and len(x.sym) == 1 and not isinstance(x.sym[0], bool):
+        return x.sym[0]
+    return None
+
+
+NOTATION = (bounds, range_bounds, hull, loose, shifted, with_bounds)

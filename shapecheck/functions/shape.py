@@ -1,0 +1,273 @@
+"""Shape functions: the output shapes of broadcasting, Reshape and Expand, Range's length, and the
+values of Shape and Concat (a shape tensor's value is a tuple of dims).
+
+Each is exact on plain integers, exact on symbols where the algebra allows, and a fresh
+unknown dim where it does not (never a guess).
+
+>>> from shapecheck.dims import symbol
+>>> N, S = symbol("N"), symbol("S")
+>>> broadcast((N, 1, S), (4, S)), reshape_shape((N, 3, 4), (N, -1), 0)
+((N, 4, S), (N, 12))
+>>> concat([(N,), (-1,)]), range_len(0, S, 1)
+((N, -1), S)
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..notation import NO_VALUE, UNKNOWN, EvalError, NeedInt, Unknown, UnknownShape, and_, compare_dims, or_
+from ..notation.operators import int_like
+from ..dims.rounding import ceiling_of, floor_of
+from ..dims import is_unknown, normalize_dim, unknown_dim, is_symbolic
+from .core import _elems
+
+if TYPE_CHECKING:
+    import numpy as np
+    import sympy
+else:
+    from ..deferred import numpy as np
+    from ..deferred import sympy
+
+
+def vector(v: Any) -> Any:
+    """A scalar value as a one-element vector; a vector, or the row-major elements of a symbolic
+    value of higher rank, as is; a small array's elements as a vector."""
+    if isinstance(v, Unknown):
+        return v
+    if isinstance(v, np.ndarray):
+        flat = _elems(v)
+        return NO_VALUE if flat is None else flat
+    return v if isinstance(v, tuple) else (v,)
+
+
+def concat(parts: Any) -> Any:
+    """The values of several tensors joined end to end (Concat on axis 0)."""
+    if isinstance(parts, Unknown):
+        return NO_VALUE
+    out: tuple = ()
+    for p in parts:
+        e = _elems(p)
+        if e is None:
+            return NO_VALUE
+        out += e
+    return out
+
+
+def _shapes(args: tuple) -> tuple | None:
+    """``broadcast(a, b)`` or ``broadcast(x.shape for x in inputs)``: the shapes, or None if one is unknown."""
+    if len(args) == 1 and isinstance(args[0], tuple) and all(isinstance(a, (tuple, Unknown)) for a in args[0]):
+        args = args[0]
+    if any(isinstance(a, Unknown) for a in args):
+        return None
+    for a in args:
+        _need_shape(a)
+    return args
+
+
+def _need_shape(x: Any) -> None:
+    """A shape argument must be a tuple of dims (a 1-D value), not an array of another rank."""
+    if not isinstance(x, tuple) or not all(int_like(d) or is_symbolic(d) for d in x):
+        raise EvalError(f"expected a shape (a vector of dims), got {type(x).__name__}")
+
+
+def _aligned(shapes: tuple) -> list[list]:
+    rank = max((len(s) for s in shapes), default=0)
+    return [[s[i - (rank - len(s))] for s in shapes if i - (rank - len(s)) >= 0] for i in range(rank)]
+
+
+def _merge(dims: list) -> Any:
+    """The broadcast of dims that the broadcastable() rule accepts."""
+    out = dims[0]
+    for d in dims[1:]:
+        if d == out or d == 1:
+            continue
+        if out == 1:
+            out = d
+        elif int_like(out) and not int_like(d):
+            continue                       # d must equal out (or be 1)
+        elif int_like(d) and not int_like(out):
+            out = d
+        elif int_like(d) and int_like(out):
+            raise EvalError(f"dims {out} and {d} do not broadcast")
+        else:
+            out = _ordered_broadcast(out, d)
+    return normalize_dim(out)
+
+
+def _ordered_broadcast(a: Any, b: Any) -> Any:
+    """Two symbolic dims that broadcast: the larger when that is provably the result, else a fresh unknown.
+
+    Valid pairs are equal, or one of them is 1, and the result is the other.  When sympy proves
+    ``small <= large``, the result is ``large`` in every valid pair but one: ``large == 1`` with
+    ``small == 0`` (the result is then 0).  That pair is ruled out when ``large`` is a symbol and
+    ``small`` is known not to be 0 at ``large = 1`` (``Min(64, seq)`` against ``seq``).
+
+    >>> from shapecheck.dims import symbol
+    >>> S = symbol("S")
+    >>> M = symbol("M")
+    >>> _ordered_broadcast(sympy.Min(64, S), S), _ordered_broadcast(sympy.Min(1, S), 16)
+    (S, 16*Min(1, S))
+    >>> _ordered_broadcast(M, M * sympy.Min(1, S))
+    M*Min(1, S)
+    """
+    from ..dims import is_unknown as _unknown
+    for x, y in ((a, b), (b, a)):
+        if _zero_or_one(y):
+            return normalize_dim(sympy.sympify(x) * y)   # y = 1: x; y = 0: valid only for x in {0, 1}, giving 0
+        if isinstance(y, sympy.Mul) and x in y.args and _zero_or_one(y / x):
+            return y   # x against x*m, m in {0, 1}: x when m = 1; 0 = x*m when m = 0 (valid only for x in {0, 1})
+    if _unknown(a) or _unknown(b):
+        return unknown_dim("broadcast")
+    a, b = sympy.sympify(a), sympy.sympify(b)
+    top = sympy.Max(a, b)                  # sympy folds Max when it can order the two (Min(64, S) <= S)
+    if top == b:
+        small, large = a, b
+    elif top == a:
+        small, large = b, a
+    else:
+        return unknown_dim("broadcast")     # N vs M: N, M or either, by the condition; not known here
+    if isinstance(large, sympy.Symbol):
+        at_one = sympy.sympify(small).subs(large, 1)
+        if at_one.is_number and at_one != 0:
+            return large
+    return unknown_dim("broadcast")
+
+
+def _zero_or_one(d: Any) -> bool:
+    """True for a dim that is 0 or 1 whatever its symbols: ``Min(1, N)`` (torch's ``x[:1]`` of a length).
+
+    >>> from shapecheck.dims import symbol
+    >>> _zero_or_one(sympy.Min(1, symbol("N"))), _zero_or_one(symbol("N"))
+    (True, False)
+    """
+    return (isinstance(d, sympy.Min) and any(x.is_number and 0 <= x <= 1 for x in d.args)
+            and all(x.is_nonnegative for x in d.args))
+
+
+def broadcast(*args) -> Any:
+    """The multidirectional (numpy) broadcast of shapes."""
+    shapes = _shapes(args)
+    if shapes is None:
+        return UnknownShape(None)
+    return tuple(_merge(col) for col in _aligned(shapes))
+
+
+def broadcastable(*args) -> Any:
+    """True when the shapes broadcast: each aligned pair equal or one of them 1 (a condition on symbols)."""
+    shapes = _shapes(args)
+    if shapes is None:
+        return UNKNOWN
+    parts = []
+    for col in _aligned(shapes):
+        for i in range(len(col)):
+            for j in range(i + 1, len(col)):
+                a, b = col[i], col[j]
+                parts.append(or_([compare_dims(a, "==", b), compare_dims(a, "==", 1), compare_dims(b, "==", 1)]))
+    return and_(parts)
+
+
+def unidirectional(target: Any, shape: Any) -> Any:
+    """True when ``shape`` broadcasts to ``target`` (Expand's input to its result, Gemm's C)."""
+    if isinstance(target, Unknown) or isinstance(shape, Unknown):
+        return UNKNOWN
+    _need_shape(target)
+    _need_shape(shape)
+    if len(shape) > len(target):
+        return False
+    parts = [or_([compare_dims(d, "==", t), compare_dims(d, "==", 1)])
+             for d, t in zip(shape, target[len(target) - len(shape):])]
+    return and_(parts)
+
+
+def reshape_shape(shape: Any, target: Any, allowzero: Any = 0) -> Any:
+    """Reshape's output shape: ``0`` copies the input dim (unless allowzero), ``-1`` takes the rest.
+
+    A symbolic target dim is taken as is; it is 0 at run time only if the spec's condition
+    that it is not (or that it equals the input dim) fails.
+    """
+    if isinstance(shape, Unknown) or isinstance(target, Unknown) or isinstance(allowzero, Unknown):
+        return UnknownShape(None)
+    _need_shape(target)
+    out: list = []
+    infer_at = None
+    for i, t in enumerate(target):
+        if int_like(t) and t == -1:
+            if infer_at is not None:
+                raise EvalError("a Reshape target may hold at most one -1")
+            infer_at = i
+            out.append(None)
+        elif int_like(t) and t == 0 and not allowzero:
+            if i >= len(shape):
+                raise EvalError(f"target dim {i} is 0 (copy), but the input has rank {len(shape)}")
+            out.append(shape[i])
+        elif int_like(t) and t < -1:
+            raise EvalError(f"a Reshape target dim cannot be {t}")
+        else:   # a symbolic t that is 0 at run time copies the input dim: the spec states t != 0 as a condition
+            out.append(t)
+    if infer_at is not None:
+        out[infer_at] = _quotient(_product(shape), _product([d for d in out if d is not None]))
+    return tuple(normalize_dim(d) for d in out)
+
+
+def _product(dims) -> Any:
+    p: Any = 1
+    for d in dims:
+        p = p * d if int_like(p) and int_like(d) else sympy.sympify(p) * d
+    return p
+
+
+def _quotient(total, part) -> Any:
+    if int_like(total) and int_like(part):
+        if part == 0 or total % part:
+            raise EvalError(f"-1 in a Reshape target: {total} elements do not split into parts of {part}")
+        return total // part
+    q = sympy.sympify(total) / part      # a product over a product of the same dims cancels as it is built
+    num, den = sympy.fraction(q)
+    if den != 1:
+        q = sympy.cancel(q)
+        num, den = sympy.fraction(q)
+    if den == 1 and q.is_integer is not False:
+        return normalize_dim(sympy.expand(q))
+    if q.is_Rational:
+        # a fixed fraction (48*N / (5*N)): never whole while the part is not 0, and with a part of 0 the
+        # -1 is ambiguous, which onnxruntime and onnx.reference refuse too (tests/test_broken.py)
+        raise EvalError(f"-1 in a Reshape target: {sympy.sstr(total)} elements do not split into parts of "
+                        f"{sympy.sstr(part)} ({sympy.sstr(q)} each)")
+    if int_like(part) and part > 0 and not any(is_unknown(x) for x in sympy.sympify(total).free_symbols):
+        # batch*seq over 16: the -1 is batch*seq/16 wherever the reshape is valid, which the element
+        # count rule then states as batch*seq == 16*floor(batch*seq/16), that is (batch*seq) % 16 == 0
+        return normalize_dim(floor_of(sympy.sympify(total) / int(part)))
+    return unknown_dim("reshaped")
+
+
+def range_len(start: Any, limit: Any, delta: Any) -> Any:
+    """Range's length ``max(ceil((limit - start) / delta), 0)``."""
+    for x in (start, limit, delta):
+        if isinstance(x, Unknown):
+            return NO_VALUE
+    if all(int_like(x) for x in (start, limit, delta)):
+        if delta == 0:
+            raise EvalError("Range with delta 0")
+        return max(-(-(limit - start) // delta), 0)
+    if not int_like(delta):
+        return unknown_dim("range")
+    if any(is_unknown(s) for s in sympy.sympify(limit - start).free_symbols):
+        return unknown_dim("range")
+    n = ceiling_of(sympy.sympify(limit - start) / delta)
+    return normalize_dim(n if n.is_nonnegative else sympy.Max(0, n))
+
+
+def arange(n: Any) -> Any:
+    """``(0, 1, ..., n-1)``: the default axes of Slice when its ``axes`` input is absent.
+
+    >>> arange(3)
+    (0, 1, 2)
+    """
+    if isinstance(n, Unknown):
+        return n
+    if not int_like(n):
+        raise NeedInt(n)
+    return tuple(range(int(n)))
+
+
+NOTATION = (vector, concat, broadcast, broadcastable, unidirectional, reshape_shape, range_len, arange)

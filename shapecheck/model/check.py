@@ -1,0 +1,177 @@
+"""Model validation entry points: load a model, run the forward pass (``shapecheck.model``).
+
+Inference is the source of truth: a tensor's type comes from the graph inputs,
+initializers and constants, then from the specs (for nodes shapecheck knows) or from
+onnx's inference (for the rest), and is a fresh unknown where neither knows.
+Declarations (``value_info``, declared graph outputs, IR ports) are *claims*: each is
+compared with the inferred type; it may only fill in what inference left unknown.
+
+>>> import onnx
+>>> from onnx import helper, TensorProto as T
+>>> g = helper.make_graph([helper.make_node("ScatterND", ["d", "i", "u"], ["y"])], "g",
+...     [helper.make_tensor_value_info("d", T.FLOAT, ["N", 4]),
+...      helper.make_tensor_value_info("i", T.INT64, ["M", 1]),
+...      helper.make_tensor_value_info("u", T.FLOAT, ["M", 4])],
+...     [helper.make_tensor_value_info("y", T.FLOAT, None)])
+>>> rep = check_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]))
+>>> rep.summary["valid"], rep.nodes[0].outputs["output"]
+(1, 'float[N,4]')
+"""
+from __future__ import annotations
+
+import gc
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import Any
+
+from ..deferred import sympy, sympy_imported
+from ..dims import NeedsAlgebra
+from ..errors import UsageError
+from ..frontends import ModelGraph
+from ..registry import Registry, default_registry
+from .forward import check_graph
+from .reports import ModelReport
+from .sizes import bind_sizes, parse_sizes, recorded_ranges
+
+
+# ---------------------------------------------------------------- entry points
+
+def load_graph(model: Any, registry: Registry, load_external_data: bool = False, light: bool = False) -> ModelGraph:
+    """Pick the frontend by file type: ``.xml`` is OpenVINO IR, anything else ONNX (``light``:
+    its named dims as ``names.Name``s)."""
+    if isinstance(model, (str, Path)) and str(model).lower().endswith(".xml"):
+        from ..frontends.openvino_ir import read_ir
+        return read_ir(model, registry)
+    from ..frontends import read_onnx
+    return read_onnx(model, registry, load_external_data, light)
+
+
+def check_model(model: Any, *, strict: bool = False, registry: Registry | None = None,
+                load_external_data: bool = False, output: str | None = None,
+                specs: list[str] | str | None = None, runtime: str | None = None,
+                pause_gc: bool = True, light: bool = False, assume_nonempty: bool = True,
+                dims: dict[str, int] | str | None = None, progress: Any = None) -> ModelReport:
+    """Check every node of a model (path or ModelProto) that has a spec; see ``ModelReport``.
+
+    ``output`` writes an annotated copy (ONNX only); ``specs`` adds spec directories;
+    ``runtime`` (``onnxruntime``, ``openvino``) warns about nodes that runtime cannot run.
+    ``pause_gc`` (default) pauses the cyclic garbage collector during the check and restores it
+    after: the check frees nothing cyclic, and full collections over a process's long-lived
+    objects (the compiled specs, sympy's caches) took a third of a check's time.  Pass False to
+    leave the collector alone.
+
+    ``assume_nonempty`` (default) takes every symbolic input dim to be at least 1 (else at least 0);
+    ``dims`` (``{"batch": 8}`` or ``"batch=8,seq=4096"``) checks the model at those input sizes.
+
+    ``light`` first tries a check without sympy, whose named dims are ``names.Name``s; the
+    first dim that needs algebra stops it, and the model is checked again as usual.  The
+    report is the same either way, but its dims may be ``Name``s, which do no arithmetic: the
+    CLI, which only prints reports, uses it; other callers should not.  It also parses the
+    file without importing onnx (``frontends/onnx_proto.py``).  Not for threads
+    (``deferred.Deferred.barred``).
+    """
+    if registry is None:
+        from ..registry import registry_with
+        registry = registry_with(specs) if specs else default_registry()
+    sizes = parse_sizes(dims) if dims else None
+    with no_gc_pauses() if pause_gc else nullcontext():
+        report = None
+        if light and not output:
+            report, model = _light_check(model, registry, strict, runtime, load_external_data, assume_nonempty, sizes)
+        if report is None:
+            graph = load_graph(model, registry, load_external_data)
+            report = run_checks(graph, registry, strict, runtime, assume_nonempty, sizes, progress)
+    if output:
+        if graph.format != "onnx":
+            raise UsageError("--output writes ONNX models only; this model is OpenVINO IR")
+        from ..frontends import write_annotated
+        write_annotated(graph.proto, report.types, output, graph.path, domain_metadata(report.domain))
+    return report
+
+
+def run_checks(graph: ModelGraph, registry: Registry, strict: bool = False, runtime: str | None = None,
+               assume_nonempty: bool = True, sizes: dict[str, int] | None = None, progress: Any = None) -> ModelReport:
+    """The forward pass over a loaded graph, with the user's sizes bound and the exporter's recorded
+    ranges as declared ranges of the input dims."""
+    if sizes:
+        bind_sizes(graph, sizes)
+    return check_graph(graph, registry, strict, runtime, assume_nonempty, recorded_ranges(graph), progress)
+
+
+def domain_metadata(domain) -> dict[str, str]:
+    """The input domain as ``metadata_props`` of an annotated model: its text, and the whole
+    domain as JSON (``shapecheck.input_domain``)."""
+    import json
+    if domain is None:
+        return {}
+    return {"shapecheck.valid_for": domain.text(), "shapecheck.input_domain": json.dumps(domain.to_dict())}
+
+
+def _light_check(model: Any, registry: Registry, strict: bool, runtime: str | None,
+                 load_external_data: bool, assume_nonempty: bool = True,
+                 sizes: dict[str, int] | None = None) -> tuple[ModelReport | None, Any]:
+    """(the light check's report or None, the model for the full check, parsed once).
+
+    None when there is nothing to save (sympy is imported already), the model is IR or larger
+    than ``LIGHT_MAX_NODES``, or a dim needed algebra (or the light check failed in any way: the
+    full check then decides, in its own words)."""
+    if sympy_imported() or (isinstance(model, (str, Path)) and str(model).lower().endswith(".xml")):
+        return None, model
+    from ..frontends import load_model
+    loaded = load_model(model, load_external_data, bare=True)
+    if len(loaded.model.graph.node) > LIGHT_MAX_NODES:
+        return None, loaded
+    try:
+        return light_check(loaded, registry, strict, runtime, assume_nonempty=assume_nonempty, sizes=sizes), loaded
+    except (NeedsAlgebra, Exception):
+        return None, loaded
+
+
+# Nodes of a model's main graph past which the CLI skips the light check: a larger graph almost
+# always computes a shape, and reading it (1.1 s at 60k nodes) is what a stopped light check wastes.
+LIGHT_MAX_NODES = 2000
+
+
+def light_check(model: Any, registry: Registry, strict: bool = False, runtime: str | None = None,
+                load_external_data: bool = False, assume_nonempty: bool = True,
+                sizes: dict[str, int] | None = None) -> ModelReport:
+    """A check of an ONNX model that runs no sympy code, its named dims as ``names.Name``s;
+    raises ``NeedsAlgebra`` where a dim needs more than comparing names."""
+    with sympy.barred(NeedsAlgebra):
+        graph = load_graph(model, registry, load_external_data, light=True)
+        return run_checks(graph, registry, strict, runtime, assume_nonempty, sizes)
+
+
+@contextmanager
+def no_gc_pauses():
+    """A model check allocates many small objects and frees nothing cyclic: the collector's
+    repeated passes over a growing heap would cost more than the check itself."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            # what the check allocated goes straight to the oldest generation, so the first
+            # collection after it does not walk every object of the report
+            gc.freeze()
+            gc.unfreeze()
+            gc.enable()
+
+
+def annotate(model: Any, *, registry: Registry | None = None, assume_nonempty: bool = True,
+             dims: dict[str, int] | str | None = None):
+    """A copy of an ONNX model whose value_info and outputs carry shapecheck's inferred types."""
+    import onnx
+    from ..frontends import annotate_proto
+    registry = registry or default_registry()
+    with no_gc_pauses():
+        graph = load_graph(model, registry)
+        report = run_checks(graph, registry, False, None, assume_nonempty, parse_sizes(dims) if dims else None)
+    m = onnx.ModelProto()
+    m.CopyFrom(graph.proto)
+    annotate_proto(m, {k: v for k, v in report.types.items() if v.dtype is not None})
+    return m
+
+
+__all__ = ["check_model", "run_checks", "annotate", "load_graph", "light_check", "no_gc_pauses"]

@@ -1,0 +1,43 @@
+"""The end of a forward pass: what the model needs as its input domain, the dims as they are for the
+inputs it accepts, the counts and the coverage, written into the pass's report."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..domain.build import Need
+from ..solver import contradiction_of, equalities
+from .domain import domain_findings, model_domain
+from .reports import ModelReport, node_counts
+
+
+def finish_report(fp: Any) -> ModelReport:
+    """The report of the pass ``fp`` (a ``forward.ForwardPass``), completed; ``fp.env`` settled."""
+    report = fp.report
+    report.assumptions = [{"condition": c, "kind": "refinement" if c in fp.refinements else "condition",
+                           "nodes": list(ns)} for c, ns in fp.assumptions.items()]
+    needs = {text: Need(text, fp.relations.get(text), list(fp.sources.get(text, ())))
+             for text in fp.assumptions if text not in fp.refinements}
+    report.domain = model_domain(fp.graph, [n for t, n in needs.items() if t not in fp.scoped],
+                                 [n for t, n in needs.items() if t in fp.scoped], fp.assumed, fp.nonempty,
+                                 set(fp.declared_ranges))
+    report.violations.extend(domain_findings(report.domain, fp.graph,
+                                             {s.name: r for s, r in fp.declared_ranges.items()}))
+    if fp.facts.active:   # every dim as it is for the inputs the model accepts
+        fp.env = {k: fp.facts.settle_type(t) for k, t in fp.env.items()}
+        for n in report.nodes:
+            n.output_types = {k: fp.facts.settle_type(t) for k, t in n.output_types.items()}
+    eqs = equalities((c, fp.relations.get(c)) for c in fp.assumptions if c not in fp.refinements)
+    if len(eqs) >= 2 and not any(r.kind == "refuted" for r in report.domain.relations):
+        bad = contradiction_of(eqs, lambda c: list(fp.assumptions.get(c, {})))
+        if bad is not None:
+            bad.message = "conditions that different nodes need cannot all hold, so no input makes the model valid"
+            report.violations.append(bad)
+    report.symbols = fp.unknowns.symbols
+    report.summary = node_counts(report.nodes, fp.skipped, fp.dead)
+    total = {how: sum(r.get(how, 0) for r in fp.coverage.values()) for how in ("spec", "fallback", "unknown")}
+    report.coverage = {**total, "dead": fp.dead,
+                       "by_op": {op: dict(sorted(r.items())) for op, r in sorted(fp.coverage.items())}}
+    return report
+
+
+__all__ = ["finish_report"]

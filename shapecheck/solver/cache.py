@@ -1,0 +1,284 @@
+"""Solve each query shape once: results cached up to a renaming of the dim symbols.
+
+A large model asks the same question many times with different dim names
+(``[m0,1]``, ``[m1,1]``, ...).  The query is renamed to canonical symbols in order of
+first appearance, solved (or found in the cache), and the result renamed back, so
+the answer is the one ``solve`` would give for the original names.
+
+>>> from shapecheck.registry import default_registry
+>>> from shapecheck.types import parse_type
+>>> cache = SolveCache()
+>>> spec = default_registry().resolve("ScatterND", 18)
+>>> q = lambda m: {"data": parse_type("float[N,4]"), "indices": parse_type(f"int64[{m},1]"),
+...                "updates": parse_type("float[K,4]")}
+>>> cache.solve(spec, q("M1"), {}).conditions, cache.solve(spec, q("M2"), {}).conditions, cache.misses
+(['K == M1'], ['K == M2'], 1)
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from ..result import ConstraintResult, Finding, Result
+from .solve import solve
+from ..registry import Spec
+from ..dims import rebuild, Name, is_runtime, is_symbolic, runtime_dim, is_unknown, normalize_dim
+from ..types import TensorType
+
+if TYPE_CHECKING:
+    import sympy
+else:
+    from ..deferred import sympy
+
+_TOKEN = re.compile(r"_[cu]\d+_")
+
+
+class SolveCache:
+    """``solve`` with a cache keyed by the spec, the canonical input types and the attributes.
+
+    What the keys cover, and why that is enough (a result must never depend on what the process
+    checked before):
+
+    * the spec by its name, which names its version: a registry owns its cache (``of``), and a
+      registry maps a name to one spec, so the name stands for the whole spec;
+    * each input's element type and shape, and its value (with the value's own dtype and shape:
+      ``TensorType.signature``) wherever some rule reads or passes on the value; values no rule
+      reads are left out of both the key and the query that is solved (``_canonicalize``), so the
+      result cannot depend on them;
+    * every attribute with its Python type (``attrs_key``; a tensor attribute by its bytes);
+    * every other keyword of ``solve`` (output count, the registry hints name versions in, how
+      unknown attributes are reported).  The model's opset is not in the canonical key: the spec
+      it resolved to is, and the opset only labels the result (``Result.opset``).
+
+    The options of a check that change no solve (``strict``, ``runtime``) are applied to the
+    model's report after the pass, never to a cached result.  ``folds`` keys the kernel's
+    outputs by the spec, the output count, every input's signature and the attributes
+    (``model.node.fold``).
+    """
+
+    def __init__(self, limit: int = 200_000):
+        self._results: dict[tuple, Result] = {}     # canonical query -> canonical result
+        self._renamed: dict[tuple, Result] = {}     # exact query -> its result, when it repeats verbatim
+        self.limit = limit                          # entries kept; past it the cache starts over
+        self.misses = 0
+        self.hits = 0
+        # constant folding (``model.node.fold``) by spec, input values and attributes: pure too
+        self.folds: dict[tuple, Any] = {}
+
+    @classmethod
+    def of(cls, registry: Any) -> "SolveCache":
+        """The cache a registry owns: results are pure functions of (spec, query), so every model
+        checked against the same registry in this process shares them."""
+        cache = getattr(registry, "solve_cache", None)
+        if cache is None:
+            cache = registry.solve_cache = cls()
+        return cache
+
+    def solve(self, spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any], *, items: Any = False,
+              **kw) -> Result:
+        """``solve(spec, types, attrs, **kw)``, cached; ``items`` is ``attrs_key(attrs)`` when the caller has it."""
+        if items is False:
+            items = attrs_key(attrs)
+        if items is None:
+            return solve(spec, types, attrs, **kw)
+        opset = kw.get("opset")
+        # in call order (a caller passes them in one order); the model's opset only labels the result,
+        # so the ts14 and ts17 exports of one model share their solves
+        extra = tuple((k, v) for k, v in kw.items() if k != "opset")
+        reads = spec.value_reads
+        passes = spec.value_passes
+        exact = (spec.name, tuple((n, signature_of(t) if n in reads or (n in passes and passed_on(t)) else
+                                   shape_signature_of(t)) for n, t in types.items()), items, extra, opset)
+        done = self._renamed.get(exact)
+        if done is not None:
+            self.hits += 1
+            return done
+        canon, back = _canonicalize(types, reads, passes)
+        key = (spec.name, tuple((n, signature_of(t)) for n, t in canon.items()), items, extra)
+        result = self._results.get(key)
+        if result is None:
+            self.misses += 1
+            if len(self._results) >= self.limit or len(self._renamed) >= 4 * self.limit:
+                self._results.clear()
+                self._renamed.clear()
+                self.folds.clear()
+            result = solve(spec, canon, attrs, **kw)
+            self._results[key] = result
+        else:
+            self.hits += 1
+        result = _rename(result, back) if back else result
+        if result.opset != opset:
+            result = replace(result, opset=opset)
+        self._renamed[exact] = result
+        return result
+
+
+_PLAIN = (int, float, str, bool, type(None))
+
+
+def attrs_key(attrs: dict[str, Any]) -> tuple | None:
+    """Attributes as a hashable key: lists as tuples, a tensor attribute (a protobuf message, which
+    does not hash) as its serialized bytes; None when some value still does not hash.
+
+    Every value carries its Python type, because ``1 == 1.0 == True`` in Python: an INT attribute
+    and a FLOAT one of the same number are different queries (a type finding on one of them).
+
+    >>> attrs_key({"axis": 1}) == attrs_key({"axis": 1.0}), attrs_key({"axes": [1, 2]}) == attrs_key({"axes": (1, 2)})
+    (False, True)
+    """
+    items = []
+    for k in sorted(attrs):
+        v = attrs[k]
+        if isinstance(v, (list, tuple)):
+            v = tuple((type(x).__name__, x) for x in v)
+        elif type(v) not in _PLAIN and hasattr(v, "SerializeToString"):
+            v = (type(v).__name__, v.SerializeToString(deterministic=True))
+        else:
+            v = (type(v).__name__, v)
+        items.append((k, v))
+    key = tuple(items)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+@lru_cache(maxsize=None)   # keyed by all three arguments, which make the placeholder
+def _canonical(i: int, unknown: bool, light: bool = False) -> sympy.Symbol:
+    # canonical placeholders are shared by all queries: a result only ever holds them between solve and rename
+    if light:
+        return Name(f"_c{i}_")      # a light check's (dims/light.py)
+    if unknown:
+        return sympy.Dummy(f"_u{i}_", integer=True, nonnegative=True)
+    return sympy.Symbol(f"_c{i}_", integer=True, nonnegative=True)
+
+
+def passed_on(t) -> bool:
+    """Whether a value an output's value rule reads is kept: shape-like contents (integers, few
+    of them, or symbolic), which later nodes compute shapes from.  Other values (weights) pass
+    on only by constant folding (``model.node.fold``)."""
+    items = t if isinstance(t, tuple) else (t,)
+    return any(x.sym is not None or x.bounds is not None
+               or (x.value is not None and x.value.dtype.kind in "iub" and x.value.size <= MAX_PASSED) for x in items)
+
+
+MAX_PASSED = 4096   # elements of an integer value passed on through an output's value rule
+
+
+def _canonicalize(types: dict[str, TensorType], reads: frozenset, passes: frozenset
+                  ) -> tuple[dict[str, TensorType], dict]:
+    """``types`` over canonical symbols, without the values no rule depends on (so weights of
+    the same shape share a result); and the map back to the original symbols."""
+    fwd: dict = {}
+    back: dict = {}
+    out = {}
+
+    def canon(s):
+        c = fwd.get(s)
+        if c is None:
+            c = fwd[s] = _canonical(len(back), is_unknown(s), type(s) is Name)
+            back[c] = s
+        return c
+
+    def dims(ds):
+        out = []
+        for d in ds:
+            if type(d) is int or isinstance(d, bool):
+                out.append(d)
+            elif d.is_Symbol:
+                out.append(canon(d))
+            else:
+                syms = sorted(d.free_symbols, key=_name)
+                for s in syms:
+                    canon(s)
+                out.append(renamed(d, tuple((s, fwd[s]) for s in syms)))
+        return tuple(out)
+
+    def one(t: TensorType, read: bool) -> TensorType:
+        if not read and (t.value is not None or t.sym is not None or t.bounds is not None):
+            t = TensorType(t.dtype, t.shape)
+        if (t.shape is None or all(type(d) is int for d in t.shape)) and t.sym is None and \
+                (t.bounds is None or all(type(d) is int for d in t.bounds)):
+            return t
+        return TensorType(t.dtype, None if t.shape is None else dims(t.shape), t.value,
+                          None if t.sym is None else dims(t.sym), None if t.bounds is None else dims(t.bounds))
+
+    for name, t in types.items():
+        read = name in reads or (name in passes and passed_on(t))
+        out[name] = tuple(one(x, read) for x in t) if isinstance(t, tuple) else one(t, read)
+    return out, back
+
+
+def _name(s: sympy.Symbol) -> str:
+    return s.name
+
+
+@lru_cache(maxsize=1 << 14)   # keyed by the expression and the renaming: a pure function of both
+def renamed(d: sympy.Basic, pairs: tuple) -> Any:
+    """``d`` with its symbols renamed (``pairs``: (old, new)); remembered, because rebuilding a
+    ``Min``/``Max`` or a ``floor`` costs sympy milliseconds and a model renames the same few dims
+    to and from canonical symbols at every node that uses them."""
+    return normalize_dim(rebuild(d, dict(pairs))) if pairs else d
+
+
+def signature_of(t) -> tuple:
+    return tuple(x.signature() for x in t) if isinstance(t, tuple) else t.signature()
+
+
+def shape_signature_of(t) -> tuple:
+    """``signature_of`` without the value: for an input no rule reads the contents of."""
+    return tuple((x.dtype, x.shape) for x in t) if isinstance(t, tuple) else (t.dtype, t.shape)
+
+
+def _with_runtime_dims(outputs, back: dict) -> dict:
+    """``back`` plus a renamed copy of each run-time size whose upper bound names canonical symbols."""
+    extra = {}
+    for t in outputs:
+        for d in (t.shape or ()) + (t.sym or ()):
+            if is_symbolic(d):
+                for s in d.free_symbols:
+                    upper = getattr(s, "upper", None)
+                    if is_runtime(s) and is_symbolic(upper) and s not in extra:
+                        extra[s] = runtime_dim(s.name, normalize_dim(upper.xreplace(back)))
+    return {**back, **extra} if extra else back
+
+
+def _rename(r: Result, back: dict) -> Result:
+    names = {c.name: (s.name if not is_unknown(s) else s.name) for c, s in back.items()}
+
+    def text(s: str) -> str:
+        return _TOKEN.sub(lambda m: names.get(m.group(), m.group()), s) if ("_c" in s or "_u" in s) else s
+
+    def finding(f: Finding) -> Finding:
+        return replace(f, rule=text(f.rule), message=text(f.message), fix=text(f.fix), detail=text(f.detail),
+                       values={k: text(v) for k, v in f.values.items()})
+
+    back = _with_runtime_dims(r.outputs.values(), back)
+
+    def dims(ds):
+        if ds is None:
+            return None
+        return tuple(d if type(d) in (int, bool) else d.xreplace(back) if d.is_Symbol else
+                     renamed(d, tuple((s, back[s]) for s in sorted(d.free_symbols, key=_name) if s in back))
+                     for d in ds)
+
+    def ttype(t: TensorType) -> TensorType:
+        if t.shape is None and t.sym is None and t.bounds is None:
+            return t
+        return TensorType(t.dtype, dims(t.shape), t.value, dims(t.sym), dims(t.bounds))
+
+    return Result(
+        status=r.status, spec=r.spec, op=r.op, opset=r.opset,
+        outputs={k: ttype(v) for k, v in r.outputs.items()},
+        conditions=[text(c) for c in r.conditions],
+        violations=[finding(f) for f in r.violations],
+        warnings=[finding(f) for f in r.warnings],
+        constraints=[c if not (c.conditions or c.values) else
+                     ConstraintResult(c.id, c.rule, c.message, c.status, [text(x) for x in c.conditions],
+                                      {k: text(v) for k, v in c.values.items()}) for c in r.constraints],
+        condition_sources={text(k): v for k, v in r.condition_sources.items()},
+        relations={text(k): (v.xreplace(back) if v is not None else None) for k, v in r.relations.items()},
+    )
