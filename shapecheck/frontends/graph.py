@@ -109,7 +109,8 @@ def sort_topologically(graph: ModelGraph) -> None:
             waiting[u] -= 1
             if waiting[u] == 0:
                 heapq.heappush(ready, u)
-    order += [i for i in range(len(units)) if i not in set(order)]
+    placed = set(order)
+    order += [i for i in range(len(units)) if i not in placed]
     graph.nodes = [n for i in order for n in units[i]]
 
 
