@@ -21,7 +21,7 @@ from shapecheck.domain.intset import DimSet, union
 from shapecheck.domain.reduce import reduce_relation
 from shapecheck.domain.settle import ceilings, settle_dim
 from shapecheck.domain.single import truth_set
-from shapecheck.notation import AnyOf, Rel
+from shapecheck.notation import AnyOf, Cond, Rel
 
 S = symbol("s")
 FAR = (10 ** 6, 10 ** 6 + 1, 10 ** 6 + 2, 2 ** 40 + 3)
@@ -135,3 +135,29 @@ def test_reduced_relations_are_equivalent_at_every_allowed_value(rel, lo, hi):
             want = bool(f((b, s)))
             have = got if isinstance(got, bool) else bool(holds(got, (B, S))((b, s)))
             assert want == have, (rel, got, lo, hi, b, s)
+
+
+@SETTINGS
+@given(st.integers(-3, 3), st.integers(-2, 2), st.sampled_from([1, 1, 2, 3, -1]), st.sampled_from(["<=", "<", ">=", ">"]),
+       st.integers(-2, 70))
+def test_index_bounds_state_exactly_where_every_position_is_in_range(start, shift, delta, op, table):
+    """Positions ``Range(start, seq + shift, delta)`` against a bound: the condition the bounds give
+    (exact ones a condition, loose ones only a proof) holds at exactly the sizes where every
+    position meets it, value by value."""
+    from shapecheck.functions.bounds import range_bounds
+    from shapecheck.notation import TensorVal
+    from shapecheck.notation.compare_other import compare
+    from shapecheck.types import TensorType
+    n = symbol("seq")
+    lo, hi, exact = range_bounds(start, n + shift, delta)
+    length = sympy.Max(0, sympy.ceiling((n + shift - start) / sympy.Integer(delta)))
+    pos = TensorVal("pos", TensorType("int64", (length,), bounds=(lo, hi, exact)))
+    got = compare(pos, op, table)
+    for s in range(0, 80):
+        values = list(range(start, s + shift, delta))
+        want = all({"<=": v <= table, "<": v < table, ">=": v >= table, ">": v > table}[op] for v in values)
+        if got is True:
+            assert want, (start, shift, delta, op, table, s)
+        elif isinstance(got, Cond) and exact:
+            assert bool(holds(tuple(got.rels) if not got.alts else AnyOf(got.alts[0]), (n,))((s,))) == want, \
+                (start, shift, delta, op, table, s, got)

@@ -27,6 +27,9 @@ class Registry:
         # results computed from specs (spec diffs), keyed by the specs' identities: specs are never
         # mutated, and a registry built from this one shares its specs, so it shares this too
         self.memo: dict[tuple, Any] = getattr(specs, "memo", {})
+        # the solver's cache of results against these specs (``solver.cache.SolveCache.of``): a
+        # registry owns it, as results are pure functions of (spec, query); made on first use
+        self.solve_cache: Any = None
         for s in specs:
             self.add(s)
 

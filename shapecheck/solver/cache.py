@@ -52,8 +52,11 @@ class SolveCache:
       unknown attributes are reported).  The model's opset is not in the canonical key: the spec
       it resolved to is, and the opset only labels the result (``Result.opset``).
 
-    The options of a check that change no solve (``strict``, ``runtime``) are applied to the
-    model's report after the pass, never to a cached result.  ``folds`` keys the kernel's
+    The options of a check never reach a cached result: ``strict``, ``runtime`` and ``select``/
+    ``ignore`` apply to the model's report after the pass; the empty-dims assumption and the
+    exporter's recorded ranges are the pass's facts (``model.facts``), which settle the types
+    before a query is made, so the query itself differs; ``--dims`` binds the input dims before
+    the pass, so every query holds its numbers.  ``folds`` keys the kernel's
     outputs by the spec, the output count, every input's signature and the attributes
     (``model.node.fold``).
     """
@@ -71,10 +74,9 @@ class SolveCache:
     def of(cls, registry: Any) -> "SolveCache":
         """The cache a registry owns: results are pure functions of (spec, query), so every model
         checked against the same registry in this process shares them."""
-        cache = getattr(registry, "solve_cache", None)
-        if cache is None:
-            cache = registry.solve_cache = cls()
-        return cache
+        if registry.solve_cache is None:
+            registry.solve_cache = cls()   # the field Registry declares for it
+        return registry.solve_cache
 
     def solve(self, spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any], *, items: Any = False,
               **kw) -> Result:
