@@ -117,3 +117,36 @@ def test_no_condition_names_an_internal_tensor():
             if (rel.relation is None and rel.kind == "condition") or any(is_unknown(s) for s in syms or ()):
                 bad.append((path, rel.text))
     assert not bad, bad[:5]
+
+
+def test_every_size_onnxruntime_ran_the_corpora_at_is_in_the_domain():
+    """The export corpus and the zoo were run in onnxruntime at several sizes (``<model>.truth.json``):
+    the stated domain admits every size it ran at, and none it refused (inside the ranges the
+    exporter recorded)."""
+    from tests.harness.corpora import FIXTURES
+    wrong = []
+    for truth in sorted(FIXTURES.glob("*/*.truth.json")):
+        t = json.loads(truth.read_text())
+        model = truth.with_name(truth.name.replace(".truth.json", ".onnx"))
+        rep = shapecheck.check_model(str(model))
+        ranges = _recorded_of(str(model))
+        for ran, runs in ((True, t["runs"]), (False, t.get("refused", []))):
+            for run in runs:
+                sizes = {}
+                for name, dims in t["input_dims"].items():
+                    for d, v in zip(dims, run["inputs"].get(name, ())):
+                        if isinstance(d, str):
+                            sizes[d] = v
+                if any(n in sizes and not (lo <= sizes[n] and (hi is None or sizes[n] <= hi))
+                       for n, (lo, hi) in ranges.items()):
+                    continue
+                if rep.domain.admits(sizes) is not ran and (ran or rep.domain.admits(sizes) is not None):
+                    wrong.append((model.name, sizes, "ran" if ran else "refused", rep.domain.text()))
+    assert not wrong, wrong[:5]
+
+
+def _recorded_of(path: str) -> dict:
+    from shapecheck.model import load_graph
+    from shapecheck.model.sizes import recorded_ranges
+    from shapecheck.registry import default_registry
+    return recorded_ranges(load_graph(path, default_registry()))

@@ -15,8 +15,10 @@ def finish_report(fp: Any) -> ModelReport:
     report = fp.report
     report.assumptions = [{"condition": c, "kind": "refinement" if c in fp.refinements else "condition",
                            "nodes": list(ns)} for c, ns in fp.assumptions.items()]
-    needs = {text: Need(text, fp.relations.get(text), list(fp.sources.get(text, ())))
-             for text in fp.assumptions if text not in fp.refinements}
+    # what the nodes need; a declaration's claim (a graph output declared [batch,5,10] where inference
+    # gives [batch,seq,10]) is compared with inference and reported as a declaration, never a requirement
+    needs = {text: Need(text, fp.relations.get(text), list(fp.sources[text]))
+             for text in fp.assumptions if text not in fp.refinements and fp.sources.get(text)}
     report.domain = model_domain(fp.graph, [n for t, n in needs.items() if t not in fp.scoped],
                                  [n for t, n in needs.items() if t in fp.scoped], fp.assumed, fp.nonempty,
                                  set(fp.declared_ranges))

@@ -143,6 +143,7 @@ class ModelReport(Indexable):
         if any(d.severity == "error" for d in self.declarations):
             return True
         if self.strict and ((self.domain is not None and self.domain.relations and not self.conditions_ignored)
+                            or any(d.status == "condition" for d in self.declarations)
                             or (self.domain is None and any(a["kind"] == "condition" for a in self.assumptions))
                             or any(d.status == "contradicts" for d in self.declarations)
                             or any(n.status == "unchecked" for n in self.nodes)):
