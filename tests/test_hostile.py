@@ -27,7 +27,8 @@ from onnx import helper, numpy_helper
 
 ROOT = Path(__file__).resolve().parent.parent
 V = helper.make_tensor_value_info
-CASE_SECONDS = 10
+CASE_SECONDS = 10  # of CPU per case
+WALL_SECONDS = 120  # per case, whatever the machine's load
 MEMORY = 1 << 30
 
 # the child: limits, then each case through shapecheck.cli.main with its output captured
@@ -43,13 +44,16 @@ def alarm(*_):
     raise Timeout()
 
 signal.signal(signal.SIGALRM, alarm)
+signal.signal(signal.SIGPROF, alarm)
 soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
 for line in sys.stdin:
     case = json.loads(line)
     out, err = io.StringIO(), io.StringIO()
     if case.get("fsize"):
         resource.setrlimit(resource.RLIMIT_FSIZE, (case["fsize"], hard))
-    signal.alarm(%(seconds)d)
+    # a CPU budget (a busy machine does not fail a case) and a wall budget (a case that waits)
+    signal.setitimer(signal.ITIMER_PROF, %(seconds)d)
+    signal.alarm(%(wall)d)
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = main(case["argv"])
@@ -60,6 +64,7 @@ for line in sys.stdin:
         err.write(traceback.format_exc())
     finally:
         signal.alarm(0)
+        signal.setitimer(signal.ITIMER_PROF, 0)
         resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
     print(json.dumps({"id": case["id"], "code": code, "out": out.getvalue(), "err": err.getvalue()}), flush=True)
 """
@@ -283,10 +288,10 @@ def _ir_cases(d: Path) -> list[dict]:
 
 
 def _run_batch(cases: list[dict]) -> list[dict]:
-    script = CHILD % {"memory": MEMORY, "seconds": CASE_SECONDS}
+    script = CHILD % {"memory": MEMORY, "seconds": CASE_SECONDS, "wall": WALL_SECONDS}
     feed = "".join(json.dumps({"id": c["id"], "argv": c["argv"], "fsize": c.get("fsize")}) + "\n" for c in cases)
     proc = subprocess.run([sys.executable, "-c", script], input=feed, capture_output=True, text=True, cwd=ROOT,
-                          timeout=CASE_SECONDS * len(cases) + 30, check=False)
+                          timeout=WALL_SECONDS * len(cases) + 30, check=False)
     results = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     assert len(results) == len(cases), proc.stderr[-2000:]
     return results
