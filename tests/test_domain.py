@@ -123,8 +123,19 @@ def two_dim_relations(draw):
     return Rel(draw(st.sampled_from(OPS)), term() * draw(st.integers(1, 3)), term() * draw(st.integers(1, 3)))
 
 
+@st.composite
+def scaled_relations(draw):
+    """``g*(t1 + t2) + c1 op c2``: integer multiples of integer-valued terms (``_integral``'s rounding)."""
+    def term():
+        return draw(st.sampled_from([B, S, B * S, sympy.ceiling(B / 2) * sympy.ceiling(S / 2),
+                                     sympy.floor((B + 1) / 3), -S, sympy.Integer(0)]))
+    g = draw(st.integers(1, 6)) * draw(st.sampled_from([1, -1]))
+    left = g * (term() + term() * draw(st.integers(1, 3))) + draw(st.integers(-9, 9))
+    return Rel(draw(st.sampled_from(OPS)), left, sympy.Integer(draw(st.integers(-9, 9))))
+
+
 @SETTINGS
-@given(two_dim_relations(), st.integers(0, 3), st.sampled_from([None, 5, 12]))
+@given(st.one_of(two_dim_relations(), scaled_relations()), st.integers(0, 3), st.sampled_from([None, 5, 12]))
 def test_reduced_relations_are_equivalent_at_every_allowed_value(rel, lo, hi):
     bounds = {B: (lo, hi, 1), S: (lo, hi, 1)}
     got = reduce_relation(rel, bounds)
@@ -161,3 +172,18 @@ def test_index_bounds_state_exactly_where_every_position_is_in_range(start, shif
         elif isinstance(got, Cond) and exact:
             assert bool(holds(tuple(got.rels) if not got.alts else AnyOf(got.alts[0]), (n,))((s,))) == want, \
                 (start, shift, delta, op, table, s, got)
+
+
+def test_a_conjunction_over_several_dims_bounds_each_dim():
+    """``floor((h - 5)/8) + 1 >= 1 and floor((w - 5)/8) + 1 >= 1`` (a pool after strided convolutions,
+    one condition of one node) is ``h >= 5`` and ``w >= 5``, each dim's own bound, not a condition
+    over both; each bound is exactly where its half holds."""
+    from shapecheck.domain.build import Need, build_domain
+    h, w = symbol("height"), symbol("width")
+    half = [Rel(">=", sympy.floor((d - 5) / 8) + 1, 1) for d in (h, w)]
+    d = build_domain([Need("...", AnyOf((tuple(half),)), [])],
+                     {h: DimSet.interval(1, None), w: DimSet.interval(1, None)})
+    assert d.text() == "height >= 5, width >= 5"
+    assert [(r.kind, r.dims) for r in d.relations] == [("bound", ("height",)), ("bound", ("width",))]
+    for x in range(1, 40):
+        assert (x in d.sets["height"]) == bool(holds(half[0], (h,))((x,)))

@@ -129,21 +129,27 @@ def build_domain(needs: list[Need], assumed: dict, nonempty: bool = True, scoped
         if reduced is False:
             out.append(_refuted(need, "no input meets it"))
             continue
-        syms = reduced.free_symbols
-        if len(syms) == 1 and _dim(next(iter(syms))):
-            (s,) = syms
-            start = sets.get(s, DimSet.interval(0, None))
-            got = truth_set(reduced, s, start.lo or 0, start.hi)
-            if got is not None:
-                per_dim.setdefault(s, []).append((got, need))
-                sets[s] = start.meet(got)
-                continue
-        several.append((reduced, need))
+        for part in _conjuncts(reduced):   # `h >= 5 and w >= 5` is a bound on each dim
+            syms = part.free_symbols
+            if len(syms) == 1 and _dim(next(iter(syms))):
+                (s,) = syms
+                start = sets.get(s, DimSet.interval(0, None))
+                got = truth_set(part, s, start.lo or 0, start.hi)
+                if got is not None:
+                    per_dim.setdefault(s, []).append((got, need))
+                    sets[s] = start.meet(got)
+                    continue
+            several.append((part, need))
     out = _per_dim(sets, assumed, per_dim, declared) + _several(several, sets) + _several(
         [(n.relation, n) for n in scoped if hasattr(n.relation, "free_symbols")], sets, pins=False) + out
     names = [s.name for s in assumed]
     return InputDomain("every input dim >= 1" if nonempty else "every input dim >= 0", out,
                        {s.name: sets[s] for s in assumed}, tuple(names))
+
+
+def _conjuncts(rel: Any) -> tuple:
+    """The relations a conjunction holds (one alternative of ``AnyOf``), else ``(rel,)``."""
+    return rel.alts[0] if isinstance(rel, AnyOf) and len(rel.alts) == 1 else (rel,)
 
 
 def _dim(s: Any) -> bool:
@@ -273,6 +279,9 @@ def show(rel: Any) -> str:
     >>> b, s = symbol("batch"), symbol("seq")
     >>> show(Rel("==", b * s, 16 * sympy.floor(b * s / 16)))
     '(batch*seq) % 16 == 0'
+    >>> f = sympy.floor((b - 1) / 2)
+    >>> show(Rel(">=", f * f + 2 * f, 1))
+    'ceiling(batch/2)**2 >= 2'
     """
     if isinstance(rel, Rel):
         multiple = _multiple(rel)
@@ -280,7 +289,11 @@ def show(rel: Any) -> str:
             x, q = multiple
             text = expr_str(x)
             return f"{text if x.is_Symbol else '(' + text + ')'} % {q} {'==' if rel.op == '==' else '!='} 0"
-        return f"{expr_str(ceilings(rel.lhs))} {rel.op} {expr_str(ceilings(rel.rhs))}"
+        lhs, rhs = sympy.sympify(ceilings(rel.lhs)), sympy.sympify(ceilings(rel.rhs))
+        if rhs.is_Number and lhs.is_Add:   # the constant on the right: `ceiling(h/2)*ceiling(w/2) >= 2`
+            c, lhs = lhs.as_coeff_Add()
+            rhs = rhs - c
+        return f"{expr_str(lhs)} {rel.op} {expr_str(rhs)}"
     if isinstance(rel, AnyOf):
         return " or ".join(" and ".join(show(r) for r in conj) if len(conj) == 1 else
                            "(" + " and ".join(show(r) for r in conj) + ")" for conj in rel.alts)

@@ -14,6 +14,7 @@ True
 """
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -98,10 +99,39 @@ def _one(rel: Rel, bounds: dict) -> Any:
             continue
         keep.append(base if op in ("==", "!=") else f)
     if len(keep) == len(factors) or not keep:
-        return rel
+        return _integral(op, d, rel)
     if len(keep) == 1:
         return make_rel(op, keep[0], 0)
     return make_rel(op, sympy.Mul(*keep), 0)
+
+
+def _integral(op: str, d: Any, rel: Rel) -> Any:
+    """``g*y + b op 0``, with ``y`` integer-valued and ``g`` the gcd of its integer coefficients, as
+    ``y op' k`` with ``k`` the integer the rounding allows (``3*p - 5 >= 0`` is ``p >= 2``); ``rel``
+    itself when there is nothing to divide or round, True or False when no integer decides it.
+
+    >>> from shapecheck.dims import symbol
+    >>> h, w = symbol("h"), symbol("w")
+    >>> p = sympy.ceiling(h / 2) * sympy.ceiling(w / 2)
+    >>> str(_integral(">=", 3 * p - 5, Rel(">=", 3 * p - 3, 2))), _integral("==", 2 * h - 3, None)
+    ('ceiling(h/2)*ceiling(w/2) >= 2', False)
+    """
+    const, rest = d.as_coeff_Add()
+    terms = sympy.Add.make_args(rest)
+    coeffs = [t.as_coeff_Mul()[0] for t in terms]
+    if rest == 0 or not const.is_Rational or not all(c.is_Integer for c in coeffs) or \
+            not all(t.as_coeff_Mul()[1].is_integer for t in terms):
+        return rel
+    g = sympy.Integer(math.gcd(*[int(c) for c in coeffs]))
+    if coeffs[0] < 0:
+        g, op = -g, _FLIP[op]
+    if abs(g) == 1 and const.is_Integer:
+        return rel
+    y, k = sympy.expand(rest / g), -const / g      # y op k
+    if op in ("==", "!="):
+        return make_rel(op, y, k) if k.is_Integer else op == "!="
+    bound = {">=": sympy.ceiling(k), ">": sympy.floor(k) + 1, "<=": sympy.floor(k), "<": sympy.ceiling(k) - 1}[op]
+    return make_rel(">=" if op in (">=", ">") else "<=", y, bound)
 
 
 def _holds(op: str, d: Any) -> bool:
