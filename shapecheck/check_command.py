@@ -2,7 +2,6 @@
 the models (``batch``, with a progress bar on a terminal), and the output in the format asked for."""
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from . import __version__
@@ -80,14 +79,15 @@ def check(args, out: Console, err: Console) -> int:
     code = batch.worst(outcomes)
     single = len(args.paths) == 1 and len(paths) == 1 and paths[0] == args.paths[0]
     if fmt == "json":
-        from .report.json import to_json
+        from .report.json import dumps, to_json
         doc = outcomes[0].to_dict() if single and not outcomes[0].error else to_json(outcomes)
         if single and outcomes[0].error:
             raise UsageError(outcomes[0].error)
-        print(json.dumps(doc, indent=2))
+        print(dumps(doc, depth=2 if single else 4))   # a line per node
     elif fmt == "sarif":
+        from .report.json import dumps
         from .report.sarif import to_sarif
-        print(json.dumps(to_sarif(outcomes, registry, __version__, code), indent=2))
+        print(dumps(to_sarif(outcomes, registry, __version__, code), depth=5))   # a line per result
     elif fmt == "junit":
         from .report.junit import to_junit
         print(to_junit(outcomes, registry))

@@ -12,8 +12,10 @@ from xml.etree import ElementTree as ET
 import jsonschema
 import onnx
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from shapecheck.cli import main
+from shapecheck.report.json import dumps
 from tests.harness.models import FLOAT, INT64, model, node, vi
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -180,3 +182,25 @@ def test_unreadable_model_does_not_stop_the_others(corpus, capsys):
 def test_progress_bar_only_on_a_terminal(corpus, capsys):
     _, _, err = run(capsys, "check", "models", "--format", "json")
     assert err == ""    # stderr is not a terminal here: no progress bar, no other noise
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+                     max_leaves=30)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(_JSON, st.integers(0, 5))
+def test_json_text_is_the_document_at_every_depth(doc, depth):
+    """The JSON and SARIF writer (outer levels indented, the rest on one line per value) writes the
+    document json.dumps writes, and the very text of ``indent=2`` when nothing is deeper than its
+    indented levels."""
+    def nesting(d):
+        children = list(d.values()) if isinstance(d, dict) else d if isinstance(d, list) else []
+        return 1 + max(map(nesting, children), default=0) if children else 0
+    text = dumps(doc, depth=depth)
+    assert json.loads(text) == json.loads(json.dumps(doc))
+    if depth >= nesting(doc):
+        assert text == json.dumps(doc, indent=2)
+    else:
+        assert len(text.splitlines()) < len(json.dumps(doc, indent=2).splitlines())
