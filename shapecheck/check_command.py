@@ -43,6 +43,24 @@ def check_arguments(c: Any) -> None:
                    help="worker processes (default: all cores; 1: check in this process)")
 
 
+def _models(args: Any, cfg: Any, batch: Any) -> list[str]:
+    """The model files ``check`` reads: the paths given, directories and globs searched, [tool.shapecheck]'s
+    exclude applied to what a search finds (never to a file named on the command line)."""
+    if args.jobs < 0:
+        raise UsageError("--jobs must be at least 1 (or 0 for all cores)")
+    if not args.paths:
+        raise UsageError("shapecheck check: give the models to check (PATH...), or paths in [tool.shapecheck] "
+                         "(see 'shapecheck check --help')")
+    paths = [p for p in batch.discover(args.paths) if p in args.paths or not cfg.excluded(p)]
+    if not paths:
+        raise UsageError(f"no models to check: {cfg.source} excludes every model found under {', '.join(args.paths)}")
+    if args.output and len(paths) != 1:
+        raise UsageError(f"--output writes the annotated copy of one model; {len(paths)} models were given")
+    if args.output and paths[0].lower().endswith(".xml"):
+        raise UsageError("--output writes ONNX models only; this model is OpenVINO IR")
+    return list(paths)
+
+
 def check(args, out: Console, err: Console) -> int:
     """Run ``shapecheck check`` with the parsed ``args``; the exit code."""
     from . import batch
@@ -51,19 +69,7 @@ def check(args, out: Console, err: Console) -> int:
     cfg = load_config(args.config)
     _settle_options(args, cfg)
     fmt = "json" if args.json else args.format
-    if args.jobs < 0:
-        raise UsageError("--jobs must be at least 1 (or 0 for all cores)")
-    if not args.paths:
-        raise UsageError("shapecheck check: give the models to check (PATH...), or paths in [tool.shapecheck] "
-                         "(see 'shapecheck check --help')")
-    # exclude applies to what a directory or a glob finds, never to a file named on the command line
-    paths = [p for p in batch.discover(args.paths) if p in args.paths or not cfg.excluded(p)]
-    if not paths:
-        raise UsageError(f"no models to check: {cfg.source} excludes every model found under {', '.join(args.paths)}")
-    if args.output and len(paths) != 1:
-        raise UsageError(f"--output writes the annotated copy of one model; {len(paths)} models were given")
-    if args.output and paths[0].lower().endswith(".xml"):
-        raise UsageError("--output writes ONNX models only; this model is OpenVINO IR")
+    paths = _models(args, cfg, batch)
     registry = batch.registry_for(tuple(args.specs))   # a malformed --specs file stops the run here, once
     options = dict(strict=args.strict, specs=tuple(args.specs), load_external_data=args.load_external_data,
                    output=args.output, runtime=args.runtime, assume_nonempty=not args.allow_empty_dims,
