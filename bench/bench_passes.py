@@ -1,7 +1,7 @@
 """The onnx_ir shape pass against onnx-shape-inference, on the same onnx_ir models.
 
     python bench/bench_passes.py                    # export corpus + the 12k-node decoder (~1 min)
-    python bench/bench_passes.py --repeats 5 --decoder-nodes 2000 12000
+    python bench/bench_passes.py --repeats 5 --decoder-nodes 2000 12000 --zoo
 
 Not a test: run on demand (needs onnx-shape-inference: ``python -m pip install ".[test]"``).
 Engines, each an in-place pass over an ``onnx_ir.Model``:
@@ -110,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--decoder-nodes", type=int, nargs="*", default=[12000])
+    ap.add_argument("--zoo", action="store_true", help="the coverage zoo (tests/fixtures/zoo) too")
     ap.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
@@ -117,6 +118,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     bench("export corpus (tests/fixtures/exports)", sorted((ROOT / "tests" / "fixtures" / "exports").glob("*.onnx")),
           args.repeats)
+    if args.zoo:
+        bench("coverage zoo (tests/fixtures/zoo)", sorted((ROOT / "tests" / "fixtures" / "zoo").glob("*.onnx")),
+              args.repeats)
     from make_decoder import build
     for n in args.decoder_nodes:
         bench(f"decoder, setitem style, ~{n:,} nodes", [build("setitem", n)], args.repeats)

@@ -21,7 +21,7 @@ import onnx_ir as ir
 
 from ..dims import unknown_dim
 from ..types import ONNX_CODES, TensorType, tensor_type_of
-from .onnx_types import MAX_CONST, dim_from_param
+from .onnx_types import MAX_CONST, const_type, dim_from_param, read_directly
 
 if TYPE_CHECKING:
     import numpy as np
@@ -61,6 +61,9 @@ def tensor_type(tensor: Any, shape: tuple | None = None) -> TensorType:
     """A constant tensor's type, with its value unless it is external or larger than ``MAX_CONST``
     elements (``onnx_types.const_type``'s rule); ``shape``: its dims, when the caller has them (a
     tensor builds a ``Shape`` each time it is asked), checked against the data when it is read."""
+    raw = getattr(tensor, "raw", None)
+    if type(raw).__name__ == "TensorProto" and read_directly(raw):   # from its protobuf, as the ONNX reader reads it
+        return const_type(raw, raw.name)
     dtype = dtype_name(tensor.dtype)
     if shape is None:
         shape = tuple(tensor.shape)
