@@ -120,6 +120,45 @@ def test_a_function_body_gets_what_its_call_sites_agree_on():
     assert [[_ir_dim(d) for d in v.shape] for n in twice for v in n.outputs] == [["B", 6, "S"], ["B", 3, 6]]
 
 
+def _proto(nodes, inputs, outputs):
+    from onnx import helper
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info(*i) for i in inputs],
+                              [helper.make_tensor_value_info(*o) for o in outputs])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def test_a_graph_out_of_order_is_a_finding_and_checked_in_order():
+    from onnx import TensorProto as T, helper
+    proto = _proto([helper.make_node("Relu", ["t"], ["y"], name="second"),
+                    helper.make_node("Concat", ["x", "x"], ["t"], axis=0, name="first")],
+                   [("x", T.FLOAT, ["N", 4])], [("y", T.FLOAT, None)])
+    model = infer_shapes(ir.from_proto(proto))
+    report = model.meta["shapecheck"]
+    assert [v.constraint for v in report.violations] == ["G2"] == [v.constraint for v in shapecheck.check_model(proto).violations]
+    assert [n.name for n in report.nodes] == ["first", "second"] and str(model.graph.outputs[0].shape) == "[2*N,4]"
+
+
+def test_a_subgraph_value_that_shadows_a_name_outside_is_a_value_of_its_own():
+    from onnx import TensorProto as T, helper
+    then = helper.make_graph([helper.make_node("Concat", ["x", "x"], ["t"], axis=0)], "then", [],
+                             [helper.make_tensor_value_info("t", T.FLOAT, None)])
+    other = helper.make_graph([helper.make_node("Identity", ["x"], ["e"])], "else", [],
+                              [helper.make_tensor_value_info("e", T.FLOAT, None)])
+    proto = _proto([helper.make_node("Relu", ["x"], ["t"]),
+                    helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other)],
+                   [("c", T.BOOL, []), ("x", T.FLOAT, ["N", 4])], [("t", T.FLOAT, None), ("y", T.FLOAT, None)])
+    model = infer_shapes(ir.from_proto(proto))
+    relu, owner = model.graph.node(0), model.graph.node(1)
+    assert str(relu.outputs[0].shape) == "[N,4]"
+    assert str(owner.attributes["then_branch"].value.outputs[0].shape) == "[2*N,4]"
+    assert [_ir_dim(d) for d in owner.outputs[0].shape] == [None, 4]   # what the two branches agree on
+
+
+def test_a_model_is_an_onnx_ir_model():
+    with pytest.raises(TypeError, match=r"^infer_shapes\(\) takes an onnx_ir.Model; got str$"):
+        infer_shapes("examples/positions.onnx")
+
+
 def test_known_values_of_shape_tensors_are_recorded():
     model = infer_shapes(ir.load(str(FIXTURES / "exports" / "llama_dynamo18.onnx")))
     values = _values(model.graph)

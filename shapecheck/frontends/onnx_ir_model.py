@@ -92,11 +92,7 @@ class _Reader:
         at a call site the caller's (a formal input or output) or ``<call>/<name>``."""
         if v is None:
             return ""
-        if call is None:
-            n = self.names.get(v)
-            if n is not None:
-                return n
-        else:
+        if call is not None:
             n = call.names.get(v)
             if n is None:
                 own = self._own(v)
@@ -104,10 +100,11 @@ class _Reader:
             if n:
                 self.in_functions.setdefault(v, {})[n] = None
             return n
+        n = self.names.get(v)
         if n is None:
-            n = self._own(v)
-            if n in self.values:   # another value has this name (a subgraph's that shadows one outside)
-                n = f"{n}#{len(self.names)}"
+            n = own = self._own(v)
+            while n in self.values:   # another value has this name (a subgraph's that shadows one outside)
+                n = f"{own}#{len(self.names)}.{len(n)}"
             self.names[v] = n
             if n:
                 self.values[n] = v
@@ -191,7 +188,8 @@ class _Reader:
             else:
                 values[k] = attribute_value(a)
         resolved = attrs if call is not None else None   # attributes the node itself does not hold
-        out = ModelNode(full, node.op_type, domain, ops.get(domain), names[0], names[1], values, scope, f"node {full!r} (#{idx})", proto=(node, resolved), findings=findings)
+        out = ModelNode(full, node.op_type, domain, ops.get(domain), names[0], names[1], values, scope,
+                        f"node {full!r} (#{idx})", proto=(node, resolved), findings=findings)
         if subs:
             out.branches = {a: [self.name(v, call) for v in g.outputs] for a, g in subs}
             out.branch_inputs = {a: [self.name(v, call) for v in g.inputs] for a, g in subs}
@@ -242,12 +240,15 @@ class _Reader:
         """The names of the node's inputs; a read before the write (G2) and an input nothing produces
         (G3) are noted on the way, and the node marked read."""
         names = []
-        read = self.read
+        read, known = self.read, self.names if call is None else {}
         for v in node.inputs:
-            n = self.name(v, call)
-            names.append(n)
             if v is None:
+                names.append("")
                 continue
+            n = known.get(v)
+            if n is None:
+                n = self.name(v, call)
+            names.append(n)
             producer = v.producer()
             if producer is not None:
                 if id(producer) not in read:

@@ -51,13 +51,15 @@ def infer_shapes(model: ir.Model, *, assume_nonempty: bool = True, strict: bool 
     ``assume_nonempty`` (default) takes every symbolic input dim to be at least 1; ``strict``
     raises ``InvalidModelError`` on an error finding (after the types are written).
     """
-    check(model, assume_nonempty=assume_nonempty, strict=strict, registry=registry)
+    check_and_write(model, assume_nonempty=assume_nonempty, strict=strict, registry=registry)
     return model
 
 
-def check(model: ir.Model, *, assume_nonempty: bool = True, strict: bool = False,
+def check_and_write(model: ir.Model, *, assume_nonempty: bool = True, strict: bool = False,
           registry: Registry | None = None) -> tuple[ModelReport, bool]:
     """``infer_shapes``'s work: (the report, whether any value changed)."""
+    if not isinstance(model, ir.Model):
+        raise TypeError(f"infer_shapes() takes an onnx_ir.Model; got {type(model).__name__}")
     registry = registry or default_registry()
     with no_gc_pauses():
         read = read_onnx_ir(model, MODEL)
@@ -93,9 +95,9 @@ class InferShapes(ir.passes.InPlacePass):
         self.assume_nonempty, self.strict, self.registry = assume_nonempty, strict, registry
 
     def call(self, model: ir.Model) -> InferShapesResult:
-        report, modified = check(model, assume_nonempty=self.assume_nonempty, strict=self.strict,
+        report, modified = check_and_write(model, assume_nonempty=self.assume_nonempty, strict=self.strict,
                                  registry=self.registry)
         return InferShapesResult(model, modified, report)
 
 
-__all__ = ["infer_shapes", "check", "first_error", "InferShapes", "InferShapesResult", "META_KEY"]
+__all__ = ["infer_shapes", "check_and_write", "first_error", "InferShapes", "InferShapesResult", "META_KEY"]
