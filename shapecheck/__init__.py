@@ -7,6 +7,8 @@ Spec text -> parsed spec -> solver -> result -> report.  The public hook:
 * ``check_model(model)`` -> a report for every node of an ONNX model or OpenVINO IR
   (a path, ``ModelProto``, bytes, ``onnx_ir.Model`` or ``torch.onnx.ONNXProgram``);
 * ``annotate(model)`` -> a copy with the inferred types in ``value_info``;
+* ``shapecheck.passes.infer_shapes(model)`` / ``InferShapes()``: an ``onnx_ir.Model``'s values given
+  their inferred types in place, as a function or an ``onnx_ir`` pass (imports onnx_ir);
 * ``diff(a, b)`` -> what changed between two operator versions, with witnesses.
 """
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConstraintError, ShapeCheckError, ShapeCheckWarning, SpecError, UsageError
+from .errors import ConstraintError, InvalidModelError, ShapeCheckError, ShapeCheckWarning, SpecError, UsageError
 
 if TYPE_CHECKING:   # for type checkers and readers; at run time these load on first use
     from .api import annotate, check_model, diff, infer
@@ -23,7 +25,8 @@ if TYPE_CHECKING:   # for type checkers and readers; at run time these load on f
     from .types import TensorType, parse_type
 
 __all__ = ["infer", "execute", "check_model", "annotate", "diff", "Result", "Finding", "TensorType", "parse_type",
-           "ShapeCheckError", "UsageError", "SpecError", "ConstraintError", "ShapeCheckWarning", "__version__"]
+           "ShapeCheckError", "UsageError", "SpecError", "ConstraintError", "InvalidModelError", "ShapeCheckWarning",
+           "__version__"]
 __version__ = "0.1.0"
 
 # name -> the module that defines it: imported on first use, so `shapecheck --version` loads no sympy

@@ -42,6 +42,20 @@ class ConstraintError(ShapeCheckError):
         super().__init__(text)
 
 
+class InvalidModelError(ShapeCheckError):
+    """A model check found an error (an invalid node, a pinned dim, a stale graph output), raised where
+    the caller asked for errors to stop it (``shapecheck.passes.infer_shapes(..., strict=True)``).
+
+    The text is the first error as ``shapecheck check`` prints it; ``report`` is the whole ``ModelReport``.
+    """
+
+    exit_code = 1
+
+    def __init__(self, message: str, report: object = None):
+        self.report = report
+        super().__init__(message)
+
+
 class ShapeCheckWarning(UserWarning):
     """A spec's warning on concrete inputs (``W1``: duplicate targets under reduction none)."""
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from ..dims import normalize_dim, rebuild
 from ..notation import compare_dims
-from ..dims.rounding import floor_argument, provably_nonnegative
+from ..dims.rounding import floor_argument, polynomial_sign, provably_nonnegative
 from .evaluate import Unsupported, compile_dim
 
 if TYPE_CHECKING:
@@ -91,9 +91,36 @@ def always_ge(gap: Any, bounds: dict) -> bool:
             if g >= 0:
                 return True
             continue
+        sign = polynomial_sign(g)   # exact for the linear gaps most Min/Max give, and fast
+        if sign is not None:
+            if sign:
+                return True
+            continue
+        if negative_somewhere(g):
+            continue
         if provably_nonnegative(g) or compare_dims(normalize_dim(g), ">=", 0) is True:
             return True
     return False
+
+
+def negative_somewhere(e: Any) -> bool:
+    """True when ``e`` is negative with every dim 0, 1, 2, 1000 or a million: a counterexample to
+    ``e >= 0``, found by evaluating (``evaluate``) rather than by sympy's assumption queries (tens of
+    milliseconds on a sum with a ``Min``).
+
+    >>> from shapecheck.dims import symbol
+    >>> s = symbol("seq")
+    >>> negative_somewhere(s + sympy.Min(64, 1024 - s) - 1025), negative_somewhere(1023 - s - sympy.Min(64, 1024 - s))
+    (True, True)
+    >>> negative_somewhere(sympy.Min(64, s + 1) - 1)
+    False
+    """
+    syms = tuple(e.free_symbols)
+    try:
+        f = compile_dim(e, syms)
+        return any(f((v,) * len(syms)) < 0 for v in (0, 1, 2, 1000, 10**6))
+    except (Unsupported, ZeroDivisionError):
+        return False
 
 
 def _from_bottom(s: Any, b: Bound) -> Any:

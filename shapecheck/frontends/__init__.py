@@ -4,11 +4,14 @@ One job per module: ``graph`` (what a frontend hands the model checker: ``ModelG
 ``ModelNode``, ``Declaration``), ``onnx_model`` (an ONNX model read, annotated, written),
 ``onnx_proto`` (its protobuf parsed without importing onnx), ``onnx_types`` (ONNX protos <->
 types), ``onnx_functions`` (model-local functions inlined), ``onnx_forward`` (onnx's own
-inference for nodes without a spec), ``openvino_ir`` (OpenVINO IR), ``wellformed`` (is the graph
-a graph at all).
+inference for nodes without a spec), ``onnx_ir_model`` (an onnx_ir model read from its objects,
+no protobuf round trip), ``onnx_ir_types`` (onnx_ir values, tensors, attributes -> types),
+``onnx_ir_forward`` (onnx's per-node inference for an onnx_ir node), ``openvino_ir`` (OpenVINO IR),
+``wellformed`` (is the graph a graph at all).
 
-``onnx_forward`` and ``openvino_ir`` import numpy when they are imported: they are not
-re-exported here, so that reading a model without constant values imports neither numpy nor onnx.
+``onnx_forward``, ``openvino_ir`` and the ``onnx_ir_*`` modules import numpy (and onnx_ir) when
+they are imported: they are not re-exported here, so that reading a model without constant values
+imports neither numpy nor onnx.
 """
 from .graph import Declaration, ModelGraph, ModelNode, NodeInferenceError, model_file
 from .onnx_model import Loaded, annotate_proto, load_model, read_onnx, write_annotated

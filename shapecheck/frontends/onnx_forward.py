@@ -31,20 +31,26 @@ else:
     from ..deferred import sympy
 
 _MAX_FOLD = 4096   # elements: larger constants are left to inference
-_ONNX_DOMAINS = frozenset({ONNX_DOMAIN, "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training"})
+ONNX_DOMAINS = frozenset({ONNX_DOMAIN, "ai.onnx.ml", "ai.onnx.preview", "ai.onnx.preview.training"})
 
 
 class NodeInference:
-    """Callable ``(node, env) -> {output: (TensorType, origin)} | None`` for one ONNX model."""
+    """Callable ``(node, env) -> {output: (TensorType, origin)} | None`` for one ONNX model, given
+    its ``opset_import`` entries (``OperatorSetIdProto``s) and IR version (``of_model``)."""
 
-    def __init__(self, model):
-        self.opset_imports = list(model.opset_import)
-        self.ir_version = model.ir_version or 8
+    def __init__(self, opset_imports: list, ir_version: int):
+        self.opset_imports = list(opset_imports)
+        self.ir_version = ir_version or 8
         self.unknowns: dict[str, sympy.Dummy] = {}
         self._protos: dict[tuple, object] = {}   # (dtype, shape) -> TypeProto: each type converted once
 
+    @classmethod
+    def of_model(cls, model) -> "NodeInference":
+        """The inference for the nodes of a ``ModelProto``."""
+        return cls(list(model.opset_import), model.ir_version)
+
     def __call__(self, node: ModelNode, env: dict[str, TensorType]) -> dict[str, tuple[TensorType, str]] | None:
-        if node.domain not in _ONNX_DOMAINS:   # onnx's schemas: ai.onnx, ai.onnx.ml, the preview domains
+        if node.domain not in ONNX_DOMAINS:   # onnx's schemas: ai.onnx, ai.onnx.ml, the preview domains
             return None
         if node.branches:   # control flow is shapecheck.model.control_flow's; another op with a
             return self._infer(node, env, lenient=True)   # subgraph (FlexAttention's score_mod) is tried

@@ -122,12 +122,16 @@ def call_mismatch(call: Any, fn: Any) -> str | None:
     >>> call_mismatch(helper.make_node("F", ["a"], ["b"], domain="local"), fn)
     'the call has 1 output, the function local:F declares 2'
     """
-    n_in, n_out = len(call.input), len(call.output)
-    if n_in > len(fn.input):
-        return f"the call has {n_in} inputs, the function {fn.domain}:{fn.name} declares {len(fn.input)}"
-    if n_out != len(fn.output):
-        return (f"the call has {n_out} output{'' if n_out == 1 else 's'}, the function {fn.domain}:{fn.name} "
-                f"declares {len(fn.output)}")
+    return arity_mismatch(len(call.input), len(call.output), len(fn.input), len(fn.output), f"{fn.domain}:{fn.name}")
+
+
+def arity_mismatch(n_in: int, n_out: int, fn_in: int, fn_out: int, function: str) -> str | None:
+    """``call_mismatch`` from the counts: a call with ``n_in`` inputs and ``n_out`` outputs of a function
+    (``domain:name``) that declares ``fn_in`` and ``fn_out``."""
+    if n_in > fn_in:
+        return f"the call has {n_in} inputs, the function {function} declares {fn_in}"
+    if n_out != fn_out:
+        return f"the call has {n_out} output{'' if n_out == 1 else 's'}, the function {function} declares {fn_out}"
     return None
 
 

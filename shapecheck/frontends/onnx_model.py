@@ -88,13 +88,7 @@ def _subgraphs(nodes):
 def _model_node(n, op: str, full: str, scope: str, idx: int, domain: str, opsets: dict[str, int]) -> ModelNode:
     """One NodeProto as a ``ModelNode``; a domain the model does not declare is a finding on it.
     (Each protobuf field is read once: reading one builds Python objects every time.)"""
-    findings: list[Finding] = []
-    if domain not in opsets:
-        findings.append(Finding(
-            DOMAIN, "a node's domain is declared in opset_import",
-            f"{op} is in domain {n.domain or 'ai.onnx'!r}, which the model's opset_import does not "
-            f"declare (it declares {', '.join(repr(d) for d in opsets) or 'nothing'})",
-            {"domain": n.domain or "ai.onnx"}, f"add an opset_import entry for {n.domain or 'ai.onnx'!r}"))
+    findings = undeclared_domain(op, n.domain, domain, opsets)
     attrs: dict[str, Any] = {}
     subs: list = []
     for a in n.attribute:
@@ -113,6 +107,23 @@ def _model_node(n, op: str, full: str, scope: str, idx: int, domain: str, opsets
     return node
 
 
+def undeclared_domain(op: str, written: str, domain: str, opsets: dict[str, int]) -> list[Finding]:
+    """The finding on a node of ``domain`` (as the model writes it: ``written``) when the model's
+    opset_import does not declare it; none when it does."""
+    if domain in opsets:
+        return []
+    return [Finding(DOMAIN, "a node's domain is declared in opset_import",
+                    f"{op} is in domain {written or 'ai.onnx'!r}, which the model's opset_import does not "
+                    f"declare (it declares {', '.join(repr(d) for d in opsets) or 'nothing'})",
+                    {"domain": written or "ai.onnx"}, f"add an opset_import entry for {written or 'ai.onnx'!r}")]
+
+
+def call_finding(mismatch: str) -> Finding:
+    """The finding on a call of a model-local function that does not fit it (``call_mismatch``'s text)."""
+    return Finding(FUNCTION_CALL, "a call fits its function", mismatch, {},
+                   "call the function with its inputs and every output it declares")
+
+
 def read_onnx(source: Any, registry, load_external_data: bool = False, light: bool = False) -> ModelGraph:
     """Read an ONNX model into a ``ModelGraph`` (nothing is written to the model).
 
@@ -129,7 +140,7 @@ def read_onnx(source: Any, registry, load_external_data: bool = False, light: bo
         sort_topologically(graph)   # G2 is the finding; the rest is checked in the order onnxruntime runs it
     if reader.needs_onnx:
         from .onnx_forward import NodeInference
-        graph.infer_node = NodeInference(model)
+        graph.infer_node = NodeInference.of_model(model)
     return graph
 
 
@@ -170,8 +181,7 @@ class _Reader:
         mismatch = call_mismatch(n, fn) if fn is not None else None
         if mismatch is not None:   # a call that does not fit its function: a finding, its outputs unknown
             node = _model_node(n, op, full, scope, idx, domain, ops)
-            node.findings.append(Finding(FUNCTION_CALL, "a call fits its function", mismatch, {},
-                                         "call the function with its inputs and every output it declares"))
+            node.findings.append(call_finding(mismatch))
             self.graph.nodes.append(node)
             return
         if fn is not None:   # a model-local function: its body, at the call site

@@ -113,6 +113,14 @@ def const_type(tensor_proto, name: str) -> TensorType:
     return TensorType(dtype, shape, value)
 
 
+def read_directly(tp) -> bool:
+    """Whether ``const_type`` reads this TensorProto's values without onnx (the common element types,
+    in raw bytes or their typed field)."""
+    code = tp.data_type
+    return sys.byteorder == "little" and code in _RAW_DTYPES and not tp.HasField("segment") and \
+        (tp.HasField("raw_data") or code in _TYPED_FIELDS)
+
+
 def _array(tp, shape: tuple) -> np.ndarray:
     """A TensorProto's values: the common element types read directly, the rest by onnx."""
     code = tp.data_type

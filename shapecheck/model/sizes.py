@@ -17,6 +17,7 @@ dims in the order the inputs first use them, when the counts agree, and are othe
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ..errors import UsageError
@@ -113,10 +114,17 @@ def recorded_ranges(graph: ModelGraph) -> dict[str, tuple[int, int | None]]:
     return {}
 
 
-def _metadata(proto: Any, key: str) -> str:
-    graph = getattr(proto, "graph", None)
-    for holder in (graph, proto):
-        for p in getattr(holder, "metadata_props", ()) or ():
+def _metadata(model: Any, key: str) -> str:
+    """The value of ``key`` in the graph's, else the model's ``metadata_props`` (a ModelProto's
+    entries, or an onnx_ir model's dict)."""
+    graph = getattr(model, "graph", None)
+    for holder in (graph, model):
+        props = getattr(holder, "metadata_props", None) or ()
+        if isinstance(props, Mapping):
+            if key in props:
+                return props[key]
+            continue
+        for p in props:
             if p.key == key:
                 return p.value
     return ""

@@ -121,8 +121,8 @@ _PLAIN = (int, float, str, bool, type(None))
 
 
 def attrs_key(attrs: dict[str, Any]) -> tuple | None:
-    """Attributes as a hashable key: lists as tuples, a tensor attribute (a protobuf message, which
-    does not hash) as its serialized bytes; None when some value still does not hash.
+    """Attributes as a hashable key: lists as tuples, a tensor attribute (a protobuf message or a
+    numpy array, which do not hash) as its bytes; None when some value still does not hash.
 
     Every value carries its Python type, because ``1 == 1.0 == True`` in Python: an INT attribute
     and a FLOAT one of the same number are different queries (a type finding on one of them).
@@ -137,6 +137,8 @@ def attrs_key(attrs: dict[str, Any]) -> tuple | None:
             v = tuple((type(x).__name__, x) for x in v)
         elif type(v) not in _PLAIN and hasattr(v, "SerializeToString"):
             v = (type(v).__name__, v.SerializeToString(deterministic=True))
+        elif type(v).__name__ == "ndarray":   # a tensor attribute as an onnx_ir model gives it
+            v = ("ndarray", v.dtype.str, v.shape, v.tobytes())
         else:
             v = (type(v).__name__, v)
         items.append((k, v))
