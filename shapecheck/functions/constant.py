@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..notation import NO_VALUE, EvalError, TensorVal, Unknown, UnknownDType, compare_dims
+from ..notation import NO_VALUE, EvalError, TensorVal, Unknown, compare_dims
 from ..types import ONNX_CODES, numpy_dtype, tensor_type_of
 from ..dims import unknown_dim
 from .layout import _is_int
@@ -24,15 +24,11 @@ else:
     from ..deferred import numpy as np
 
 
-# element types ONNX defines whose values shapecheck does not model (float8*, int4, uint4, float4e2m1, ...)
-UNMODELLED_CODES = {17: "float8e4m3fn", 18: "float8e4m3fnuz", 19: "float8e5m2", 20: "float8e5m2fnuz",
-                    21: "uint4", 22: "int4", 23: "float4e2m1", 24: "float8e8m0"}
-
-
 def onnx_dtype(code: Any) -> Any:
     """The element type an ONNX ``TensorProto.DataType`` code names (Cast's ``to``).
 
-    A code of a type shapecheck does not model (float8, int4...) gives an unknown element type.
+    >>> onnx_dtype(17), onnx_dtype(22)
+    ('float8e4m3fn', 'int4')
     """
     if isinstance(code, Unknown):
         return code
@@ -40,8 +36,6 @@ def onnx_dtype(code: Any) -> Any:
         raise EvalError(f"an element type code is an integer, got {code!r}")
     if int(code) in ONNX_CODES:
         return ONNX_CODES[int(code)]
-    if int(code) in UNMODELLED_CODES:
-        return UnknownDType(UNMODELLED_CODES[int(code)])
     raise EvalError(f"{code} is no ONNX element type code")
 
 
