@@ -96,10 +96,12 @@ def depth_to_space(input: np.ndarray, *, blocksize: int, mode: str = "DCR") -> n
 
 
 @register("space_to_depth")
-def space_to_depth(input: np.ndarray, *, blocksize: int) -> np.ndarray:
+def space_to_depth(input: np.ndarray, *, blocksize: int, mode: str = "DCR") -> np.ndarray:
+    """Blocks of blocksize x blocksize moved into channels: offsets before the channel (DCR) or after it (CRD)."""
     n, c, h, w = input.shape
     b = blocksize
-    t = input.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    order = (0, 3, 5, 1, 2, 4) if mode == "DCR" else (0, 1, 3, 5, 2, 4)
+    t = input.reshape(n, c, h // b, b, w // b, b).transpose(*order)
     return t.reshape(n, c * b * b, h // b, w // b).copy()
 
 

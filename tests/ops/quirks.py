@@ -84,7 +84,6 @@ def _later(version: str, what: str) -> str:
 
 
 ATTENTION_25 = _later("Attention-25", "local-window attention (left_window_size, right_window_size)")
-BITSHIFT_28 = _later("BitShift-28", "the signed integer types")
 # case name -> why no family runs it through infer and execute
 SKIP: dict[str, str] = {
     **dict.fromkeys(("test_attention_3d_local_window", "test_attention_bidirectional_window",
@@ -95,18 +94,4 @@ SKIP: dict[str, str] = {
                      "test_attention_local_window_ext_cache_rank4_batch_mask",
                      "test_attention_local_window_gqa_rank4_mask", "test_attention_local_window_rank1_boolean_mask",
                      "test_attention_local_window_with_past"), ATTENTION_25),
-    **dict.fromkeys((f"test_bitshift_{d}_{t}{s}" for d, t, s in
-                     [(d, t, "") for d in ("left", "right") for t in ("int8", "int16", "int32", "int64")]
-                     + [(d, t, s) for d in ("left", "right") for t in ("int8", "int32")
-                        for s in ("_negative_shift", "_shift_ge_width")]
-                     + [("left", t, "_overflow") for t in ("int8", "int32")]
-                     + [("right", t, "_negative_input") for t in ("int8", "int32")]), BITSHIFT_28),
-    **dict.fromkeys((f"test_mod_{c}" for c in ("float16_mixed_sign_fmod_0", "float32_mixed_sign_fmod_0",
-                                                 "float64_mixed_sign_fmod_0", "float_edge_cases_fmod_0_float16",
-                                                 "float_edge_cases_fmod_0_float32", "float_edge_cases_fmod_0_float64")),
-                    _later("Mod-28", "fmod = 0 on floats (Mod-13 requires fmod = 1 for them)")),
-    "test_range_bfloat16_type_positive_delta": _later("Range-27", "bfloat16"),
-    "test_range_float16_type_positive_delta": _later("Range-27", "float16"),
-    **dict.fromkeys(("test_spacetodepth_crd_mode_example", "test_spacetodepth_dcr_mode_example"),
-                    _later("SpaceToDepth-28", "the mode attribute (DCR, CRD)")),
 }
