@@ -37,18 +37,44 @@ def _softmax(x: np.ndarray) -> np.ndarray:
     return e / np.where(s == 0, 1.0, s)
 
 
+def _offset(nonpad_kv_seqlen, past_key, s_q: int):
+    """The count of valid keys before the query block: the past length, nonpad_kv_seqlen - q_seq per batch
+    entry (as [B, 1, 1, 1]) for an external cache, else 0."""
+    if nonpad_kv_seqlen is not None and past_key is None:
+        return nonpad_kv_seqlen.reshape(-1, 1, 1, 1) - s_q
+    return 0 if past_key is None else past_key.shape[2]
+
+
+def _position_bias(s_q: int, total: int, off, is_causal: int, left: int, right: int) -> np.ndarray:
+    """-inf where query i (at absolute position p = i + off) may not see key j: past p (causal), before
+    p - left or after p + right (a window side of -1 is unbounded)."""
+    j = np.arange(total)[None, :]
+    p = np.arange(s_q)[:, None] + off
+    allowed = np.ones(np.broadcast_shapes(j.shape, np.shape(p)), bool)
+    if int(is_causal):
+        allowed &= j <= p
+    if int(left) >= 0:
+        allowed &= j >= p - int(left)
+    if int(right) >= 0:
+        allowed &= j <= p + int(right)
+    return np.where(allowed, 0.0, -np.inf)
+
+
 @register("attention")
 def attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, attn_mask: np.ndarray | None,
               past_key: np.ndarray | None, past_value: np.ndarray | None, nonpad_kv_seqlen: np.ndarray | None = None,
               *, scale: float | None, is_causal: int, q_num_heads: int, kv_num_heads: int, softcap: float,
-              qk_mode: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+              qk_mode: int, left_window_size: int = -1, right_window_size: int = -1
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """ONNX Attention: (Y, present_key, present_value, qk_matmul_output).
 
     3-D inputs are split into heads (q_num_heads, kv_num_heads); K and V heads repeat for grouped
     query attention; past_key/past_value are put before K and V along the sequence axis. The bias
     is a float mask (added), a bool mask (False is -inf) padded with -inf to the total sequence
     length, the causal mask (query i sees key j iff j <= i + offset, offset the past length, or
-    nonpad_kv_seqlen - q_sequence_length) and the padding of nonpad_kv_seqlen.
+    nonpad_kv_seqlen - q_sequence_length), the local window of version 25 (keys from
+    p - left_window_size to p + right_window_size, p = i + offset; -1 unbounded) and the padding of
+    nonpad_kv_seqlen.
     qk_mode picks what the fourth output is: 0 the scaled QK^T, 1 after softcap, 2 after the
     bias, 3 after softmax.
     """
@@ -76,19 +102,11 @@ def attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, attn_mask: np.ndarray
             m = np.where(m, 0.0, -np.inf)
         m = np.pad(m.astype(np.float64), [(0, 0)] * (m.ndim - 1) + [(0, max(pad, 0))], constant_values=-np.inf)
         bias = bias + m
-    j = np.arange(total)[None, :]
-    i = np.arange(s_q)[:, None]
     if nonpad_kv_seqlen is not None:
         lens = nonpad_kv_seqlen.reshape(-1, 1, 1, 1)
-        bias = bias + np.where(j[None, None] < lens, 0.0, -np.inf)
-    if int(is_causal):
-        if nonpad_kv_seqlen is not None and past_key is None:
-            off = nonpad_kv_seqlen.reshape(-1, 1, 1, 1) - s_q
-            bias = bias + np.where(j[None, None] <= i[None, None] + off, 0.0, -np.inf)
-        else:
-            off = 0 if past_key is None else past_key.shape[2]
-            bias = bias + np.where(j <= i + off, 0.0, -np.inf)
-    qk = qk + bias
+        bias = bias + np.where(np.arange(total)[None, None, None, :] < lens, 0.0, -np.inf)
+    off = _offset(nonpad_kv_seqlen, past_key, s_q)
+    qk = qk + bias + _position_bias(s_q, total, off, is_causal, left_window_size, right_window_size)
     outs.append(qk)
     p = _softmax(qk)
     outs.append(p)

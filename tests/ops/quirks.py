@@ -83,15 +83,6 @@ def _later(version: str, what: str) -> str:
     return f"{version} adds {what}, which no spec of the op takes yet"
 
 
-ATTENTION_25 = _later("Attention-25", "local-window attention (left_window_size, right_window_size)")
 # case name -> why no family runs it through infer and execute
 SKIP: dict[str, str] = {
-    **dict.fromkeys(("test_attention_3d_local_window", "test_attention_bidirectional_window",
-                     "test_attention_local_window", "test_attention_local_window_default",
-                     "test_attention_local_window_ext_cache_float16_mask",
-                     "test_attention_local_window_ext_cache_rank2_mask",
-                     "test_attention_local_window_ext_cache_rank3_head_mask",
-                     "test_attention_local_window_ext_cache_rank4_batch_mask",
-                     "test_attention_local_window_gqa_rank4_mask", "test_attention_local_window_rank1_boolean_mask",
-                     "test_attention_local_window_with_past"), ATTENTION_25),
 }
