@@ -86,6 +86,23 @@ def binary(A: np.ndarray, B: np.ndarray, *, fn: str) -> np.ndarray:
     return out if out.dtype == bool else out.astype(A.dtype, copy=False)
 
 
+@register("legacy_binary")
+def legacy_binary(A: np.ndarray, B: np.ndarray, *, fn: str, broadcast: int, axis) -> np.ndarray:
+    """``A fn B`` with the broadcasting of the versions before 7: with ``broadcast`` = 1, B (one element, or
+    a contiguous run of A's dims starting at ``axis``, A's last dims without it) is stretched over A.
+
+    >>> legacy_binary(np.ones((2, 3, 4)), np.array([1., 2., 3.]), fn="+", broadcast=1, axis=1)[1, :, 0].tolist()
+    [2.0, 3.0, 4.0]
+    """
+    if int(broadcast) and B.ndim <= A.ndim:
+        if B.size == 1:
+            B = B.reshape(())
+        else:
+            start = A.ndim - B.ndim if axis is None else int(axis)
+            B = B.reshape(B.shape + (1,) * (A.ndim - start - B.ndim))
+    return binary(A, B, fn=fn)
+
+
 @register("variadic")
 def variadic(inputs: tuple, *, fn: str) -> np.ndarray:
     """Min, Max, Sum (``+``) or Mean of one or more tensors, broadcast together."""
