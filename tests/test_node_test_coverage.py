@@ -19,8 +19,7 @@ import pytest
 
 import shapecheck.kernels
 from shapecheck.registry import default_registry
-from shapecheck.solver import solve
-from tests.harness.node_cases import _attrs, as_array, modelled_types, node_testcases, opset_of, type_text
+from tests.harness.node_cases import modelled_types, node_testcases
 from tests.ops.quirks import SKIP
 
 REG = default_registry()

@@ -39,6 +39,22 @@ def onnx_dtype(code: Any) -> Any:
     raise EvalError(f"{code} is no ONNX element type code")
 
 
+def onnx_dtype_name(name: Any) -> Any:
+    """The element type a ``TensorProto.DataType`` name gives (Cast-1's ``to``: ``"FLOAT"``, ``"INT64"``).
+
+    >>> onnx_dtype_name("FLOAT"), onnx_dtype_name("INT32"), onnx_dtype_name("FLOAT16")
+    ('float', 'int32', 'float16')
+    """
+    if isinstance(name, Unknown):
+        return name
+    if not isinstance(name, str):
+        raise EvalError(f"an element type name is a string, got {name!r}")
+    found = [n for n in ONNX_CODES.values() if n.upper() == name.upper()] if name.isupper() else []
+    if not found:
+        raise EvalError(f"{name!r} is no TensorProto.DataType name")
+    return found[0]
+
+
 _INTS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
 
 
@@ -100,4 +116,4 @@ def constant_tensor(value: Any, sparse_value: Any = None, value_float: Any = Non
     raise EvalError("Constant needs one value attribute")
 
 
-NOTATION = (onnx_dtype, cast_value, full_value, constant_tensor)
+NOTATION = (onnx_dtype, onnx_dtype_name, cast_value, full_value, constant_tensor)
