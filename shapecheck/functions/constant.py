@@ -55,6 +55,25 @@ def onnx_dtype_name(name: Any) -> Any:
     return found[0]
 
 
+_BITS = {"bool": 8, "string": None, "complex64": 64, "complex128": 128, "int4": 4, "uint4": 4, "float4e2m1": 4,
+         "int2": 2, "uint2": 2, "float6e2m3": 6, "float6e3m2": 6}
+
+
+def bit_width(dtype: Any) -> Any:
+    """The bits one element of an element type takes (BitCast's rule); a string has none.
+
+    >>> bit_width("float"), bit_width("int4"), bit_width("float8e5m2"), bit_width("complex64")
+    (32, 4, 8, 64)
+    """
+    if isinstance(dtype, Unknown):
+        return dtype
+    if dtype in _BITS:
+        if _BITS[dtype] is None:
+            raise EvalError("a string has no bit width")
+        return _BITS[dtype]
+    return numpy_dtype(dtype).itemsize * 8
+
+
 _INTS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
 
 
@@ -116,4 +135,4 @@ def constant_tensor(value: Any, sparse_value: Any = None, value_float: Any = Non
     raise EvalError("Constant needs one value attribute")
 
 
-NOTATION = (onnx_dtype, onnx_dtype_name, cast_value, full_value, constant_tensor)
+NOTATION = (onnx_dtype, onnx_dtype_name, bit_width, cast_value, full_value, constant_tensor)

@@ -75,3 +75,12 @@ def contrib_gelu(X: np.ndarray, bias: np.ndarray | None = None, *, fn: str, alph
 def bias_add(X: np.ndarray, bias: np.ndarray, skip: np.ndarray) -> np.ndarray:
     """X + bias + skip (bias along the last dim)."""
     return (X.astype(np.float64) + bias.astype(np.float64) + skip.astype(np.float64)).astype(X.dtype)
+
+
+@register("swiglu")
+def swiglu(A: np.ndarray, B: np.ndarray, *, alpha: float) -> np.ndarray:
+    """Y = Swish_alpha(A) * B = A * sigmoid(alpha * A) * B, computed in float64 and cast back."""
+    a = A.astype(np.float64)
+    with np.errstate(over="ignore"):
+        y = a / (1 + np.exp(-float(alpha) * a)) * B.astype(np.float64)
+    return y.astype(A.dtype)

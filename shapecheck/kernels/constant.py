@@ -83,6 +83,13 @@ def to_e8m0(x: np.ndarray, saturate: bool, round_mode: str) -> np.ndarray:
     return out.view(ml_dtypes.float8_e8m0fnu)
 
 
+@register("bitcast")
+def bitcast(input: np.ndarray, *, to: str) -> np.ndarray:
+    """The same bits read as ``to`` (of the same bit width; ml_dtypes keeps 4- and 2-bit values in the low bits
+    of a byte, so a view reinterprets them too)."""
+    return input.view(numpy_dtype(to)).copy()
+
+
 @register("constant_of_shape")
 def constant_of_shape(input: np.ndarray, *, value: np.ndarray) -> np.ndarray:
     return np.full(tuple(int(d) for d in input.reshape(-1)), value.reshape(-1)[0], dtype=value.dtype)

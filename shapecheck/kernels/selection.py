@@ -53,6 +53,19 @@ def cumsum(x: np.ndarray, *, axis: int, exclusive: int, reverse: int) -> np.ndar
     return np.flip(out, axis) if reverse else out
 
 
+@register("cumprod")
+def cumprod(x: np.ndarray, *, axis: int, exclusive: int, reverse: int) -> np.ndarray:
+    """Running products along axis (exclusive: the first is 1; reverse: from the back)."""
+    y = np.flip(x, axis) if reverse else x
+    wide = np.float32 if x.dtype.kind == "V" else x.dtype   # bfloat16: numpy multiplies it in float32
+    with np.errstate(all="ignore"):
+        out = np.cumprod(y.astype(wide), axis=axis, dtype=wide)
+    if exclusive and out.shape[axis]:
+        ones = np.ones_like(np.take(out, [0], axis=axis))
+        out = np.concatenate([ones, np.take(out, np.arange(out.shape[axis] - 1), axis=axis)], axis=axis)
+    return (np.flip(out, axis) if reverse else out).astype(x.dtype)
+
+
 @register("trilu")
 def trilu(input: np.ndarray, *, k: int, upper: int) -> np.ndarray:
     return (np.triu if upper else np.tril)(input, int(k))
