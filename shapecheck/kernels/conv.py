@@ -82,6 +82,44 @@ def conv(X: np.ndarray, W: np.ndarray, B: np.ndarray | None, *, strides=None, pa
     return y.astype(X.dtype)
 
 
+def _less_zero_point(t: np.ndarray, zp, per_channel: bool) -> np.ndarray:
+    """t - zp in float64 (exact for 8-bit values); zp one value, or (per_channel) one per output channel."""
+    v = t.astype(np.float64)
+    if zp is None:
+        return v
+    z = np.asarray(zp).astype(np.float64)
+    if per_channel and z.size > 1:
+        return v - z.reshape((-1,) + (1,) * (t.ndim - 1))
+    return v - z.reshape(-1)[0]
+
+
+@register("conv_integer")
+def conv_integer(x: np.ndarray, w: np.ndarray, x_zero_point, w_zero_point, *, strides=None, pads=None,
+                 dilations=None, group: int = 1, auto_pad: str = "NOTSET") -> np.ndarray:
+    """ConvInteger: (x - x_zero_point) convolved with (w - w_zero_point) in int32 (a padded cell adds nothing)."""
+    y = conv(_less_zero_point(x, x_zero_point, False), _less_zero_point(w, w_zero_point, True), None,
+             strides=strides, pads=pads, dilations=dilations, group=group, auto_pad=auto_pad)
+    return np.rint(y).astype(np.int64).astype(np.int32)
+
+
+@register("qlinear_conv")
+def qlinear_conv(x: np.ndarray, x_scale, x_zero_point, w: np.ndarray, w_scale, w_zero_point, y_scale, y_zero_point,
+                 B=None, *, strides=None, pads=None, dilations=None, group: int = 1, auto_pad: str = "NOTSET") -> np.ndarray:
+    """QLinearConv: the integer convolution plus B, scaled by x_scale * w_scale / y_scale (w_scale per output
+    channel when 1-D), rounded half to even, plus y_zero_point, saturated to y's type."""
+    acc = conv_integer(x, w, x_zero_point, w_zero_point, strides=strides, pads=pads, dilations=dilations,
+                       group=group, auto_pad=auto_pad).astype(np.float64)
+    if B is not None:
+        acc = acc + B.astype(np.float64).reshape((-1,) + (1,) * (x.ndim - 2))
+    ws = np.asarray(w_scale, np.float64).reshape(-1)
+    scale = (float(np.asarray(x_scale).reshape(-1)[0]) * (ws.reshape((-1,) + (1,) * (x.ndim - 2)) if ws.size > 1 else ws[0])
+             / float(np.asarray(y_scale).reshape(-1)[0]))
+    dt = np.asarray(y_zero_point).dtype
+    info = np.iinfo(dt)
+    y = np.rint(acc * scale) + float(np.asarray(y_zero_point).reshape(-1)[0])
+    return np.clip(y, info.min, info.max).astype(dt)
+
+
 def transpose_pads(full: int, out: int, pb: int, pe: int, auto_pad: str, given: bool) -> int:
     """The begin pad of one ConvTranspose axis (onnxruntime's placement): with output_shape the
     total ``full - out`` (no less than 0: a larger output gets zeros at the end) is split, its odd
