@@ -120,6 +120,26 @@ def qlinear_conv(x: np.ndarray, x_scale, x_zero_point, w: np.ndarray, w_scale, w
     return np.clip(y, info.min, info.max).astype(dt)
 
 
+@register("col2im")
+def col2im(input: np.ndarray, image_shape: np.ndarray, block_shape: np.ndarray, *, strides=None, pads=None,
+           dilations=None) -> np.ndarray:
+    """Col2Im (torch's fold): each column of input [N, C * prod(block), L] is a block of values added back
+    into the padded image at its position (L positions, row-major), then the pads are cut away."""
+    img, blk = [int(v) for v in image_shape.reshape(-1)], [int(v) for v in block_shape.reshape(-1)]
+    n = len(img)
+    s = [int(v) for v in strides] if strides else [1] * n
+    d = [int(v) for v in dilations] if dilations else [1] * n
+    p = [int(v) for v in pads] if pads else [0] * (2 * n)
+    outs = [(img[i] + p[i] + p[i + n] - d[i] * (blk[i] - 1) - 1) // s[i] + 1 for i in range(n)]
+    N, C = input.shape[0], input.shape[1] // int(np.prod(blk))
+    cols = input.reshape((N, C) + tuple(blk) + tuple(outs))
+    padded = np.zeros((N, C) + tuple(img[i] + p[i] + p[i + n] for i in range(n)), dtype=input.dtype)
+    for k in np.ndindex(*blk):
+        where = tuple(slice(k[i] * d[i], k[i] * d[i] + s[i] * (outs[i] - 1) + 1, s[i]) for i in range(n))
+        padded[(slice(None), slice(None)) + where] += cols[(slice(None), slice(None)) + k]
+    return padded[(slice(None), slice(None)) + tuple(slice(p[i], p[i] + img[i]) for i in range(n))].copy()
+
+
 def transpose_pads(full: int, out: int, pb: int, pe: int, auto_pad: str, given: bool) -> int:
     """The begin pad of one ConvTranspose axis (onnxruntime's placement): with output_shape the
     total ``full - out`` (no less than 0: a larger output gets zeros at the end) is split, its odd

@@ -117,3 +117,21 @@ def reverse_sequence(input: np.ndarray, sequence_lens: np.ndarray, *, batch_axis
         t = int(time_axis) - (1 if int(time_axis) > int(batch_axis) else 0)   # time's axis once batch is indexed
         out[tuple(idx)] = np.flip(src, axis=t)
     return out
+
+
+@register("center_crop_pad")
+def center_crop_pad(input_data: np.ndarray, shape: np.ndarray, *, axes=None) -> np.ndarray:
+    """Each axis (of ``axes``, else all) cropped to its target size around the center (the window starts
+    at floor((d - t) / 2)) or padded with zeros to it (the odd pixel on the right)."""
+    r = input_data.ndim
+    ax = list(range(r)) if axes is None else [int(a) % r for a in _axes(axes)]
+    out = input_data
+    for a, t in zip(ax, _ints(shape)):
+        d = out.shape[a]
+        if t < d:
+            out = np.take(out, np.arange((d - t) // 2, (d - t) // 2 + t), axis=a)
+        elif t > d:
+            width = [(0, 0)] * r
+            width[a] = ((t - d) // 2, t - d - (t - d) // 2)
+            out = np.pad(out, width)
+    return np.array(out, copy=True)
