@@ -169,3 +169,32 @@ def ms_rotary_embedding(X: np.ndarray, position_ids: np.ndarray, cos_cache: np.n
         n = X.shape[2] // (2 * cos_cache.shape[1]) if not int(rotary_embedding_dim) else 0
     return rotary_embedding(X, cos_cache, sin_cache, pos, num_heads=n, rotary_embedding_dim=rotary_embedding_dim,
                             interleaved=interleaved)
+
+
+@register("linear_attention")
+def linear_attention(query: np.ndarray, key: np.ndarray, value: np.ndarray, past_state, decay, beta, *,
+                     q_num_heads: int, kv_num_heads: int, scale: float, update_rule: str) -> tuple[np.ndarray, np.ndarray]:
+    """LinearAttention's recurrence, token by token in float32 (as onnx.reference runs it): the state
+    [B, H_kv, d_k, d_v] decays by exp(decay) (gated rules), takes the delta correction beta * (v - S^T k)
+    (delta rules) and the outer product k v^T; each query head reads its KV head's state, times scale
+    (1/sqrt(d_k) for 0)."""
+    hq, hk = int(q_num_heads), int(kv_num_heads)
+    b, t, _ = query.shape
+    dk, dv = query.shape[-1] // hq, value.shape[-1] // hk
+    q, k, v = (_heads(x, n).astype(np.float32) for x, n in ((query, hq), (key, hk), (value, hk)))
+    g4 = None if decay is None else (_heads(decay, hk) if decay.shape[-1] != hk else
+                                     decay.reshape(b, t, hk, 1).transpose(0, 2, 1, 3)).astype(np.float32)
+    b4 = None if beta is None else beta.reshape(b, t, beta.shape[-1], 1).transpose(0, 2, 1, 3).astype(np.float32)
+    state = np.zeros((b, hk, dk, dv), np.float32) if past_state is None else past_state.astype(np.float32)
+    sc = np.float32(1 / np.sqrt(dk) if not float(scale) else float(scale))
+    out = np.zeros((b, hq, t, dv), np.float32)
+    for i in range(t):
+        vt = v[:, :, i, :]
+        if g4 is not None:
+            state = state * np.exp(g4[:, :, i, :])[..., None]
+        if b4 is not None:
+            vt = b4[:, :, i, :] * (vt - np.einsum("bhdm,bhd->bhm", state, k[:, :, i, :]))
+        state = state + k[:, :, i, :, None] * vt[:, :, None, :]
+        out[:, :, i, :] = sc * np.einsum("bhd,bhdm->bhm", q[:, :, i, :], np.repeat(state, hq // hk, axis=1))
+    y = out.transpose(0, 2, 1, 3).reshape(b, t, hq * dv).astype(query.dtype)
+    return y, state.astype(query.dtype if past_state is None else past_state.dtype)

@@ -140,6 +140,66 @@ def col2im(input: np.ndarray, image_shape: np.ndarray, block_shape: np.ndarray, 
     return padded[(slice(None), slice(None)) + tuple(slice(p[i], p[i] + img[i]) for i in range(n))].copy()
 
 
+def _bilinear(xg: np.ndarray, ph: np.ndarray, pw: np.ndarray) -> np.ndarray:
+    """xg [N, G, c, H, W] sampled at the real positions ph, pw [N, G, P] (bilinear, zeros outside): [N, G, c, P]."""
+    H, Wd = xg.shape[-2:]
+    flat = xg.reshape(xg.shape[:3] + (H * Wd,)).astype(np.float64)
+    out = np.zeros(xg.shape[:3] + ph.shape[-1:])
+    h0, w0 = np.floor(ph), np.floor(pw)
+    for dh in (0, 1):
+        for dw in (0, 1):
+            h, w = h0 + dh, w0 + dw
+            weight = (1 - np.abs(ph - h)) * (1 - np.abs(pw - w))
+            inside = (h >= 0) & (h < H) & (w >= 0) & (w < Wd)
+            idx = (np.clip(h, 0, H - 1) * Wd + np.clip(w, 0, Wd - 1)).astype(np.int64)
+            vals = np.take_along_axis(flat, idx[:, :, None, :], axis=3)
+            out += vals * np.where(inside, weight, 0.0)[:, :, None, :]
+    return out
+
+
+@register("deform_conv")
+def deform_conv(X: np.ndarray, W: np.ndarray, offset: np.ndarray, B, mask, *, strides=None, pads=None,
+                dilations=None, group: int = 1, offset_group: int = 1) -> np.ndarray:
+    """2-D deformable convolution: each kernel tap of each output position reads X bilinearly (zeros outside)
+    at its regular place plus its offset (per offset group), times mask, then a grouped convolution with W
+    (onnx.reference's definition)."""
+    N, C, H, Wd = X.shape
+    M, cg, kh, kw = W.shape
+    oh, ow = offset.shape[2:]
+    s, d = [int(v) for v in strides or (1, 1)], [int(v) for v in dilations or (1, 1)]
+    p, og, g = [int(v) for v in pads or (0, 0, 0, 0)], int(offset_group), int(group)
+    off = offset.astype(np.float64).reshape(N, og, kh, kw, 2, oh, ow)
+    msk = np.ones((N, og, kh, kw, oh, ow)) if mask is None else mask.astype(np.float64).reshape(N, og, kh, kw, oh, ow)
+    ph = (-p[0] + s[0] * np.arange(oh))[None, None, None, None, :, None] + \
+        (d[0] * np.arange(kh))[None, None, :, None, None, None] + off[:, :, :, :, 0]
+    pw = (-p[1] + s[1] * np.arange(ow))[None, None, None, None, None, :] + \
+        (d[1] * np.arange(kw))[None, None, None, :, None, None] + off[:, :, :, :, 1]
+    shape = (N, og, kh * kw * oh * ow)
+    cols = _bilinear(X.reshape(N, og, C // og, H, Wd), ph.reshape(shape), pw.reshape(shape))
+    cols = cols.reshape(N, og, C // og, kh, kw, oh, ow) * msk[:, :, None]
+    cols = cols.reshape(N, g, cg, kh, kw, oh, ow)
+    y = np.einsum("ngcabij,gmcab->ngmij", cols, W.astype(np.float64).reshape(g, M // g, cg, kh, kw))
+    y = y.reshape(N, M, oh, ow)
+    if B is not None:
+        y = y + B.astype(np.float64).reshape(1, M, 1, 1)
+    return y.astype(X.dtype)
+
+
+@register("causal_conv_with_state")
+def causal_conv_with_state(input: np.ndarray, weight: np.ndarray, bias, past_state, *,
+                           activation: str) -> tuple[np.ndarray, np.ndarray]:
+    """A causal depthwise 1-D convolution over past_state (zeros without it) ++ input, SiLU after it with
+    activation silu or swish; present_state is the last k - 1 steps of that sequence."""
+    b, c, _ = input.shape
+    k = weight.shape[2]
+    pad = np.zeros((b, c, k - 1), input.dtype) if past_state is None else past_state
+    seq = np.concatenate([pad, input], axis=2)
+    y = conv(seq, weight, bias, group=c).astype(np.float64)
+    if activation in ("silu", "swish"):
+        y = y / (1 + np.exp(-y))
+    return y.astype(input.dtype), seq[:, :, seq.shape[2] - (k - 1):].copy()
+
+
 def transpose_pads(full: int, out: int, pb: int, pe: int, auto_pad: str, given: bool) -> int:
     """The begin pad of one ConvTranspose axis (onnxruntime's placement): with output_shape the
     total ``full - out`` (no less than 0: a larger output gets zeros at the end) is split, its odd

@@ -1,4 +1,5 @@
-"""Kernels of the signal ops: DFT, STFT, the windows (Hann, Hamming, Blackman) and MelWeightMatrix.
+"""Kernels of the signal ops: DFT, STFT, the windows (Hann, Hamming, Blackman), MelWeightMatrix and
+ImageDecoder (an encoded image is a signal too).
 
 A complex tensor is ONNX's real representation: a last dim of 2 (real, imaginary), or 1 for a real
 signal.  Transforms are computed in float64 with numpy's FFT and cast back to the input's type.
@@ -115,3 +116,20 @@ def mel_weight_matrix(num_mel_bins: np.ndarray, dft_length: np.ndarray, sample_r
         if right > center:
             out[center:right, i] = (right - np.arange(center, right)) / (right - center)
     return out.astype(numpy_dtype(dtype))
+
+
+@register("image_decoder")
+def image_decoder(encoded_stream: np.ndarray, *, pixel_format: str) -> np.ndarray:
+    """The decoded image [H, W, 3] (RGB, BGR) or [H, W, 1] (Grayscale), through Pillow, which shapecheck does
+    not depend on: without it the executor cannot run the node (its shapes are still checked)."""
+    try:
+        import io
+        import PIL.Image
+    except ImportError:
+        from ..errors import UsageError
+        raise UsageError("ImageDecoder needs Pillow to run (pip install pillow)") from None
+    img = PIL.Image.open(io.BytesIO(encoded_stream.tobytes()))
+    if pixel_format == "Grayscale":
+        return np.asarray(img.convert("L"), np.uint8)[:, :, None].copy()
+    rgb = np.asarray(img.convert("RGB"), np.uint8)
+    return (rgb[:, :, ::-1] if pixel_format == "BGR" else rgb).copy()
