@@ -284,6 +284,6 @@ def affine_grid(theta: np.ndarray, size: np.ndarray, *, align_corners: int) -> n
     spatial = _ints(size)[2:]
     lins = [np.linspace(-1.0, 1.0, s) if int(align_corners) else (2 * np.arange(s) + 1) / s - 1 for s in spatial]
     mesh = np.meshgrid(*lins, indexing="ij") if spatial else []
-    homo = np.stack(mesh[::-1] + [np.ones(tuple(spatial))], axis=-1)
+    homo = np.stack(list(mesh)[::-1] + [np.ones(tuple(spatial))], axis=-1)
     grid = np.einsum("...k,njk->n...j", homo, theta.astype(np.float64))
     return grid.astype(theta.dtype)

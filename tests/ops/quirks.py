@@ -21,6 +21,8 @@ class Quirk:
     concrete: Any = False                   # every inferred dim is an int (a bool, or a function of the feeds)
     random: Callable[[dict], bool] | None = None       # values drawn at random (only dtype, shape and range agree)
     values_in: tuple | None = None          # the range of random values
+    needs: str | None = None                # a module the kernel needs that shapecheck does not depend on:
+    #                                         without it only the solver's types are checked
 
 
 EXACT = dict(tol=None, concrete=True)
@@ -63,6 +65,10 @@ OPS: dict[str, Quirk] = {
     "Bernoulli": Quirk(random=lambda feeds: True, values_in=(0.0, 1.0), concrete=True),
     **dict.fromkeys(("ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"), Quirk(valued=("axes",))),
     "Compress": Quirk(valued=("condition",)),
+    "ImageDecoder": Quirk(needs="PIL", tol=None),
+    **dict.fromkeys(("DFT", "STFT", "MelWeightMatrix", "HannWindow", "HammingWindow", "BlackmanWindow", "AffineGrid"),
+                    Quirk(valued=("dft_length", "axis", "frame_step", "frame_length", "size", "num_mel_bins",
+                                  "dft_length", "sample_rate"), tol=(1e-4, 1e-4), concrete=True)),
     # ops whose family quirk is not theirs: values within the common tolerance
     **dict.fromkeys(("ReverseSequence", "EyeLike"), Quirk()),
 }
