@@ -32,9 +32,17 @@ __all__ = ["ELEMENT_TYPES", "ONNX_CODES",
 
 # ONNX element type names, in the order ONNX's docs list them.
 ELEMENT_TYPES: tuple[str, ...] = (
-    "bfloat16", "bool", "complex128", "complex64", "double", "float", "float16",
-    "int16", "int32", "int64", "int8", "string", "uint16", "uint32", "uint64", "uint8",
+    "bfloat16", "bool", "complex128", "complex64", "double", "float", "float16", "float4e2m1",
+    "float6e2m3", "float6e3m2", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "float8e8m0",
+    "int16", "int2", "int32", "int4", "int64", "int8", "string", "uint16", "uint2", "uint32", "uint4", "uint64", "uint8",
 )
+
+# the narrow types numpy lacks, as ml_dtypes names them (ONNX name -> ml_dtypes name)
+_ML_DTYPES = {"bfloat16": "bfloat16", "float8e4m3fn": "float8_e4m3fn", "float8e4m3fnuz": "float8_e4m3fnuz",
+              "float8e5m2": "float8_e5m2", "float8e5m2fnuz": "float8_e5m2fnuz", "float8e8m0": "float8_e8m0fnu",
+              "float4e2m1": "float4_e2m1fn", "float6e2m3": "float6_e2m3fn", "float6e3m2": "float6_e3m2fn",
+              "int4": "int4", "uint4": "uint4", "int2": "int2", "uint2": "uint2"}
+_ML_NAMES = {v: k for k, v in _ML_DTYPES.items()}
 
 
 _ALIASES = {
@@ -52,7 +60,9 @@ _ALIASES = {
 ONNX_CODES: dict[int, str] = {
     1: "float", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32", 7: "int64",
     8: "string", 9: "bool", 10: "float16", 11: "double", 12: "uint32", 13: "uint64",
-    14: "complex64", 15: "complex128", 16: "bfloat16",
+    14: "complex64", 15: "complex128", 16: "bfloat16", 17: "float8e4m3fn", 18: "float8e4m3fnuz",
+    19: "float8e5m2", 20: "float8e5m2fnuz", 21: "uint4", 22: "int4", 23: "float4e2m1", 24: "float8e8m0",
+    25: "uint2", 26: "int2", 27: "float6e2m3", 28: "float6e3m2",
 }
 
 
@@ -74,10 +84,11 @@ def canonical_dtype(name: str) -> str:
 
 
 def numpy_dtype(elem: str) -> np.dtype:
-    """The numpy dtype that holds an ONNX element type (bfloat16 from ml_dtypes)."""
-    if elem == "bfloat16":
+    """The numpy dtype that holds an ONNX element type (bfloat16, the float8, float6 and float4
+    types, int4, uint4, int2 and uint2 from ml_dtypes)."""
+    if elem in _ML_DTYPES:
         import ml_dtypes
-        return np.dtype(ml_dtypes.bfloat16)
+        return np.dtype(getattr(ml_dtypes, _ML_DTYPES[elem]))
     if elem == "string":
         return np.dtype(object)
     return np.dtype({"float": "float32", "double": "float64"}.get(elem, elem))
@@ -93,8 +104,8 @@ def _dtype_name(kind: np.dtype) -> str:
     # numpy builds a dtype's name in Python each time it is asked; a model asks for a few dtypes
     if kind.kind in "OUS":
         return "string"
-    if kind.name == "bfloat16":
-        return "bfloat16"
+    if kind.name in _ML_NAMES:
+        return _ML_NAMES[kind.name]
     return canonical_dtype(kind.name)
 
 

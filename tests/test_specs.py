@@ -19,6 +19,7 @@ from shapecheck.cli import main
 from shapecheck.solver import solve
 from shapecheck.registry import default_registry, spec_files, specs_dir
 from shapecheck.types import parse_type
+from shapecheck.dims import is_unknown
 
 REG = default_registry()
 SPEC_FILES = spec_files(specs_dir())
@@ -100,8 +101,11 @@ def test_example_gives_expected_output_type(spec, ex):
         want = parse_type(text)
         got = result.outputs[name]
         assert got.dtype == want.dtype, f"{spec.name} {ex.name}: dtype {got.dtype} != {want.dtype}"
-        assert got.shape == want.shape, f"{spec.name} {ex.name}: shape {got.shape} != {want.shape}"
-        assert got.is_static
+        # a dim the page leaves to the data (ImageDecoder's height) is written ? and is a run-time size
+        assert got.shape is not None and want.shape is not None and len(got.shape) == len(want.shape) and \
+            all(g == w or (is_unknown(w) and is_unknown(g)) for g, w in zip(got.shape, want.shape)), \
+            f"{spec.name} {ex.name}: shape {got.shape} != {want.shape}"
+        assert got.is_static or not want.is_static
     # every example is a legal query: constant inputs decide everything, so nothing is left open
     if spec.deprecated:
         assert result.status == "invalid"

@@ -10,12 +10,13 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+from onnx import numpy_helper
 import pytest
 
 from shapecheck.model.check import check_model
 from shapecheck.errors import UsageError
 from shapecheck.frontends import load_model, is_protobuf_file, parse_model
-from shapecheck.frontends.wellformed import ITEMSIZE
+from shapecheck.frontends.wellformed import ITEMSIZE, PACKED_BITS
 from shapecheck.types import ONNX_CODES, numpy_dtype
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,8 +79,12 @@ def test_a_text_format_model_is_read_by_onnx(tmp_path):
 
 def test_the_raw_data_sizes_are_numpys():
     want = {code: (2 if name == "bfloat16" else numpy_dtype(name).itemsize)
-            for code, name in ONNX_CODES.items() if name != "string"}
+            for code, name in ONNX_CODES.items() if name != "string" and code not in PACKED_BITS}
     assert ITEMSIZE == want
+    # the packed types: onnx writes ceil(count * bits / 8) bytes
+    for code, bits in PACKED_BITS.items():
+        arr = np.zeros(5, numpy_dtype(ONNX_CODES[code]))
+        assert len(numpy_helper.from_array(arr).raw_data) == -(-5 * bits // 8), ONNX_CODES[code]
     assert np.dtype(bool).itemsize == ITEMSIZE[onnx.TensorProto.BOOL]
 
 

@@ -37,7 +37,11 @@ from ..types import ONNX_CODES
 # bytes per element of raw_data, by ONNX data type code (strings have no raw_data), as the
 # schema fixes them; written out so that reading a model imports no numpy (a test checks the
 # table against numpy's item sizes)
-ITEMSIZE = {1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8, 12: 4, 13: 8, 14: 8, 15: 16, 16: 2}
+ITEMSIZE = {1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8, 12: 4, 13: 8, 14: 8, 15: 16, 16: 2,
+            17: 1, 18: 1, 19: 1, 20: 1, 24: 1}
+# bits per element of the packed types (uint4, int4, float4e2m1, uint2, int2, float6e2m3, float6e3m2):
+# their raw_data holds ceil(count * bits / 8) bytes
+PACKED_BITS = {21: 4, 22: 4, 23: 4, 25: 2, 26: 2, 27: 6, 28: 6}
 # which typed field holds each data type's values, and how many entries one element takes
 _MAX_EACH = 10
 _TYPED = {1: ("float_data", 1), 10: ("int32_data", 1), 16: ("int32_data", 1), 9: ("int32_data", 1),
@@ -274,8 +278,9 @@ def _tensor_data(t, where: Callable[[], str], out: Wellformed) -> None:
     if t.data_location == 1:   # external: its bytes are not read (see --load-external-data)
         return
     count = math.prod(dims)
-    if t.HasField("raw_data") and t.data_type in ITEMSIZE:
-        want = count * ITEMSIZE[t.data_type]
+    if t.HasField("raw_data") and (t.data_type in ITEMSIZE or t.data_type in PACKED_BITS):
+        bits = PACKED_BITS.get(t.data_type)
+        want = count * ITEMSIZE[t.data_type] if bits is None else -(-count * bits // 8)
         if len(t.raw_data) != want and out.room(TENSOR_DATA):
             out.violations.append(Finding(
                 TENSOR_DATA, "a tensor's data fits its dims",

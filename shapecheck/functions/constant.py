@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..notation import NO_VALUE, EvalError, TensorVal, Unknown, UnknownDType, compare_dims
+from ..notation import NO_VALUE, EvalError, TensorVal, Unknown, compare_dims
 from ..types import ONNX_CODES, numpy_dtype, tensor_type_of
 from ..dims import unknown_dim
 from .layout import _is_int
@@ -24,15 +24,11 @@ else:
     from ..deferred import numpy as np
 
 
-# element types ONNX defines whose values shapecheck does not model (float8*, int4, uint4, float4e2m1, ...)
-UNMODELLED_CODES = {17: "float8e4m3fn", 18: "float8e4m3fnuz", 19: "float8e5m2", 20: "float8e5m2fnuz",
-                    21: "uint4", 22: "int4", 23: "float4e2m1", 24: "float8e8m0"}
-
-
 def onnx_dtype(code: Any) -> Any:
     """The element type an ONNX ``TensorProto.DataType`` code names (Cast's ``to``).
 
-    A code of a type shapecheck does not model (float8, int4...) gives an unknown element type.
+    >>> onnx_dtype(17), onnx_dtype(22)
+    ('float8e4m3fn', 'int4')
     """
     if isinstance(code, Unknown):
         return code
@@ -40,9 +36,42 @@ def onnx_dtype(code: Any) -> Any:
         raise EvalError(f"an element type code is an integer, got {code!r}")
     if int(code) in ONNX_CODES:
         return ONNX_CODES[int(code)]
-    if int(code) in UNMODELLED_CODES:
-        return UnknownDType(UNMODELLED_CODES[int(code)])
     raise EvalError(f"{code} is no ONNX element type code")
+
+
+def onnx_dtype_name(name: Any) -> Any:
+    """The element type a ``TensorProto.DataType`` name gives (Cast-1's ``to``: ``"FLOAT"``, ``"INT64"``).
+
+    >>> onnx_dtype_name("FLOAT"), onnx_dtype_name("INT32"), onnx_dtype_name("FLOAT16")
+    ('float', 'int32', 'float16')
+    """
+    if isinstance(name, Unknown):
+        return name
+    if not isinstance(name, str):
+        raise EvalError(f"an element type name is a string, got {name!r}")
+    found = [n for n in ONNX_CODES.values() if n.upper() == name.upper()] if name.isupper() else []
+    if not found:
+        raise EvalError(f"{name!r} is no TensorProto.DataType name")
+    return found[0]
+
+
+_BITS = {"bool": 8, "string": None, "complex64": 64, "complex128": 128, "int4": 4, "uint4": 4, "float4e2m1": 4,
+         "int2": 2, "uint2": 2, "float6e2m3": 6, "float6e3m2": 6}
+
+
+def bit_width(dtype: Any) -> Any:
+    """The bits one element of an element type takes (BitCast's rule); a string has none.
+
+    >>> bit_width("float"), bit_width("int4"), bit_width("float8e5m2"), bit_width("complex64")
+    (32, 4, 8, 64)
+    """
+    if isinstance(dtype, Unknown):
+        return dtype
+    if dtype in _BITS:
+        if _BITS[dtype] is None:
+            raise EvalError("a string has no bit width")
+        return _BITS[dtype]
+    return numpy_dtype(dtype).itemsize * 8
 
 
 _INTS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
@@ -106,4 +135,4 @@ def constant_tensor(value: Any, sparse_value: Any = None, value_float: Any = Non
     raise EvalError("Constant needs one value attribute")
 
 
-NOTATION = (onnx_dtype, cast_value, full_value, constant_tensor)
+NOTATION = (onnx_dtype, onnx_dtype_name, bit_width, cast_value, full_value, constant_tensor)

@@ -64,6 +64,10 @@ def _minmax(kind: str, name: str):
             return NO_VALUE if v is None else (getattr(np, kind)(v) if v.size else UNKNOWN)
         if len(args) == 1 and isinstance(args[0], np.ndarray):
             return getattr(np, kind)(args[0]) if args[0].size else UNKNOWN
+        if len(args) == 1 and isinstance(args[0], tuple):      # a list attribute: max(ngram_indexes)
+            if not args[0]:
+                return UNKNOWN
+            args = args[0]
         if all(type(a) is int for a in args):
             return (max if kind == "max" else min)(args)
         for a in args:
@@ -71,7 +75,7 @@ def _minmax(kind: str, name: str):
                 return a
         return normalize_dim((sympy.Max if kind == "max" else sympy.Min)(*args))
     f.__name__ = name
-    f.__doc__ = f"The {kind}imum of dims (sympy's {kind.title()} of symbols), or of one tensor's values."
+    f.__doc__ = f"The {kind}imum of dims (sympy's {kind.title()} of symbols), of one list's, or of one tensor's values."
     return f
 
 

@@ -177,6 +177,25 @@ def tile_shape(shape: Any, repeats: Any) -> Any:
                  for d, k in zip(shape, reps))
 
 
+def axis_repeats(r: Any, tiles: Any, axis: Any) -> Any:
+    """Tile-1's ``tiles`` and ``axis`` (one-element tensors, of a float type at that version) as Tile-6's
+    repeats: ``tiles`` copies along ``axis``, 1 elsewhere; not known while either value is not, an
+    ``EvalError`` for an axis outside [0, r-1] or a count that is no integer >= 0.
+
+    >>> import numpy as np
+    >>> axis_repeats(3, np.array([2.0], np.float32), np.array([1.0], np.float32))
+    (1, 2, 1)
+    """
+    if isinstance(tiles, Unknown) or isinstance(axis, Unknown) or not _is_int(r):
+        return UNKNOWN
+    t, a = (np.asarray(x, dtype=np.float64).reshape(-1) if isinstance(x, np.ndarray) else None for x in (tiles, axis))
+    if t is None or a is None:
+        return UNKNOWN
+    if t.size != 1 or a.size != 1 or t[0] != int(t[0]) or a[0] != int(a[0]) or not 0 <= a[0] < int(r) or t[0] < 0:
+        raise EvalError(f"tiles {t.tolist()} along axis {a.tolist()} of a rank-{r} tensor")
+    return tuple(int(t[0]) if i == int(a[0]) else 1 for i in range(int(r)))
+
+
 def relayout(v: Any, shape: Any) -> Any:
     """The same elements in row-major order under ``shape`` (Unsqueeze, Squeeze, Flatten, Identity).
 
@@ -324,4 +343,4 @@ def _crop(q: Any) -> Any:
 
 
 NOTATION = (valid_axes, unsqueeze_shape, squeeze_shape, squeezable, flatten_shape, is_permutation, transpose_shape,
-            tile_shape, relayout, transpose_value, tile_value, pad_shape, pad_fits)
+            tile_shape, relayout, transpose_value, tile_value, pad_shape, pad_fits, axis_repeats)

@@ -270,4 +270,29 @@ def arange(n: Any) -> Any:
     return tuple(range(int(n)))
 
 
-NOTATION = (vector, concat, broadcast, broadcastable, unidirectional, reshape_shape, range_len, arange)
+def crop_pad_shape(shape: Any, target: Any, axes: Any = None) -> Any:
+    """CenterCropPad's output: ``shape`` with the dims on ``axes`` (all without them) replaced by ``target``'s
+    values; those dims are unknown while the values are.
+
+    >>> from shapecheck.dims import symbol
+    >>> crop_pad_shape((symbol("N"), 10, 12), (6, 6), (-2, -1)), crop_pad_shape((3, 4), (5, 2))
+    ((N, 6, 6), (5, 2))
+    """
+    if isinstance(shape, Unknown):
+        return UnknownShape(None)
+    r = len(shape)
+    ax = list(range(r)) if axes is None else [int(a) + r if int(a) < 0 else int(a) for a in axes]
+    if any(not 0 <= a < r for a in ax) or len(set(ax)) != len(ax):
+        raise EvalError(f"axes {list(axes or ())} of a rank-{r} tensor")
+    vals = vector(target)
+    if isinstance(vals, Unknown):
+        vals = tuple(unknown_dim("crop") for _ in ax)
+    if len(vals) != len(ax):
+        raise EvalError(f"{len(vals)} target dims for {len(ax)} axes")
+    out = list(shape)
+    for a, v in zip(ax, vals):
+        out[a] = v
+    return tuple(out)
+
+
+NOTATION = (vector, concat, broadcast, broadcastable, unidirectional, reshape_shape, range_len, arange, crop_pad_shape)

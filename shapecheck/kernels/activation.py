@@ -75,3 +75,48 @@ def contrib_gelu(X: np.ndarray, bias: np.ndarray | None = None, *, fn: str, alph
 def bias_add(X: np.ndarray, bias: np.ndarray, skip: np.ndarray) -> np.ndarray:
     """X + bias + skip (bias along the last dim)."""
     return (X.astype(np.float64) + bias.astype(np.float64) + skip.astype(np.float64)).astype(X.dtype)
+
+
+@register("swiglu")
+def swiglu(A: np.ndarray, B: np.ndarray, *, alpha: float) -> np.ndarray:
+    """Y = Swish_alpha(A) * B = A * sigmoid(alpha * A) * B, computed in float64 and cast back."""
+    a = A.astype(np.float64)
+    with np.errstate(over="ignore"):
+        y = a / (1 + np.exp(-float(alpha) * a)) * B.astype(np.float64)
+    return y.astype(A.dtype)
+
+
+def _nll(logp: np.ndarray, target: np.ndarray, weight, reduction: str, ignore_index) -> np.ndarray:
+    """The per-sample loss -logp[n, target[n, ...], ...] * weight[target], 0 where target is ignore_index,
+    then reduced: none, sum, or mean (weighted: divided by the sum of the weights of the samples counted)."""
+    t = target.astype(np.int64)
+    ignored = np.zeros(t.shape, bool) if ignore_index is None else t == int(ignore_index)
+    safe = np.where(ignored, 0, t)
+    picked = np.take_along_axis(logp, np.expand_dims(safe, 1), axis=1).squeeze(1)
+    w = np.ones(t.shape) if weight is None else weight.astype(np.float64)[safe]
+    w = np.where(ignored, 0.0, w)
+    loss = -picked * w
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return np.asarray(loss.sum())
+    return np.asarray(loss.sum() / w.sum()) if weight is not None or ignore_index is not None else np.asarray(loss.mean())
+
+
+@register("nll_loss")
+def nll_loss(input: np.ndarray, target: np.ndarray, weight, *, reduction: str, ignore_index) -> np.ndarray:
+    """NegativeLogLikelihoodLoss: input holds log-probabilities [N, C, d1, ...], target classes [N, d1, ...]."""
+    with np.errstate(all="ignore"):
+        return _nll(input.astype(np.float64), target, weight, str(reduction), ignore_index).astype(input.dtype)
+
+
+@register("softmax_cross_entropy")
+def softmax_cross_entropy(scores: np.ndarray, labels: np.ndarray, weights, *, reduction: str,
+                          ignore_index) -> tuple[np.ndarray, np.ndarray]:
+    """SoftmaxCrossEntropyLoss: (the loss, log(softmax(scores)) along axis 1)."""
+    x = scores.astype(np.float64)
+    m = x.max(axis=1, keepdims=True) if x.size else x
+    logp = x - m - np.log(np.sum(np.exp(x - m), axis=1, keepdims=True))
+    with np.errstate(all="ignore"):
+        loss = _nll(logp, labels, weights, str(reduction), ignore_index)
+    return loss.astype(scores.dtype), logp.astype(scores.dtype)

@@ -37,18 +37,44 @@ def _softmax(x: np.ndarray) -> np.ndarray:
     return e / np.where(s == 0, 1.0, s)
 
 
+def _offset(nonpad_kv_seqlen, past_key, s_q: int):
+    """The count of valid keys before the query block: the past length, nonpad_kv_seqlen - q_seq per batch
+    entry (as [B, 1, 1, 1]) for an external cache, else 0."""
+    if nonpad_kv_seqlen is not None and past_key is None:
+        return nonpad_kv_seqlen.reshape(-1, 1, 1, 1) - s_q
+    return 0 if past_key is None else past_key.shape[2]
+
+
+def _position_bias(s_q: int, total: int, off, is_causal: int, left: int, right: int) -> np.ndarray:
+    """-inf where query i (at absolute position p = i + off) may not see key j: past p (causal), before
+    p - left or after p + right (a window side of -1 is unbounded)."""
+    j = np.arange(total)[None, :]
+    p = np.arange(s_q)[:, None] + off
+    allowed = np.ones(np.broadcast_shapes(j.shape, np.shape(p)), bool)
+    if int(is_causal):
+        allowed &= j <= p
+    if int(left) >= 0:
+        allowed &= j >= p - int(left)
+    if int(right) >= 0:
+        allowed &= j <= p + int(right)
+    return np.where(allowed, 0.0, -np.inf)
+
+
 @register("attention")
 def attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, attn_mask: np.ndarray | None,
               past_key: np.ndarray | None, past_value: np.ndarray | None, nonpad_kv_seqlen: np.ndarray | None = None,
               *, scale: float | None, is_causal: int, q_num_heads: int, kv_num_heads: int, softcap: float,
-              qk_mode: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+              qk_mode: int, left_window_size: int = -1, right_window_size: int = -1
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """ONNX Attention: (Y, present_key, present_value, qk_matmul_output).
 
     3-D inputs are split into heads (q_num_heads, kv_num_heads); K and V heads repeat for grouped
     query attention; past_key/past_value are put before K and V along the sequence axis. The bias
     is a float mask (added), a bool mask (False is -inf) padded with -inf to the total sequence
     length, the causal mask (query i sees key j iff j <= i + offset, offset the past length, or
-    nonpad_kv_seqlen - q_sequence_length) and the padding of nonpad_kv_seqlen.
+    nonpad_kv_seqlen - q_sequence_length), the local window of version 25 (keys from
+    p - left_window_size to p + right_window_size, p = i + offset; -1 unbounded) and the padding of
+    nonpad_kv_seqlen.
     qk_mode picks what the fourth output is: 0 the scaled QK^T, 1 after softcap, 2 after the
     bias, 3 after softmax.
     """
@@ -76,19 +102,11 @@ def attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, attn_mask: np.ndarray
             m = np.where(m, 0.0, -np.inf)
         m = np.pad(m.astype(np.float64), [(0, 0)] * (m.ndim - 1) + [(0, max(pad, 0))], constant_values=-np.inf)
         bias = bias + m
-    j = np.arange(total)[None, :]
-    i = np.arange(s_q)[:, None]
     if nonpad_kv_seqlen is not None:
         lens = nonpad_kv_seqlen.reshape(-1, 1, 1, 1)
-        bias = bias + np.where(j[None, None] < lens, 0.0, -np.inf)
-    if int(is_causal):
-        if nonpad_kv_seqlen is not None and past_key is None:
-            off = nonpad_kv_seqlen.reshape(-1, 1, 1, 1) - s_q
-            bias = bias + np.where(j[None, None] <= i[None, None] + off, 0.0, -np.inf)
-        else:
-            off = 0 if past_key is None else past_key.shape[2]
-            bias = bias + np.where(j <= i + off, 0.0, -np.inf)
-    qk = qk + bias
+        bias = bias + np.where(np.arange(total)[None, None, None, :] < lens, 0.0, -np.inf)
+    off = _offset(nonpad_kv_seqlen, past_key, s_q)
+    qk = qk + bias + _position_bias(s_q, total, off, is_causal, left_window_size, right_window_size)
     outs.append(qk)
     p = _softmax(qk)
     outs.append(p)
@@ -151,3 +169,32 @@ def ms_rotary_embedding(X: np.ndarray, position_ids: np.ndarray, cos_cache: np.n
         n = X.shape[2] // (2 * cos_cache.shape[1]) if not int(rotary_embedding_dim) else 0
     return rotary_embedding(X, cos_cache, sin_cache, pos, num_heads=n, rotary_embedding_dim=rotary_embedding_dim,
                             interleaved=interleaved)
+
+
+@register("linear_attention")
+def linear_attention(query: np.ndarray, key: np.ndarray, value: np.ndarray, past_state, decay, beta, *,
+                     q_num_heads: int, kv_num_heads: int, scale: float, update_rule: str) -> tuple[np.ndarray, np.ndarray]:
+    """LinearAttention's recurrence, token by token in float32 (as onnx.reference runs it): the state
+    [B, H_kv, d_k, d_v] decays by exp(decay) (gated rules), takes the delta correction beta * (v - S^T k)
+    (delta rules) and the outer product k v^T; each query head reads its KV head's state, times scale
+    (1/sqrt(d_k) for 0)."""
+    hq, hk = int(q_num_heads), int(kv_num_heads)
+    b, t, _ = query.shape
+    dk, dv = query.shape[-1] // hq, value.shape[-1] // hk
+    q, k, v = (_heads(x, n).astype(np.float32) for x, n in ((query, hq), (key, hk), (value, hk)))
+    g4 = None if decay is None else (_heads(decay, hk) if decay.shape[-1] != hk else
+                                     decay.reshape(b, t, hk, 1).transpose(0, 2, 1, 3)).astype(np.float32)
+    b4 = None if beta is None else beta.reshape(b, t, beta.shape[-1], 1).transpose(0, 2, 1, 3).astype(np.float32)
+    state = np.zeros((b, hk, dk, dv), np.float32) if past_state is None else past_state.astype(np.float32)
+    sc = np.float32(1 / np.sqrt(dk) if not float(scale) else float(scale))
+    out = np.zeros((b, hq, t, dv), np.float32)
+    for i in range(t):
+        vt = v[:, :, i, :]
+        if g4 is not None:
+            state = state * np.exp(g4[:, :, i, :])[..., None]
+        if b4 is not None:
+            vt = b4[:, :, i, :] * (vt - np.einsum("bhdm,bhd->bhm", state, k[:, :, i, :]))
+        state = state + k[:, :, i, :, None] * vt[:, :, None, :]
+        out[:, :, i, :] = sc * np.einsum("bhd,bhdm->bhm", q[:, :, i, :], np.repeat(state, hq // hk, axis=1))
+    y = out.transpose(0, 2, 1, 3).reshape(b, t, hq * dv).astype(query.dtype)
+    return y, state.astype(query.dtype if past_state is None else past_state.dtype)

@@ -82,6 +82,124 @@ def conv(X: np.ndarray, W: np.ndarray, B: np.ndarray | None, *, strides=None, pa
     return y.astype(X.dtype)
 
 
+def _less_zero_point(t: np.ndarray, zp, per_channel: bool) -> np.ndarray:
+    """t - zp in float64 (exact for 8-bit values); zp one value, or (per_channel) one per output channel."""
+    v = t.astype(np.float64)
+    if zp is None:
+        return v
+    z = np.asarray(zp).astype(np.float64)
+    if per_channel and z.size > 1:
+        return v - z.reshape((-1,) + (1,) * (t.ndim - 1))
+    return v - z.reshape(-1)[0]
+
+
+@register("conv_integer")
+def conv_integer(x: np.ndarray, w: np.ndarray, x_zero_point, w_zero_point, *, strides=None, pads=None,
+                 dilations=None, group: int = 1, auto_pad: str = "NOTSET") -> np.ndarray:
+    """ConvInteger: (x - x_zero_point) convolved with (w - w_zero_point) in int32 (a padded cell adds nothing)."""
+    y = conv(_less_zero_point(x, x_zero_point, False), _less_zero_point(w, w_zero_point, True), None,
+             strides=strides, pads=pads, dilations=dilations, group=group, auto_pad=auto_pad)
+    return np.rint(y).astype(np.int64).astype(np.int32)
+
+
+@register("qlinear_conv")
+def qlinear_conv(x: np.ndarray, x_scale, x_zero_point, w: np.ndarray, w_scale, w_zero_point, y_scale, y_zero_point,
+                 B=None, *, strides=None, pads=None, dilations=None, group: int = 1, auto_pad: str = "NOTSET") -> np.ndarray:
+    """QLinearConv: the integer convolution plus B, scaled by x_scale * w_scale / y_scale (w_scale per output
+    channel when 1-D), rounded half to even, plus y_zero_point, saturated to y's type."""
+    acc = conv_integer(x, w, x_zero_point, w_zero_point, strides=strides, pads=pads, dilations=dilations,
+                       group=group, auto_pad=auto_pad).astype(np.float64)
+    if B is not None:
+        acc = acc + B.astype(np.float64).reshape((-1,) + (1,) * (x.ndim - 2))
+    ws = np.asarray(w_scale, np.float64).reshape(-1)
+    scale = (float(np.asarray(x_scale).reshape(-1)[0]) * (ws.reshape((-1,) + (1,) * (x.ndim - 2)) if ws.size > 1 else ws[0])
+             / float(np.asarray(y_scale).reshape(-1)[0]))
+    dt = np.asarray(y_zero_point).dtype
+    info = np.iinfo(dt)
+    y = np.rint(acc * scale) + float(np.asarray(y_zero_point).reshape(-1)[0])
+    return np.clip(y, info.min, info.max).astype(dt)
+
+
+@register("col2im")
+def col2im(input: np.ndarray, image_shape: np.ndarray, block_shape: np.ndarray, *, strides=None, pads=None,
+           dilations=None) -> np.ndarray:
+    """Col2Im (torch's fold): each column of input [N, C * prod(block), L] is a block of values added back
+    into the padded image at its position (L positions, row-major), then the pads are cut away."""
+    img, blk = [int(v) for v in image_shape.reshape(-1)], [int(v) for v in block_shape.reshape(-1)]
+    n = len(img)
+    s = [int(v) for v in strides] if strides else [1] * n
+    d = [int(v) for v in dilations] if dilations else [1] * n
+    p = [int(v) for v in pads] if pads else [0] * (2 * n)
+    outs = [(img[i] + p[i] + p[i + n] - d[i] * (blk[i] - 1) - 1) // s[i] + 1 for i in range(n)]
+    N, C = input.shape[0], input.shape[1] // int(np.prod(blk))
+    cols = input.reshape((N, C) + tuple(blk) + tuple(outs))
+    padded = np.zeros((N, C) + tuple(img[i] + p[i] + p[i + n] for i in range(n)), dtype=input.dtype)
+    for k in np.ndindex(*blk):
+        where = tuple(slice(k[i] * d[i], k[i] * d[i] + s[i] * (outs[i] - 1) + 1, s[i]) for i in range(n))
+        padded[(slice(None), slice(None)) + where] += cols[(slice(None), slice(None)) + k]
+    return padded[(slice(None), slice(None)) + tuple(slice(p[i], p[i] + img[i]) for i in range(n))].copy()
+
+
+def _bilinear(xg: np.ndarray, ph: np.ndarray, pw: np.ndarray) -> np.ndarray:
+    """xg [N, G, c, H, W] sampled at the real positions ph, pw [N, G, P] (bilinear, zeros outside): [N, G, c, P]."""
+    H, Wd = xg.shape[-2:]
+    flat = xg.reshape(xg.shape[:3] + (H * Wd,)).astype(np.float64)
+    out = np.zeros(xg.shape[:3] + ph.shape[-1:])
+    h0, w0 = np.floor(ph), np.floor(pw)
+    for dh in (0, 1):
+        for dw in (0, 1):
+            h, w = h0 + dh, w0 + dw
+            weight = (1 - np.abs(ph - h)) * (1 - np.abs(pw - w))
+            inside = (h >= 0) & (h < H) & (w >= 0) & (w < Wd)
+            idx = (np.clip(h, 0, H - 1) * Wd + np.clip(w, 0, Wd - 1)).astype(np.int64)
+            vals = np.take_along_axis(flat, idx[:, :, None, :], axis=3)
+            out += vals * np.where(inside, weight, 0.0)[:, :, None, :]
+    return out
+
+
+@register("deform_conv")
+def deform_conv(X: np.ndarray, W: np.ndarray, offset: np.ndarray, B, mask, *, strides=None, pads=None,
+                dilations=None, group: int = 1, offset_group: int = 1) -> np.ndarray:
+    """2-D deformable convolution: each kernel tap of each output position reads X bilinearly (zeros outside)
+    at its regular place plus its offset (per offset group), times mask, then a grouped convolution with W
+    (onnx.reference's definition)."""
+    N, C, H, Wd = X.shape
+    M, cg, kh, kw = W.shape
+    oh, ow = offset.shape[2:]
+    s, d = [int(v) for v in strides or (1, 1)], [int(v) for v in dilations or (1, 1)]
+    p, og, g = [int(v) for v in pads or (0, 0, 0, 0)], int(offset_group), int(group)
+    off = offset.astype(np.float64).reshape(N, og, kh, kw, 2, oh, ow)
+    msk = np.ones((N, og, kh, kw, oh, ow)) if mask is None else mask.astype(np.float64).reshape(N, og, kh, kw, oh, ow)
+    ph = (-p[0] + s[0] * np.arange(oh))[None, None, None, None, :, None] + \
+        (d[0] * np.arange(kh))[None, None, :, None, None, None] + off[:, :, :, :, 0]
+    pw = (-p[1] + s[1] * np.arange(ow))[None, None, None, None, None, :] + \
+        (d[1] * np.arange(kw))[None, None, None, :, None, None] + off[:, :, :, :, 1]
+    shape = (N, og, kh * kw * oh * ow)
+    cols = _bilinear(X.reshape(N, og, C // og, H, Wd), ph.reshape(shape), pw.reshape(shape))
+    cols = cols.reshape(N, og, C // og, kh, kw, oh, ow) * msk[:, :, None]
+    cols = cols.reshape(N, g, cg, kh, kw, oh, ow)
+    y = np.einsum("ngcabij,gmcab->ngmij", cols, W.astype(np.float64).reshape(g, M // g, cg, kh, kw))
+    y = y.reshape(N, M, oh, ow)
+    if B is not None:
+        y = y + B.astype(np.float64).reshape(1, M, 1, 1)
+    return y.astype(X.dtype)
+
+
+@register("causal_conv_with_state")
+def causal_conv_with_state(input: np.ndarray, weight: np.ndarray, bias, past_state, *,
+                           activation: str) -> tuple[np.ndarray, np.ndarray]:
+    """A causal depthwise 1-D convolution over past_state (zeros without it) ++ input, SiLU after it with
+    activation silu or swish; present_state is the last k - 1 steps of that sequence."""
+    b, c, _ = input.shape
+    k = weight.shape[2]
+    pad = np.zeros((b, c, k - 1), input.dtype) if past_state is None else past_state
+    seq = np.concatenate([pad, input], axis=2)
+    y = conv(seq, weight, bias, group=c).astype(np.float64)
+    if activation in ("silu", "swish"):
+        y = y / (1 + np.exp(-y))
+    return y.astype(input.dtype), seq[:, :, seq.shape[2] - (k - 1):].copy()
+
+
 def transpose_pads(full: int, out: int, pb: int, pe: int, auto_pad: str, given: bool) -> int:
     """The begin pad of one ConvTranspose axis (onnxruntime's placement): with output_shape the
     total ``full - out`` (no less than 0: a larger output gets zeros at the end) is split, its odd

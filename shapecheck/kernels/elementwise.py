@@ -43,6 +43,19 @@ def _mod(a: np.ndarray, b: np.ndarray, c_fmod: bool) -> np.ndarray:
     return np.fmod(a, b) if c_fmod else np.remainder(a, b)
 
 
+def _shift(a: np.ndarray, b: np.ndarray, left: bool) -> np.ndarray:
+    """BitShift as the page of version 28 defines it: a right shift of a signed type is arithmetic; a shift
+    by a negative amount or by the width or more gives the fill alone (-1 for a negative signed a shifted
+    right, else 0)."""
+    width = a.dtype.itemsize * 8
+    amount = np.asarray(b).astype(np.int64)
+    outside = (amount < 0) | (amount >= width)
+    safe = np.where(outside, 0, amount).astype(a.dtype)
+    shifted = np.left_shift(a, safe) if left else np.right_shift(a, safe)
+    fill = np.where(a < 0, -1, 0).astype(a.dtype) if (not left and a.dtype.kind == "i") else np.zeros((), a.dtype)
+    return np.where(outside, fill, shifted).astype(a.dtype)
+
+
 def _pow(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.dtype.kind in "iu":
         with np.errstate(all="ignore"):
@@ -60,7 +73,7 @@ def _binary() -> dict[str, Callable]:
         "min": np.minimum, "max": np.maximum,
         "==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
         "and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor,
-        "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor, "<<": np.left_shift, ">>": np.right_shift,
+        "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor, "<<": lambda a, b: _shift(a, b, True), ">>": lambda a, b: _shift(a, b, False),
         "prelu": lambda x, slope: np.where(x < 0, x * slope, x),
     }
 
@@ -71,6 +84,23 @@ def binary(A: np.ndarray, B: np.ndarray, *, fn: str) -> np.ndarray:
     with np.errstate(all="ignore"):   # integer wrap-around and float inf/nan, as the runtimes give
         out = np.asarray(_binary()[fn](A, B))
     return out if out.dtype == bool else out.astype(A.dtype, copy=False)
+
+
+@register("legacy_binary")
+def legacy_binary(A: np.ndarray, B: np.ndarray, *, fn: str, broadcast: int, axis) -> np.ndarray:
+    """``A fn B`` with the broadcasting of the versions before 7: with ``broadcast`` = 1, B (one element, or
+    a contiguous run of A's dims starting at ``axis``, A's last dims without it) is stretched over A.
+
+    >>> legacy_binary(np.ones((2, 3, 4)), np.array([1., 2., 3.]), fn="+", broadcast=1, axis=1)[1, :, 0].tolist()
+    [2.0, 3.0, 4.0]
+    """
+    if int(broadcast) and B.ndim <= A.ndim:
+        if B.size == 1:
+            B = B.reshape(())
+        else:
+            start = A.ndim - B.ndim if axis is None else int(axis)
+            B = B.reshape(B.shape + (1,) * (A.ndim - start - B.ndim))
+    return binary(A, B, fn=fn)
 
 
 @register("variadic")

@@ -96,10 +96,12 @@ def depth_to_space(input: np.ndarray, *, blocksize: int, mode: str = "DCR") -> n
 
 
 @register("space_to_depth")
-def space_to_depth(input: np.ndarray, *, blocksize: int) -> np.ndarray:
+def space_to_depth(input: np.ndarray, *, blocksize: int, mode: str = "DCR") -> np.ndarray:
+    """Blocks of blocksize x blocksize moved into channels: offsets before the channel (DCR) or after it (CRD)."""
     n, c, h, w = input.shape
     b = blocksize
-    t = input.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    order = (0, 3, 5, 1, 2, 4) if mode == "DCR" else (0, 1, 3, 5, 2, 4)
+    t = input.reshape(n, c, h // b, b, w // b, b).transpose(*order)
     return t.reshape(n, c * b * b, h // b, w // b).copy()
 
 
@@ -115,3 +117,21 @@ def reverse_sequence(input: np.ndarray, sequence_lens: np.ndarray, *, batch_axis
         t = int(time_axis) - (1 if int(time_axis) > int(batch_axis) else 0)   # time's axis once batch is indexed
         out[tuple(idx)] = np.flip(src, axis=t)
     return out
+
+
+@register("center_crop_pad")
+def center_crop_pad(input_data: np.ndarray, shape: np.ndarray, *, axes=None) -> np.ndarray:
+    """Each axis (of ``axes``, else all) cropped to its target size around the center (the window starts
+    at floor((d - t) / 2)) or padded with zeros to it (the odd pixel on the right)."""
+    r = input_data.ndim
+    ax = list(range(r)) if axes is None else [int(a) % r for a in _axes(axes)]
+    out = input_data
+    for a, t in zip(ax, _ints(shape)):
+        d = out.shape[a]
+        if t < d:
+            out = np.take(out, np.arange((d - t) // 2, (d - t) // 2 + t), axis=a)
+        elif t > d:
+            width = [(0, 0)] * r
+            width[a] = ((t - d) // 2, t - d - (t - d) // 2)
+            out = np.pad(out, width)
+    return np.array(out, copy=True)

@@ -41,7 +41,8 @@ def gemm(A: np.ndarray, B: np.ndarray, C, *, transA: int, transB: int, alpha: fl
 @register("einsum")
 def einsum(Inputs: tuple, *, equation: str) -> np.ndarray:
     eq = "".join(equation.split())
-    out = np.einsum(eq, *Inputs)
+    wide = [x.astype(np.float32) if x.dtype.kind == "V" else x for x in Inputs]   # bfloat16: numpy has no einsum
+    out = np.einsum(eq, *wide)
     return np.asarray(out).astype(Inputs[0].dtype)
 
 
@@ -82,3 +83,24 @@ def fused_matmul(A: np.ndarray, B: np.ndarray, *, trans_a: int, trans_b: int, tr
     if int(trans_b) and b.ndim >= 2:
         b = np.swapaxes(b, -1, -2)
     return (float(alpha) * np.matmul(a, b)).astype(A.dtype)
+
+
+@register("qlinear_matmul")
+def qlinear_matmul(a: np.ndarray, a_scale, a_zero_point, b: np.ndarray, b_scale, b_zero_point, y_scale,
+                   y_zero_point) -> np.ndarray:
+    """(a - a_zp) @ (b - b_zp) scaled by a_scale * b_scale / y_scale (b's per column when it has N entries),
+    plus y_zero_point: rounded half to even and saturated for an integer y, cast (saturating) for a float8 y.
+    The scale is computed in the scales' type and applied in float64, as onnx.reference does."""
+    import ml_dtypes
+    f64 = np.float64
+    A = a.astype(f64) - np.asarray(a_zero_point).astype(f64)
+    B = b.astype(f64) - np.asarray(b_zero_point).astype(f64)
+    scale = (np.asarray(a_scale) * np.asarray(b_scale) / np.asarray(y_scale)).astype(f64)
+    y = np.matmul(A, B) * scale
+    dt = np.asarray(y_zero_point).dtype
+    zp = np.asarray(y_zero_point).astype(f64)
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return np.clip(np.rint(y) + zp, info.min, info.max).astype(dt)
+    finfo = ml_dtypes.finfo(dt)
+    return np.clip(y + zp, float(finfo.min), float(finfo.max)).astype(dt)

@@ -181,3 +181,13 @@ def simplified_layer_norm(X: np.ndarray, scale: np.ndarray, *, axis: int, epsilo
         _, inv = _stats(X.astype(np.float64), tuple(range(a, X.ndim)), epsilon, True)
     y = X.astype(np.float64) * inv * scale.astype(np.float64)
     return y.astype(numpy_dtype(out_type)), inv.astype(numpy_dtype(stash))
+
+
+@register("lp_norm")
+@_quiet
+def lp_norm(input: np.ndarray, *, axis: int, p: int) -> np.ndarray:
+    """input / its L1 or L2 norm along axis; a zero norm gives zeros (the page)."""
+    x = input.astype(np.float64)
+    norm = np.sum(np.abs(x), axis=int(axis), keepdims=True) if int(p) == 1 else \
+        np.sqrt(np.sum(x * x, axis=int(axis), keepdims=True))
+    return np.where(norm == 0, 0.0, x / np.where(norm == 0, 1.0, norm)).astype(input.dtype)

@@ -34,27 +34,42 @@ def expand_param(p, shape: tuple, axis: int, block_size: int) -> np.ndarray:
     return np.repeat(p, int(block_size), axis=a).take(range(shape[a]), axis=a)
 
 
+_NARROW_INTS = ("int4", "uint4", "int2", "uint2")
+
+
 @register("quantize")
-def quantize(x: np.ndarray, y_scale, y_zero_point, *, axis, block_size, out: str, precision: str = "float") -> np.ndarray:
+def quantize(x: np.ndarray, y_scale, y_zero_point, *, axis, block_size, out: str, precision: str = "float",
+             saturate=1) -> np.ndarray:
     """y = saturate(round(x / y_scale) + y_zero_point) in the output type ``out``; the division in
-    ``precision`` (float before version 23; from 23 the precision attribute, else y_scale's type)."""
+    ``precision`` (float before version 23; from 23 the precision attribute, else y_scale's type).  A
+    float output (float8, float4, float6) is x / y_scale + y_zero_point cast to it, clipped to its range
+    when ``saturate``."""
+    import ml_dtypes
     dt = np.dtype(numpy_dtype(out))
     pt = np.dtype(numpy_dtype(precision))
     pt = pt if pt.kind == "f" else np.dtype(np.float32)
     scale = expand_param(y_scale, x.shape, axis, block_size).astype(pt)
     zp = 0 if y_zero_point is None else expand_param(y_zero_point, x.shape, axis, block_size).astype(np.float32)
-    info = np.iinfo(dt)
+    integer = dt.kind in "iu" or out in _NARROW_INTS
     with np.errstate(all="ignore"):      # a 0 scale gives inf or NaN (0 / 0), which the cast maps silently
-        y = np.rint(x.astype(pt) / scale).astype(np.float32) + zp
-        return np.clip(y, info.min, info.max).astype(dt)
+        q = x.astype(pt) / scale
+        y = (np.rint(q) if integer else q).astype(np.float32) + zp
+        if integer:
+            info = ml_dtypes.iinfo(dt)
+            return np.clip(y, info.min, info.max).astype(dt)
+        if int(saturate):
+            finfo = ml_dtypes.finfo(dt)
+            y = np.clip(y, float(finfo.min), float(finfo.max))
+        return y.astype(dt)
 
 
 @register("dequantize")
 def dequantize(x: np.ndarray, x_scale, x_zero_point, *, axis, block_size, out: str) -> np.ndarray:
     """y = (x - x_zero_point) * x_scale in the output type ``out``."""
     scale = expand_param(x_scale, x.shape, axis, block_size).astype(np.float32)
-    zp = 0 if x_zero_point is None else expand_param(x_zero_point, x.shape, axis, block_size).astype(np.int64)
-    return ((x.astype(np.int64) - zp).astype(np.float32) * scale).astype(numpy_dtype(out))
+    wide = np.int64 if x.dtype.kind in "iu" or x.dtype.name in _NARROW_INTS else np.float32
+    zp = 0 if x_zero_point is None else expand_param(x_zero_point, x.shape, axis, block_size).astype(wide)
+    return ((x.astype(wide) - zp).astype(np.float32) * scale).astype(numpy_dtype(out))
 
 
 @register("dynamic_quantize_linear")

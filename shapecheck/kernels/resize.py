@@ -274,3 +274,16 @@ def grid_sample(X: np.ndarray, grid: np.ndarray, *, mode: str, padding_mode: str
                 wgt = np.prod([w[t] for w, t in zip(ws, taps)], axis=0)
                 out[n] += wgt * _fetch(x, n, idx, padding_mode, sizes)
     return out.astype(X.dtype)
+
+
+@register("affine_grid")
+def affine_grid(theta: np.ndarray, size: np.ndarray, *, align_corners: int) -> np.ndarray:
+    """The sampling grid [N, D1.., r] of theta ([N, r, r + 1]) applied to the positions evenly spaced in
+    [-1, 1] over size's spatial dims (the pixel centers, or with align_corners the corner pixels' centers
+    at -1 and 1); each position is (x, y[, z], 1), x along the last dim."""
+    spatial = _ints(size)[2:]
+    lins = [np.linspace(-1.0, 1.0, s) if int(align_corners) else (2 * np.arange(s) + 1) / s - 1 for s in spatial]
+    mesh = np.meshgrid(*lins, indexing="ij") if spatial else []
+    homo = np.stack(list(mesh)[::-1] + [np.ones(tuple(spatial))], axis=-1)
+    grid = np.einsum("...k,njk->n...j", homo, theta.astype(np.float64))
+    return grid.astype(theta.dtype)

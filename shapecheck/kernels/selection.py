@@ -53,6 +53,19 @@ def cumsum(x: np.ndarray, *, axis: int, exclusive: int, reverse: int) -> np.ndar
     return np.flip(out, axis) if reverse else out
 
 
+@register("cumprod")
+def cumprod(x: np.ndarray, *, axis: int, exclusive: int, reverse: int) -> np.ndarray:
+    """Running products along axis (exclusive: the first is 1; reverse: from the back)."""
+    y = np.flip(x, axis) if reverse else x
+    wide = np.float32 if x.dtype.kind == "V" else x.dtype   # bfloat16: numpy multiplies it in float32
+    with np.errstate(all="ignore"):
+        out = np.cumprod(y.astype(wide), axis=axis, dtype=wide)
+    if exclusive and out.shape[axis]:
+        ones = np.ones_like(np.take(out, [0], axis=axis))
+        out = np.concatenate([ones, np.take(out, np.arange(out.shape[axis] - 1), axis=axis)], axis=axis)
+    return (np.flip(out, axis) if reverse else out).astype(x.dtype)
+
+
 @register("trilu")
 def trilu(input: np.ndarray, *, k: int, upper: int) -> np.ndarray:
     return (np.triu if upper else np.tril)(input, int(k))
@@ -90,3 +103,38 @@ def compress(input: np.ndarray, condition: np.ndarray, *, axis) -> np.ndarray:
     a = 0 if axis is None else (int(axis) + input.ndim if int(axis) < 0 else int(axis))
     cond = np.asarray(condition, dtype=bool).reshape(-1)[:x.shape[a]]
     return np.compress(cond, x, axis=a)
+
+
+@register("tfidf")
+def tfidf(X: np.ndarray, *, mode: str, min_gram: int, max_gram: int, max_skip: int, ngram_counts, ngram_indexes,
+          pool, weights) -> np.ndarray:
+    """TfIdfVectorizer: per row of X (or X itself when 1-D), the count of each pool n-gram (lengths min_gram to
+    max_gram, its items max_skip + 1 apart at most; a 1-gram once per position) at ngram_indexes[k]: TF the
+    count, IDF its weight where the count is not 0, TFIDF the count times its weight (weights 1 without them)."""
+    pool, counts, idx = list(pool), [int(c) for c in ngram_counts], [int(i) for i in ngram_indexes]
+    grams: dict = {}
+    k = 0
+    for n, start in enumerate(counts, start=1):
+        end = counts[n] if n < len(counts) else len(pool)
+        for s in range(start, end, n):
+            grams[tuple(pool[s:s + n])] = k
+            k += 1
+    size = max(idx) + 1
+    rows = X.reshape(1, -1) if X.ndim == 1 else X
+    out = np.zeros((rows.shape[0], size), np.float32)
+    w = np.ones(len(idx), np.float32) if weights is None else np.asarray(weights, np.float32)
+    for r, row in enumerate(rows.tolist()):
+        for n in range(int(min_gram), int(max_gram) + 1):
+            for skip in range(int(max_skip) + 1 if n > 1 else 1):
+                step = skip + 1
+                for i in range(len(row) - (n - 1) * step):
+                    g = grams.get(tuple(row[i:i + (n - 1) * step + 1:step]))
+                    if g is not None:
+                        out[r, idx[g]] += 1
+    if mode == "IDF":
+        out = np.where(out > 0, 1.0, 0.0)
+    if mode in ("IDF", "TFIDF"):
+        scale = np.zeros(size, np.float32)
+        scale[idx] = w
+        out = out * scale
+    return (out[0] if X.ndim == 1 else out).astype(np.float32)

@@ -42,9 +42,14 @@ def reshape(data: np.ndarray, shape: np.ndarray, *, allowzero: int) -> np.ndarra
 
 
 @register("range")
-def range_(start: np.ndarray, limit: np.ndarray, delta: np.ndarray) -> np.ndarray:
+def range_(start: np.ndarray, limit: np.ndarray, delta: np.ndarray, stash: str = "float") -> np.ndarray:
+    """start + delta * k for k below max(ceil((limit - start) / delta), 0); float16 and bfloat16 computed in
+    ``stash`` (float or double, Range-27's stash_type) and cast back."""
     s, lim, d = start.item(), limit.item(), delta.item()
     n = max(int(np.ceil((lim - s) / d)), 0)
+    if start.dtype.itemsize == 2 and start.dtype.kind in "fV":
+        wide = np.float64 if stash == "double" else np.float32
+        return (wide(s) + wide(d) * np.arange(n, dtype=wide)).astype(start.dtype)
     return (s + d * np.arange(n)).astype(start.dtype)
 
 

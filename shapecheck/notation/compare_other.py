@@ -135,8 +135,10 @@ def _member(a, s, negate: bool):
     if isinstance(s, np.ndarray):
         s = tuple(s.reshape(-1).tolist())
     if isinstance(s, (frozenset, set, list, tuple, range)):
-        if isinstance(s, tuple) and any(is_symbolic(x) for x in s):
-            # a symbolic element may equal a: a in (N, 4) is a condition, not False
+        if (isinstance(s, tuple) and any(is_symbolic(x) for x in s)) or \
+                (is_symbolic(a) and all(type(x) is int for x in s)):
+            # a symbolic element may equal a: a in (N, 4) is a condition, not False; so may a symbolic a
+            # (K in {1, 2} holds where K == 1 or K == 2)
             return or_([compare(a, "==", x) for x in s]) if not negate else and_([compare(a, "!=", x) for x in s])
         r = a in s
         return (not r) if negate else r

@@ -47,8 +47,9 @@ def merge(base: dict, child: dict) -> dict:
         out[key] = [by_id[i] for i in order if i in by_id]
     # an example expecting an output the child renamed (Min-6 extends Max-6: max -> min) is not inherited
     names = {o.get("name") for o in out.get("outputs", [])}
-    out["examples"] = [e for e in out.get("examples", []) if {k.split("[")[0] for k in e.get("expect", {})} <= names] + \
-        list(child.get("examples", []))
+    gone = set(child.get("remove_examples", []))    # a narrower child (Abs-1: floats only) drops examples by name
+    out["examples"] = [e for e in out.get("examples", []) if {k.split("[")[0] for k in e.get("expect", {})} <= names
+                       and e.get("name") not in gone] + list(child.get("examples", []))
     out["notes"] = list(out.get("notes", [])) + list(child.get("notes", []))
     return out
 

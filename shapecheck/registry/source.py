@@ -21,7 +21,8 @@ from ..errors import SpecError
 
 _TOP_KEYS = {"op", "domain", "version", "extends", "deprecated", "summary", "source", "semantics",
              "types", "add_types", "remove_types", "let", "inputs", "outputs", "attributes",
-             "constraints", "remove_constraints", "warnings", "examples", "notes", "family", "see_also"}
+             "constraints", "remove_constraints", "warnings", "examples", "remove_examples", "notes", "family",
+             "see_also"}
 
 
 MAX_SPEC_BYTES = 1 << 18   # a spec file is a page of text; the largest shipped one is about 5 KB

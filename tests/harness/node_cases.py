@@ -10,6 +10,7 @@ the solver sees with their values, a float tolerance, random values, an erratum)
 from __future__ import annotations
 
 import functools
+import importlib.util
 import warnings
 
 import numpy as np
@@ -21,7 +22,7 @@ from shapecheck.registry import default_registry
 from shapecheck.solver import solve
 from shapecheck.types import ONNX_CODES, dtype_of_array
 
-LAST = 24   # the specs' range: a case stamped with a later opset runs at 24 (SKIP holds those of later versions)
+LAST = 28   # the specs' range: a case stamped with a later opset runs at 28 (SKIP holds those of later versions)
 REG = default_registry()
 
 
@@ -104,15 +105,22 @@ def _feeds(spec, node, inputs: list) -> dict:
     return {names[k]: a for k, a in zip(given, inputs)}
 
 
+def narrow_float(dt: np.dtype) -> bool:
+    """bfloat16 and the float8, float6 and float4 types of ml_dtypes (numpy's kind "V")."""
+    return dt.kind == "V" and dt.name.startswith(("bfloat16", "float"))
+
+
 def _same_values(ours: np.ndarray, expected: np.ndarray, quirk) -> None:
     assert ours.dtype == expected.dtype and ours.shape == expected.shape, \
         (ours.dtype, ours.shape, expected.dtype, expected.shape)
-    if quirk.tol is None:
-        if ours.dtype.kind == "f" or ours.dtype.name == "bfloat16":
+    if ours.dtype.kind == "V" and not narrow_float(ours.dtype):      # int4, uint4, int2, uint2
+        ours, expected = ours.astype(np.int64), expected.astype(np.int64)
+    if quirk.tol is None or (narrow_float(ours.dtype) and ours.dtype.itemsize == 1):
+        if ours.dtype.kind == "f" or narrow_float(ours.dtype):      # NaN equals NaN, 0 equals -0
             np.testing.assert_array_equal(ours.astype(np.float64), expected.astype(np.float64))
         else:
             np.testing.assert_array_equal(ours, expected)
-    elif ours.dtype.kind in "fc" or ours.dtype.name == "bfloat16":
+    elif ours.dtype.kind in "fc" or narrow_float(ours.dtype):
         rtol, atol = quirk.tol16 if expected.dtype.itemsize <= 2 else quirk.tol
         np.testing.assert_allclose(ours.astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol,
                                    equal_nan=quirk.equal_nan)
@@ -166,9 +174,10 @@ def check_node_case(case, family: str) -> None:
         feeds = _feeds(spec, node, inputs)
         if replace is not None:
             outputs = replace(feeds, attrs, outputs)
-        got = list(shapecheck.execute(node.op_type, opset, feeds, attrs, output_count=n_out).values())
+        runnable = quirk.needs is None or importlib.util.find_spec(quirk.needs) is not None
+        got = list(shapecheck.execute(node.op_type, opset, feeds, attrs, output_count=n_out).values()) if runnable else []
         random = quirk.random is not None and quirk.random(feeds)
-        for k, expected in zip(outs, outputs):
+        for k, expected in zip(outs if runnable else [], outputs):
             if random:
                 assert got[k].dtype == expected.dtype and got[k].shape == expected.shape
                 if quirk.values_in is not None:

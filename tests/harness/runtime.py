@@ -169,6 +169,14 @@ def compare(op: str, opset: int, inputs: list, attrs: dict, out_types: list[int]
     return want
 
 
+def against(op: str, opset: int, inputs: list, attrs: dict, out_types: list[int], runtimes: tuple, **kw) -> None:
+    """``compare`` with each runtime named in ``runtimes`` (``"ort"`` onnxruntime, ``"ref"`` onnx.reference):
+    the ones that run this version of the op (runtime-findings says which)."""
+    assert runtimes, f"{op}-{opset}: name the runtimes that run it"
+    for r in runtimes:
+        compare(op, opset, inputs, attrs, out_types, reference=(r == "ref"), **kw)
+
+
 def compare_in_domain(op: str, opset: int, inputs: list, attrs: dict, out_types: list, *, domain: str = "",
             execute: bool = True, tol: float = 1e-4) -> None:
     """onnxruntime against execute (values) and solve (types, concrete and symbolic)."""

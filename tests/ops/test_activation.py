@@ -12,8 +12,8 @@ import shapecheck
 from shapecheck.errors import ConstraintError
 
 from tests.harness.node_cases import check_node_case, family_cases
-from tests.harness.runtime import (check_views, code, compare, compare_in_domain, MS, randn, random_shape, rng_for,
-                                   run_ort)
+from tests.harness.runtime import (against, check_views, code, compare, compare_in_domain, MS, randn, random_shape,
+                                   rng_for, run_ort)
 
 
 SOFTMAX = [(op, v, s) for op in ("Softmax", "LogSoftmax") for v in (1, 11, 13) for s in range(5)]
@@ -132,6 +132,42 @@ def test_gelus_match_onnxruntime(op, seed):
         if op == "QuickGelu" and rng.random() < 0.5:
             attrs["alpha"] = 1.5
     compare_in_domain(op, 17, inputs, attrs, [code(dt)], domain=MS, tol=1e-3)
+
+
+LOSS_CASES = [(op, v, s) for op, versions in (("NegativeLogLikelihoodLoss", (12, 13, 22)),
+                                                ("SoftmaxCrossEntropyLoss", (12, 13))) for v in versions for s in range(3)]
+
+
+@pytest.mark.parametrize("op,opset,seed", LOSS_CASES, ids=[f"{o}-{v}-{s}" for o, v, s in LOSS_CASES])
+def test_losses_match_the_runtimes(op, opset, seed):
+    """The losses on seeded [N, C, d...] inputs, every reduction, with weights and ignore_index at times:
+    onnxruntime runs versions 12 and 13, onnx.reference every version."""
+    rng = rng_for(op, opset, seed)
+    n, c = int(rng.integers(1, 4)), int(rng.integers(2, 5))
+    extra = tuple(int(d) for d in rng.integers(1, 4, size=seed % 3))
+    x = randn(rng, (n, c) + extra)
+    target = rng.integers(0, c, size=(n,) + extra).astype([np.int64, np.int32][seed % 2])
+    attrs: dict = {"reduction": ["none", "sum", "mean"][seed % 3]}
+    if seed == 2:
+        attrs["ignore_index"] = 0
+    weight = rng.uniform(0.5, 2, c).astype(np.float32) if seed else None
+    names = ("input", "target", "weight") if op.startswith("Negative") else ("scores", "labels", "weights")
+    inputs = list(zip(names, (x, target, weight)))
+    outs = [code(np.float32)] * (1 if op.startswith("Negative") else 2)
+    against(op, opset, inputs, attrs, outs, ("ort", "ref") if opset < 22 else ("ref",), tol=1e-5)
+
+
+SWIGLU_CASES = list(range(3))
+
+
+@pytest.mark.parametrize("seed", SWIGLU_CASES, ids=[f"SwiGLU-28-{s}" for s in SWIGLU_CASES])
+def test_swiglu_matches_onnx_reference(seed):
+    """onnxruntime 1.32 has no SwiGLU (opset 28): onnx.reference runs its function body."""
+    rng = rng_for("SwiGLU", seed)
+    _, shape = random_shape(rng, (1, 4), (1, 5))
+    a, b = randn(rng, shape), randn(rng, shape)
+    against("SwiGLU", 28, [("A", a), ("B", b)], {"alpha": [1.0, 1.702, 0.5][seed]}, [code(np.float32)], ("ref",),
+            tol=1e-5)
 
 
 # ---------------------------------------------------------------- ONNX's node tests

@@ -96,9 +96,11 @@ def test_integer_casts_keep_symbolic_values_float_casts_do_not():
     assert str(r.outputs["output"]) == "int32[] = N"
 
 
-def test_unmodelled_targets_leave_the_element_type_unknown_not_invalid():
+def test_the_narrow_targets_are_element_types_of_their_own():
     r = shapecheck.infer("Cast", 19, {"input": "float[N,3]"}, {"to": 17})     # float8e4m3fn
-    assert r.status != "invalid" and r.outputs["output"].dtype is None and str(r.outputs["output"]) == "?[N,3]"
+    assert r.status == "valid" and str(r.outputs["output"]) == "float8e4m3fn[N,3]"
+    r = shapecheck.infer("Cast", 25, {"input": "int4[N,3]"}, {"to": 26})      # int4 -> int2
+    assert r.status == "valid" and str(r.outputs["output"]) == "int2[N,3]"
     r = shapecheck.infer("Cast", 13, {"input": "float[N,3]"}, {"to": 17})     # no float8 before 19
     assert r.status == "invalid" and r.violations[0].constraint == "C2"
 
