@@ -19,7 +19,7 @@ from typing import Any
 
 from ..dims import dim_str, parse_dim, short_text
 from ..errors import UsageError
-from ..types import TensorType, canonical_dtype, parse_type
+from ..types import TensorType, canonical_dtype, dtype_of_array, parse_type
 from .kinds import CONTAINERS, MapType, OptionalType, SequenceType
 
 __all__ = ["parse_value_type", "as_value_type", "OptionalValue", "type_of_value", "value_of_type"]
@@ -108,13 +108,18 @@ def as_value_type(t: Any, name: str = "") -> Any:
 
 
 def _map_of(d: dict, name: str) -> MapType:
-    from ..types import tensor_type_of
+    """A dict's map type: keys int64 or string; values by their numpy type, a Python float as float
+    (onnxruntime takes a map's Python floats as float32), an int as int64, a str as string."""
     from ..deferred import numpy as np
     keys = list(d)
     key = "string" if keys and isinstance(keys[0], str) else "int64"
-    values = [tensor_type_of(np.asarray(v)) for v in d.values()]
-    value = TensorType(values[0].dtype, None) if values else TensorType(None, None)
-    return MapType(key, value)
+    values = list(d.values())
+    v = values[0] if values else None
+    if isinstance(v, np.generic):
+        dtype = dtype_of_array(np.asarray(v))
+    else:
+        dtype = {float: "float", int: "int64", str: "string", bool: "bool"}.get(type(v))
+    return MapType(key, TensorType(dtype, None))
 
 
 class OptionalValue:

@@ -195,8 +195,8 @@ def split_sequence(x: Any, split: Any, axis: Any, keepdims: Any) -> SequenceType
             return SequenceType(None, None, tuple(part(1, squeeze) for _ in range(int(d))))
         return SequenceType(part(1, squeeze), d)
     if isinstance(split, TensorVal) and split.shape == ():                         # a scalar split
-        if sizes is None or not int_like(sizes[0]) or int(sizes[0]) < 1:
-            return SequenceType(part(unknown_dim("part"), False), None)
+        if sizes is None or not int_like(sizes[0]) or int(sizes[0]) < 1:   # (keepdims = 0: squeezed where it is 1)
+            return SequenceType(part(unknown_dim("part"), False) if keepdims else TensorType(dtype, None), None)
         c = int(sizes[0])
         if int_like(d):
             lens = [c] * (int(d) // c) + ([int(d) % c] if int(d) % c else [])

@@ -31,7 +31,7 @@ import shapecheck
 from shapecheck.dims import is_unknown, symbol
 from shapecheck.registry import default_registry
 from shapecheck.solver import solve
-from shapecheck.containers import OptionalType, OptionalValue, SequenceType, type_of_value
+from shapecheck.containers import MapType, OptionalType, OptionalValue, SequenceType, type_of_value
 from shapecheck.types import ONNX_CODE_OF, TensorType, dtype_of_array
 
 ort.set_default_logger_severity(3)
@@ -353,6 +353,10 @@ def check_inferred(t: TensorType, got, subs: dict, want_value: bool) -> None:
         assert t.length is None or type(t.length) is not int or t.length == len(got), (str(t), len(got))
         for k, g in enumerate(got):
             check_inferred(t.items[k] if t.items is not None else t.elem, g, subs, False)
+        return
+    if isinstance(t, MapType):
+        assert isinstance(got, dict), (str(t), type(got))
+        assert all(isinstance(k, str if t.key == "string" else int) for k in got), (str(t), list(got)[:3])
         return
     if isinstance(t, OptionalType):
         inner = got.value if isinstance(got, OptionalValue) else got
