@@ -11,7 +11,7 @@ so the differential tests compare with onnxruntime within a tolerance, never bit
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -151,3 +151,14 @@ def ms_rotary_embedding(X: np.ndarray, position_ids: np.ndarray, cos_cache: np.n
         n = X.shape[2] // (2 * cos_cache.shape[1]) if not int(rotary_embedding_dim) else 0
     return rotary_embedding(X, cos_cache, sin_cache, pos, num_heads=n, rotary_embedding_dim=rotary_embedding_dim,
                             interleaved=interleaved)
+
+
+@register("flex_attention")
+def flex_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, scale: Any, softmax_precision: Any,
+                   score_mod: Any = None, prob_mod: Any = None) -> np.ndarray:
+    """FlexAttention (ai.onnx.preview) as onnx.reference computes it, the score and probability modifiers
+    (subgraphs, when given) included; onnxruntime has no kernel for it."""
+    from .estimators import reference
+    attrs = {"scale": scale, "softmax_precision": softmax_precision, "score_mod": score_mod, "prob_mod": prob_mod}
+    (y,) = reference("FlexAttention", [Q, K, V], attrs, 1, 1, "ai.onnx.preview")
+    return np.asarray(y, dtype=Q.dtype)

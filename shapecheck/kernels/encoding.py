@@ -99,8 +99,8 @@ def cast_map(X: dict, cast_to: str, map_form: str, max_map: int) -> np.ndarray:
 
 
 def _cast(v: Any, dtype: str) -> Any:
-    if dtype == "string":
-        return str(v)
+    if dtype == "string":   # onnxruntime writes a float as C++'s std::to_string does: six decimals
+        return f"{v:f}" if isinstance(v, (float, np.floating)) else str(v)
     return float(v) if dtype == "float" else int(float(v))
 
 

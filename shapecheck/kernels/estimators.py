@@ -21,20 +21,19 @@ else:
     from ..deferred import numpy as np
 
 
-def reference(op: str, inputs: list, attrs: dict, n_out: int, version: int = 3) -> list:
-    """``op`` of ai.onnx.ml at ``version`` run by onnx.reference on ``inputs`` (arrays) with ``attrs``
-    (absent ones, None, left out)."""
+def reference(op: str, inputs: list, attrs: dict, n_out: int, version: int = 3, domain: str = "ai.onnx.ml") -> list:
+    """``op`` of ``domain`` (ai.onnx.ml) at ``version`` run by onnx.reference on ``inputs`` (arrays) with
+    ``attrs`` (absent ones, None, left out; arrays as tensors, subgraphs as they are)."""
     from onnx import helper, numpy_helper
     from onnx.reference import ReferenceEvaluator
     names = [f"x{i}" for i in range(len(inputs))]
     given = {k: numpy_helper.from_array(v) if isinstance(v, np.ndarray) else list(v) if isinstance(v, tuple) else v
              for k, v in attrs.items() if v is not None}
-    node = helper.make_node(op, names, [f"y{i}" for i in range(n_out)], domain="ai.onnx.ml", **given)
+    node = helper.make_node(op, names, [f"y{i}" for i in range(n_out)], domain=domain, **given)
     graph = helper.make_graph([node], "kernel", [helper.make_tensor_value_info(
         n, helper.np_dtype_to_tensor_dtype(np.asarray(a).dtype), None) for n, a in zip(names, inputs)],
         [helper.make_empty_tensor_value_info(f"y{i}") for i in range(n_out)])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18),
-                                                     helper.make_opsetid("ai.onnx.ml", version)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 24), helper.make_opsetid(domain, version)])
     return ReferenceEvaluator(model).run(None, dict(zip(names, inputs)))
 
 
@@ -68,11 +67,26 @@ def post(scores: np.ndarray, transform: str) -> np.ndarray:
 def linear_classifier(X: np.ndarray, coefficients: tuple, intercepts: tuple, classlabels_ints: Any,
                       classlabels_strings: Any, post_transform: str, multi_class: int) -> tuple:
     x = rows(X).astype(np.float32)
+    if len(intercepts) == 1 and post_transform in ("NONE", "LOGISTIC", "SOFTMAX", "SOFTMAX_ZERO"):
+        return _binary(x, coefficients, intercepts, classlabels_ints, classlabels_strings, post_transform)
     y, z = reference("LinearClassifier", [x], {"coefficients": list(coefficients), "intercepts": list(intercepts),
                                                "classlabels_ints": list(classlabels_ints or []) or None,
                                                "classlabels_strings": list(classlabels_strings or []) or None,
                                                "post_transform": post_transform, "multi_class": multi_class}, 2, 1)
     return labels(y, classlabels_strings), np.asarray(z, dtype=np.float32)
+
+
+def _binary(x: np.ndarray, coefficients: tuple, intercepts: tuple, ints: Any, strings: Any, transform: str) -> tuple:
+    """onnxruntime's binary LinearClassifier: one score s (its logistic with LOGISTIC), Z = [1 - s, s], the
+    second label where s > 0 (0.5 after LOGISTIC); onnx.reference gives [-s, s] (ML13)."""
+    s = x @ np.asarray(coefficients, dtype=np.float32)[:x.shape[1]] + np.float32(intercepts[0])
+    threshold = 0.0
+    if transform == "LOGISTIC":
+        s, threshold = 1.0 / (1.0 + np.exp(-s)), 0.5
+    z = np.stack([1 - s, s], axis=1).astype(np.float32)
+    names = list(strings if strings is not None else ints)
+    y = np.array([names[1] if v > threshold else names[0] for v in s.tolist()])
+    return labels(y, strings), z
 
 
 @register("linear_regressor")

@@ -52,8 +52,9 @@ def modelled_types(case) -> bool:
 
 
 def opset_of(model) -> int:
-    """The model's ONNX opset."""
-    return next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+    """The model's opset of its node's domain (ONNX's, ai.onnx.ml's...)."""
+    domain = model.graph.node[0].domain if model.graph.node else ""
+    return next(o.version for o in model.opset_import if o.domain in ((domain,) if domain else ("", "ai.onnx")))
 
 
 def as_array(a, tp=None):
@@ -202,7 +203,8 @@ def check_node_case(case, family: str) -> None:
         feeds = _feeds(spec, node, inputs)
         if replace is not None:
             outputs = replace(feeds, attrs, outputs)
-        got = list(shapecheck.execute(node.op_type, opset, feeds, attrs, output_count=n_out).values())
+        got = list(shapecheck.execute(node.op_type, opset, feeds, attrs, domain=node.domain or None,
+                                      output_count=n_out).values())
         random = quirk.random is not None and quirk.random(feeds)
         for k, expected in zip(outs, outputs):
             if random:
