@@ -6,7 +6,7 @@ batch: a 1-D input is one row), ``in_range`` (every integer of an attribute in `
 >>> count((1, 2, 3)), count(None), same_counts([(1, 2), (3, 4), None])
 (3, 0, True)
 >>> str(map_of("string", "float")), in_range((0, 2), 0, 3), in_range((0, 3), 0, 3)
-('map(string, float)', True, False)
+('map(string, float[])', True, False)
 """
 from __future__ import annotations
 
@@ -52,10 +52,10 @@ def in_range(xs: Any, lo: Any, hi: Any) -> Any:
 
 
 def map_of(key: Any, value: Any) -> MapType:
-    """A map type of keys of element type ``key`` and values of element type ``value`` (a tensor of
-    unknown rank; ZipMap's values are floats)."""
+    """A map type of keys of element type ``key`` and values of element type ``value``, scalars (ZipMap's
+    values are floats, as skl2onnx declares them: float[])."""
     k = key if isinstance(key, str) else None
-    v = TensorType(value if isinstance(value, str) else None, None)
+    v = TensorType(value if isinstance(value, str) else None, ())
     return MapType(k, v)
 
 

@@ -72,7 +72,7 @@ def test_zip_map_matches_onnxruntime(seed):
     labels = {"classlabels_strings": ["x", "y", "z"]} if seed % 2 else {"classlabels_int64s": [0, 1, 2]}
     check_containers("ZipMap", 18, [("X", x)], labels, domain=ML, reference=False, tol=1e-6)   # ML8
     r = shapecheck.infer(f"{ML}:ZipMap", 1, {"X": "float[N,3]"}, labels)
-    assert str(r.outputs["Z"]) == f"seq(map({'string' if seed % 2 else 'int64'}, float), N)"
+    assert str(r.outputs["Z"]) == f"seq(map({'string' if seed % 2 else 'int64'}, float[]), N)"
 
 
 # ---------------------------------------------------------------- ONNX's node tests
