@@ -25,7 +25,7 @@ SPEC_FILES = spec_files(specs_dir())
 
 # The 11 spec files shipped under specs/: name -> (op, domain, version, deprecated)
 # deprecated specs, by name; every other spec file is a live operator version
-DEPRECATED = {"Scatter-11", "Upsample-10"}
+DEPRECATED = {"Scatter-11", "Upsample-10", "ai.onnx.ml:TreeEnsembleClassifier-5", "ai.onnx.ml:TreeEnsembleRegressor-5"}
 
 
 def _names_in(path: Path) -> list[str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..containers import OptionalType, TensorType, is_container
-from ..notation import NO_VALUE, ContainerVal, TensorVal, Unknown, as_val
+from ..notation import NO_VALUE, UNKNOWN, ContainerVal, TensorVal, Unknown, as_val
 from .sequence import _plain, _type, kind_is
 
 
@@ -45,6 +45,14 @@ def opt_elem(x: Any) -> Any:
     return as_val("?", TensorType(None, None))
 
 
+def same_type_as(x: Any) -> Any:
+    """An output that is its input (Identity): a sequence's, optional's or map's whole type; a tensor's
+    element type (its shape and value come from the output's other rules)."""
+    if isinstance(x, ContainerVal):
+        return x
+    return x.dtype if isinstance(x, TensorVal) and x.dtype is not None else UNKNOWN
+
+
 def has_element(x: Any) -> Any:
     """OptionalHasElement's value: False for an absent input, True for a tensor or a sequence, an
     optional's ``present`` where known; known only at run time otherwise."""
@@ -59,7 +67,7 @@ def has_element(x: Any) -> Any:
     return NO_VALUE
 
 
-NOTATION = (is_optional, optional_of, empty_optional, opt_elem, has_element)
+NOTATION = (is_optional, optional_of, empty_optional, opt_elem, same_type_as, has_element)
 
-for _f in (is_optional, optional_of, empty_optional, opt_elem, has_element):
+for _f in (is_optional, optional_of, empty_optional, opt_elem, same_type_as, has_element):
     _f.type_only = True   # type: ignore[attr-defined]  # reads an optional's type, never a tensor's contents

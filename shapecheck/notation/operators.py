@@ -179,9 +179,12 @@ def _rank(t):
 
 
 def _dtype(t):
-    """The element type of a tensor (``dtype(x) in T``, also ``x.dtype``); unknown when the query leaves it open."""
+    """The element type of a tensor (``dtype(x) in T``, also ``x.dtype``); unknown when the query leaves it open,
+    and of a sequence, optional or map: it has none, and a rule written for tensors leaves it open."""
     if isinstance(t, TensorVal):
         return UnknownDType(t.name) if t.dtype is None else t.dtype
+    if isinstance(t, ContainerVal):
+        return UnknownDType(None)
     raise EvalError(f"dtype() takes a tensor, got {show(t)}")
 
 

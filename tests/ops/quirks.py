@@ -106,9 +106,6 @@ SKIP: dict[str, str] = {
     "test_celu_bfloat16": _later("Celu-28", "bfloat16"),
     "test_celu_float16": _later("Celu-28", "float16"),
     "test_compress_bfloat16": _later("Compress-28", "bfloat16"),
-    "test_identity_sequence": _later("Identity-25", "sequence inputs (from Identity-14)"),
-    "test_identity_opt": "Identity-16 adds optional inputs (and Identity-14 sequences); no spec of Identity "
-                         "past version 13 describes them",
     **dict.fromkeys(("test_einsum_batch_matmul_bfloat16", "test_einsum_sum_bfloat16",
                      "test_einsum_transpose_bfloat16"), _later("Einsum-28", "bfloat16")),
     **dict.fromkeys((f"test_mod_{c}" for c in ("float16_mixed_sign_fmod_0", "float32_mixed_sign_fmod_0",
