@@ -29,7 +29,8 @@ from .solver import solve
 from .registry import Registry, default_registry
 from .deferred import sympy, sympy_imported
 from .dims import NeedsAlgebra
-from .types import TensorType, parse_type
+from .containers import parse_value_type
+from .types import TensorType
 
 if TYPE_CHECKING:
     import onnx
@@ -143,7 +144,7 @@ def light_solve(spec, inputs: dict[str, Any], attrs: dict[str, Any] | None, opse
     """``solve`` with sympy barred, the text types read with ``names.Name`` dims (``check.light_check``
     for one query); raises ``NeedsAlgebra`` where a dim needs more than comparing names."""
     with sympy.barred(NeedsAlgebra):
-        typed = {k: parse_type(v, k, light=True) if isinstance(v, str) else v for k, v in inputs.items()}
+        typed = {k: parse_value_type(v, k, light=True) if isinstance(v, str) else v for k, v in inputs.items()}
         return solve(spec, typed, attrs, opset=opset, registry=reg)
 
 

@@ -23,7 +23,8 @@ from .result import Result
 from .solver import output_slots, prepare_attrs, solve, spec_env
 from .notation import EvalError, TensorVal, Unknown
 from .registry import Registry, Spec, default_registry
-from .types import numpy_dtype, tensor_type_of
+from .containers import MapType, OptionalType, OptionalValue, SequenceType, type_of_value
+from .types import numpy_dtype
 
 
 def execute(op: str, opset: int = 18, inputs: dict[str, Any] | None = None, attrs: dict[str, Any] | None = None,
@@ -60,10 +61,10 @@ def run_spec(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = 
             continue
         if name in variadic:
             items = value if isinstance(value, (list, tuple)) else [value]
-            arrays[name] = tuple(_as_array(spec, f"{name}[{i}]", v) for i, v in enumerate(items))
+            arrays[name] = tuple(_as_value(spec, f"{name}[{i}]", v) for i, v in enumerate(items))
         else:
-            arrays[name] = _as_array(spec, name, value)
-    types = {n: tuple(tensor_type_of(x) for x in a) if isinstance(a, tuple) else tensor_type_of(a)
+            arrays[name] = _as_value(spec, name, value)
+    types = {n: tuple(type_of_value(x) for x in a) if isinstance(a, tuple) else type_of_value(a)
              for n, a in arrays.items()}
     result = checked if checked is not None else solve(spec, types, attrs, hints=False, output_count=output_count)
     if result.violations:
@@ -93,12 +94,43 @@ def run_spec(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = 
     produced = {}
     for (key, decl, _pos), arr in zip(slots, outs):
         want = result.outputs[key]
-        if arr.dtype != numpy_dtype(want.dtype) or not _shape_matches(arr.shape, want.shape):
+        if not _fits(arr, want):
             # the solver's type is the contract; breaking it is a bug in shapecheck, not in the input
-            raise RuntimeError(f"{spec.name}: kernel produced {arr.dtype}{list(arr.shape)} for {key}, "
-                               f"solver inferred {want}")
+            raise RuntimeError(f"{spec.name}: kernel produced {type_of_value(arr)} for {key}, solver inferred {want}")
         produced[key] = arr
     return produced, result
+
+
+def _fits(value: Any, want: Any) -> bool:
+    """A kernel's output has the inferred type: element type, and every dim the solver knows as an int."""
+    if isinstance(want, SequenceType):
+        items = want.items if want.items is not None else (want.elem,) * len(value) if isinstance(value, list) else ()
+        return isinstance(value, list) and (type(want.length) is not int or want.length == len(value)) and \
+            all(_fits(v, t) for v, t in zip(value, items))
+    if isinstance(want, OptionalType):
+        inner = value.value if isinstance(value, OptionalValue) else value
+        return (want.present is None or want.present == (inner is not None)) and (inner is None or _fits(inner, want.elem))
+    if isinstance(want, MapType):
+        return isinstance(value, dict)
+    if not isinstance(value, (np.ndarray, np.generic)):
+        return False
+    return (want.dtype is None or value.dtype == numpy_dtype(want.dtype)) and \
+        (want.shape is None or _shape_matches(value.shape, want.shape))
+
+
+def _as_value(spec: Spec, name: str, value: Any) -> Any:
+    """An input value: a list of arrays (a sequence), a dict (a map), an ``OptionalValue``, or an array (also
+    from nested lists of numbers, as numpy reads them)."""
+    if isinstance(value, list) and value and all(isinstance(v, (np.ndarray, list)) and not _numbers(v) for v in value):
+        return [_as_array(spec, f"{name}[{i}]", v) for i, v in enumerate(value)]
+    if isinstance(value, (dict, OptionalValue)):
+        return value
+    return _as_array(spec, name, value)
+
+
+def _numbers(v: Any) -> bool:
+    """A list of numbers (or of such lists): an array's text, not a sequence's element."""
+    return isinstance(v, list) and all(isinstance(x, (int, float, bool, str)) or _numbers(x) for x in v)
 
 
 def _as_array(spec: Spec, name: str, value: Any) -> np.ndarray:

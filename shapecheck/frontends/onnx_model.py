@@ -15,11 +15,12 @@ from ..errors import UsageError
 from ..findings import DOMAIN, FUNCTION_CALL, TOPOLOGICAL
 from ..result import Finding
 from ..registry import normalize_domain
+from ..containers import is_container, kind_of
 from ..types import TensorType
 from .graph import Declaration, ModelGraph, ModelNode, model_file, sort_topologically
 from .onnx_functions import Functions, call_mismatch, check_depth, inline
 from .onnx_proto import is_model_proto, is_protobuf_file, parse_model
-from .onnx_types import attr_value, const_type, constant_node_value, tensor_type_from_proto
+from .onnx_types import attr_value, const_type, constant_node_value, value_type_from_proto
 from .wellformed import check_wellformed
 
 
@@ -157,16 +158,16 @@ class _Reader:
         graph = self.graph
         for i in list(g.input):
             if i.name not in graph.sources:
-                graph.sources[i.name] = tensor_type_from_proto(i.type, i.name, self.light)
+                graph.sources[i.name] = value_type_from_proto(i.type, i.name, self.light)
                 graph.source_kind[i.name] = "graph input" if top else "subgraph input"
         for init in g.initializer:
             graph.sources[init.name] = const_type(init, init.name)
             graph.source_kind[init.name] = "initializer"
         for vi in g.value_info:
-            graph.declared[vi.name] = Declaration(vi.name, tensor_type_from_proto(vi.type, vi.name, self.light), "value_info")
+            graph.declared[vi.name] = Declaration(vi.name, value_type_from_proto(vi.type, vi.name, self.light), "value_info")
         for o in g.output:
-            if o.type.HasField("tensor_type"):
-                graph.declared.setdefault(o.name, Declaration(o.name, tensor_type_from_proto(o.type, o.name, self.light),
+            if o.type.WhichOneof("value"):
+                graph.declared.setdefault(o.name, Declaration(o.name, value_type_from_proto(o.type, o.name, self.light),
                                                               "graph output" if top else "subgraph output"))
         for n in g.node:
             self.visit(n, scope, graph.opsets, [])
@@ -286,43 +287,56 @@ _INT64 = 1 << 63
 
 
 def annotate_proto(m, types: dict[str, TensorType]) -> None:
-    """Set value_info (and graph outputs) of ``m`` in place to ``types``."""
-    from ..types import ONNX_CODE_OF
-    from ..dims import dim_str, is_unknown
-
-    def fill(tp, t: TensorType):
-        tt = tp.tensor_type
-        if t.dtype:
-            tt.elem_type = ONNX_CODE_OF[t.dtype]
-        tt.ClearField("shape")
-        if t.shape is not None:
-            shape = tt.shape
-            shape.SetInParent()
-            for d in t.shape:
-                dim = shape.dim.add()
-                if type(d) is int:
-                    if -_INT64 <= d < _INT64:   # a dim past int64 is a finding of its node, never written
-                        dim.dim_value = d
-                elif not is_unknown(d) and dim_str(d) != "?":
-                    dim.dim_param = dim_str(d)
+    """Set value_info (and graph outputs) of ``m`` in place to ``types``; a tensor of which nothing
+    is known (it may be a sequence) is not written."""
 
     def visit(g, top: bool):
         inputs = {i.name for i in g.input} | {i.name for i in g.initializer}
         produced = [o for n in g.node for o in n.output if o]
         outputs = {o.name: o for o in g.output}
-        keep = [vi for vi in g.value_info if vi.name not in types]
+        keep = [vi for vi in g.value_info if vi.name not in types or kind_of(types[vi.name]) is None]
         del g.value_info[:]
         g.value_info.extend(keep)
         for name in produced:
             t = types.get(name)
-            if t is None or name in inputs:
+            if t is None or name in inputs or kind_of(t) is None:
                 continue
             if name in outputs:
-                fill(outputs[name].type, t)
+                fill_type_proto(outputs[name].type, t)
             else:
                 vi = g.value_info.add()
                 vi.name = name
-                fill(vi.type, t)
+                fill_type_proto(vi.type, t)
         for _n, _a, _k, sg in _subgraphs(g.node):
             visit(sg, False)
     visit(m.graph, True)
+
+
+def fill_type_proto(tp, t) -> None:
+    """Write ``t`` (a tensor, sequence, optional or map type) into the TypeProto ``tp``."""
+    from ..types import ONNX_CODE_OF
+    from ..dims import dim_str, is_unknown
+    if is_container(t):
+        tp.ClearField("tensor_type")
+        if t.kind == "sequence":
+            fill_type_proto(tp.sequence_type.elem_type, t.elem)
+        elif t.kind == "optional":
+            fill_type_proto(tp.optional_type.elem_type, t.elem)
+        else:
+            tp.map_type.key_type = ONNX_CODE_OF.get(t.key or "", 0)
+            fill_type_proto(tp.map_type.value_type, t.value_type)
+        return
+    tt = tp.tensor_type
+    if t.dtype:
+        tt.elem_type = ONNX_CODE_OF[t.dtype]
+    tt.ClearField("shape")
+    if t.shape is not None:
+        shape = tt.shape
+        shape.SetInParent()
+        for d in t.shape:
+            dim = shape.dim.add()
+            if type(d) is int:
+                if -_INT64 <= d < _INT64:   # a dim past int64 is a finding of its node, never written
+                    dim.dim_value = d
+            elif not is_unknown(d) and dim_str(d) != "?":
+                dim.dim_param = dim_str(d)

@@ -22,6 +22,7 @@ else:
 
 from ..errors import UsageError
 from ..dims import Name, NeedsAlgebra, parse_dim, symbol, unknown_dim
+from ..containers import from_proto
 from ..types import ONNX_CODES, TensorType
 
 MAX_CONST = 1 << 20   # constants larger than this are kept as types only
@@ -67,6 +68,29 @@ def tensor_type_from_proto(tp, tensor: str, light: bool = False) -> TensorType:
         else:
             dims.append(unknown_dim(f"{tensor}.shape[{i}]"))
     return TensorType(dtype, tuple(dims))
+
+
+def value_type_from_proto(tp, tensor: str, light: bool = False) -> Any:
+    """An ONNX TypeProto of any kind -> a ``TensorType`` or a sequence, optional or map type
+    (``shapecheck.containers``); a tensor inside one names its unknown dims where it stands.
+
+    >>> from onnx import helper, TensorProto as T
+    >>> str(value_type_from_proto(helper.make_sequence_type_proto(helper.make_tensor_type_proto(T.FLOAT, ["N", 4])), "s"))
+    'seq(float[?,4])'
+    """
+    if tp.HasField("tensor_type"):
+        return tensor_type_from_proto(tp, tensor, light)
+    return from_proto(tp, lambda inner: _element_type(inner, f"{tensor}.elem", light))
+
+
+def _element_type(tp, tensor: str, light: bool) -> TensorType:
+    """A sequence's (an optional's, a map's) tensor type: a named dim there is each element's own
+    (onnx's node tests declare seq(float[N]) and feed elements of 6, 9 and 4), so it is unknown."""
+    t = tensor_type_from_proto(tp, tensor, False)
+    if t.shape is None:
+        return t
+    return TensorType(t.dtype, tuple(d if type(d) is int else unknown_dim(f"{tensor}.shape[{i}]")
+                                     for i, d in enumerate(t.shape)))
 
 
 def attr_value(attr) -> Any:

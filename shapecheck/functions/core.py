@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..notation import NO_VALUE, UNKNOWN, EvalError, TensorVal, Unknown, UnknownShape, value_of, arith
+from ..notation import NO_VALUE, UNKNOWN, ContainerVal, EvalError, TensorVal, Unknown, UnknownShape, value_of, arith
 from ..notation.operators import _dtype, _rank, int_like, need_int, show
 from ..dims import runtime_dim, normalize_dim, unknown_dim, is_symbolic
 
@@ -41,9 +41,15 @@ def _item(t):
 
 
 def _len(x):
-    """The length of a shape, a value, a list of tensors (a variadic input) or a string."""
+    """The length of a shape, a value, a list of tensors (a variadic input), a string, or a sequence
+    (known only at run time where the sequence's type does not say it)."""
     if isinstance(x, Unknown):
         return UNKNOWN
+    if isinstance(x, ContainerVal):
+        n = getattr(x.type, "length", None)
+        if x.kind != "sequence":
+            raise EvalError(f"len() takes a sequence, got {x.kind} {x.name}")
+        return NO_VALUE if n is None else n
     if not isinstance(x, (tuple, list, frozenset, range, np.ndarray, str)):
         raise EvalError(f"len() takes a shape, a value or a list of tensors, got {show(x)}")
     return len(x)

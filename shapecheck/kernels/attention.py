@@ -11,7 +11,7 @@ so the differential tests compare with onnxruntime within a tolerance, never bit
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -198,3 +198,14 @@ def linear_attention(query: np.ndarray, key: np.ndarray, value: np.ndarray, past
         out[:, :, i, :] = sc * np.einsum("bhd,bhdm->bhm", q[:, :, i, :], np.repeat(state, hq // hk, axis=1))
     y = out.transpose(0, 2, 1, 3).reshape(b, t, hq * dv).astype(query.dtype)
     return y, state.astype(query.dtype if past_state is None else past_state.dtype)
+
+
+@register("flex_attention")
+def flex_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, scale: Any, softmax_precision: Any,
+                   score_mod: Any = None, prob_mod: Any = None) -> np.ndarray:
+    """FlexAttention (ai.onnx.preview) as onnx.reference computes it, the score and probability modifiers
+    (subgraphs, when given) included; onnxruntime has no kernel for it."""
+    from .estimators import reference
+    attrs = {"scale": scale, "softmax_precision": softmax_precision, "score_mod": score_mod, "prob_mod": prob_mod}
+    (y,) = reference("FlexAttention", [Q, K, V], attrs, 1, 1, "ai.onnx.preview")
+    return np.asarray(y, dtype=Q.dtype)

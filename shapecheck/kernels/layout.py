@@ -10,7 +10,7 @@ argument bound by the spec.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,8 +39,9 @@ def squeeze(data: np.ndarray, *, axes) -> np.ndarray:
 
 
 @register("identity")
-def identity(input: np.ndarray) -> np.ndarray:
-    return input.copy()
+def identity(input: Any) -> Any:
+    """The input, copied: a tensor, a sequence (a list), an optional, a map."""
+    return list(input) if isinstance(input, list) else input if not hasattr(input, "copy") else input.copy()
 
 
 @register("flatten")

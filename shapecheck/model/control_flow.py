@@ -1,4 +1,4 @@
-"""Control flow: the one place that knows ``If``, ``Loop`` and ``Scan``.
+"""Control flow: the one place that knows ``If``, ``Loop``, ``Scan`` and ``SequenceMap``'s body.
 
 A frontend flattens a subgraph's nodes into the node list before the node that owns it, with
 a *scope* (``If_0/then_branch``); the owner's ``branches`` maps each subgraph attribute to the
@@ -20,12 +20,11 @@ the owner, and this module turns them into the owner's outputs:
   removed); a scan output stacks along ``scan_output_axes`` as many slices as the first scan
   input has along its scan axis.  Scan-8 has ``sequence_lens`` first and a batch axis on
   every tensor (its scan axis is 1): the body sees neither, the outputs get the batch back.
+* ``SequenceMap``: the body is checked once with each sequence input bound to what every element
+  is and each tensor input as it is; each output is a sequence of the body's output, as long as
+  the first input (a dim the elements do not share is unknown outside).  Its spec checks the node.
 
-Agreement never assumes: two dims that differ (or cannot be shown equal) give a fresh unknown.
-
->>> from shapecheck.types import parse_type
->>> str(merge(parse_type("float[N,4]"), parse_type("float[N,5]")))
-'float[N,?]'
+How types join and carry across regions is ``regions``'s; agreement never assumes.
 """
 from __future__ import annotations
 
@@ -34,8 +33,10 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..frontends import ModelGraph, ModelNode
 from ..registry import ONNX_DOMAIN
-from ..dims import runtime_dim, normalize_dim, unknown_dim, is_symbolic
+from ..dims import is_unknown, runtime_dim, unknown_dim
+from ..containers import SequenceType
 from ..types import TensorType
+from .regions import carried, dims_of, generalized, merge, outside, same_value_type, stacked, without
 
 if TYPE_CHECKING:
     import numpy as np
@@ -72,7 +73,7 @@ def binds(graph: ModelGraph, scope: str) -> bool:
 
 def bind(graph: ModelGraph, scope: str, env: dict[str, TensorType], exact: bool) -> dict[str, TensorType]:
     """Types for the inputs of the body ``scope``: the owner's inputs as they enter the first
-    iteration (``exact``), or generalized to any iteration (fresh dims, see ``_generalized``)."""
+    iteration (``exact``), or generalized to any iteration (fresh dims, see ``regions.generalized``)."""
     owner, attr = graph.regions[scope]
     names = owner.branch_inputs.get(attr, [])
     return {n: t for n, t in zip(names, _BINDERS[owner.op_type](owner, env, exact)) if t is not None}
@@ -83,26 +84,16 @@ def is_fixpoint(owner: ModelNode, env: dict[str, TensorType]) -> bool:
     the first iteration's types hold in every iteration."""
     for a, b in _CARRIED[owner.op_type](owner):
         x, y = env.get(a), env.get(b)
-        if x is None or y is None or (x.dtype, x.shape) != (y.dtype, y.shape) or x.shape is None:
+        if x is None or y is None or not same_value_type(x, y):
             return False
     return True
-
-
-def _generalized(t: TensorType | None, name: str, exact: bool = False) -> TensorType | None:
-    """The dtype and rank of ``t``, a fresh dim per axis (named where it stands): any iteration's
-    value; with ``exact``, ``t``'s type (no value): the first iteration's."""
-    if exact and t is not None:
-        return TensorType(t.dtype, t.shape)
-    if t is None or t.shape is None:
-        return None if t is None or t.dtype is None else TensorType(t.dtype, None)
-    return TensorType(t.dtype, tuple(unknown_dim(f"{name}.shape[{i}]") for i in range(len(t.shape))))
 
 
 def _loop_inputs(owner: ModelNode, env: dict, exact: bool) -> list:
     names = owner.branch_inputs.get("body", [])
     initial = [env.get(x) if x else None for x in owner.inputs[2:]]
     return [TensorType("int64", ()), TensorType("bool", ())] + [
-        _generalized(t, n, exact) for t, n in zip(initial, names[2:])]
+        generalized(t, n, exact) for t, n in zip(initial, names[2:])]
 
 
 def _scan_parts(node: ModelNode) -> tuple[bool, list, int, int]:
@@ -114,60 +105,16 @@ def _scan_parts(node: ModelNode) -> tuple[bool, list, int, int]:
     return v8, ins, m, len(ins) - m
 
 
-def _without(t: TensorType | None, axes: tuple) -> TensorType | None:
-    """``t`` without ``axes`` (negative: from the end); of unknown rank where one is out of range."""
-    if t is None or t.shape is None:
-        return t if t is None else TensorType(t.dtype, None)
-    r = len(t.shape)
-    if not all(-r <= a < r for a in axes):
-        return TensorType(t.dtype, None)
-    drop = {a % r for a in axes}
-    return TensorType(t.dtype, tuple(d for i, d in enumerate(t.shape) if i not in drop))
-
-
 def _scan_inputs(owner: ModelNode, env: dict, exact: bool) -> list:
     v8, ins, _m, states = _scan_parts(owner)
     names = owner.branch_inputs.get("body", [])
-    out: list = [_generalized(_without(env.get(x), (0,)) if v8 else env.get(x), n, exact)
+    out: list = [generalized(without(env.get(x), (0,)) if v8 else env.get(x), n, exact)
                  for x, n in zip(ins[:states], names)]
     axes = list(owner.attrs.get("scan_input_axes") or ())
     for k, x in enumerate(ins[states:]):
         axis = 1 if v8 else (int(axes[k]) if k < len(axes) else 0)
-        out.append(_without(env.get(x), (0, axis) if v8 else (axis,)))
+        out.append(without(env.get(x), (0, axis) if v8 else (axis,)))
     return out
-
-
-def _carried(initial: TensorType | None, bound: TensorType | None, final: TensorType | None, invariant: dict) -> TensorType:
-    """A carried value after the loop: the initial value's dims where the body keeps them, else unknown.
-
-    ``invariant`` collects body dim -> initial dim for every dim the body hands back unchanged."""
-    if initial is None or bound is None or final is None or bound.shape is None or initial.shape is None:
-        return merge(initial, final)
-    if final.shape is None or len(final.shape) != len(bound.shape) or (final.dtype and final.dtype != initial.dtype):
-        return TensorType(initial.dtype if final.dtype in (None, initial.dtype) else None, None)
-    dims = []
-    for b, f, i in zip(bound.shape, final.shape, initial.shape):
-        if f == b:
-            invariant[b] = i
-            dims.append(i)
-        else:
-            dims.append(unknown_dim("loop-carried"))
-    return TensorType(initial.dtype, tuple(dims))
-
-
-def _outside(t: TensorType | None, invariant: dict, body_dims: set) -> TensorType | None:
-    """A body type seen from outside: invariant body dims become the initial ones, other body dims unknown."""
-    if t is None or t.shape is None:
-        return t
-    outer = set().union(*(v.free_symbols for v in invariant.values() if is_symbolic(v)))
-    dims = []
-    for d in t.shape:
-        if is_symbolic(d) and d.free_symbols & body_dims:
-            d = normalize_dim(d.xreplace(invariant))
-            if is_symbolic(d) and d.free_symbols & (body_dims - outer):
-                d = unknown_dim("per-iteration")
-        dims.append(d)
-    return TensorType(t.dtype, tuple(dims))
 
 
 def region_outputs(node: ModelNode, env: dict[str, TensorType]) -> Outputs | None:
@@ -219,16 +166,6 @@ def _loop_structure(node: ModelNode) -> str | None:
     return None
 
 
-def merge(a: TensorType | None, b: TensorType | None) -> TensorType:
-    """What two types agree on: equal dims stay, others become fresh unknowns; no value."""
-    if a is None or b is None:
-        return TensorType((a or b).dtype if (a or b) is not None else None, None)
-    dtype = a.dtype if a.dtype == b.dtype else None
-    if a.shape is None or b.shape is None or len(a.shape) != len(b.shape):
-        return TensorType(dtype, None)
-    return TensorType(dtype, tuple(x if x == y else unknown_dim("merged") for x, y in zip(a.shape, b.shape)))
-
-
 def _scalar(t: TensorType | None) -> Any:
     value = getattr(t, "value", None)
     return value.reshape(-1)[0] if isinstance(value, np.ndarray) and value.size == 1 else None
@@ -247,32 +184,16 @@ def _if(node: ModelNode, env: dict) -> Outputs | None:
             for o, t, e in zip(node.outputs, then, other) if o}
 
 
-def _stacked(t: TensorType | None, count: Any, axis: int = 0) -> TensorType:
-    """``t`` stacked ``count`` times along a new ``axis`` (negative: from the end of the result)."""
-    if t is None or t.shape is None:
-        return TensorType(t.dtype if t is not None else None, None)
-    axis = axis + len(t.shape) + 1 if axis < 0 else axis
-    if not 0 <= axis <= len(t.shape):
-        return TensorType(t.dtype, None)
-    return TensorType(t.dtype, t.shape[:axis] + (count,) + t.shape[axis:])
-
-
 def _body_dims(node: ModelNode, env: dict) -> set:
-    out: set = set()
-    for name in node.branch_inputs.get("body", []):
-        t = env.get(name)
-        for d in (t.shape or ()) if t is not None else ():
-            if is_symbolic(d):
-                out |= d.free_symbols
-    return out
+    return set().union(*(dims_of(env.get(name)) for name in node.branch_inputs.get("body", [])))
 
 
 def _loop(node: ModelNode, env: dict) -> Outputs | None:
     body = node.branches.get("body", [])
     initial = node.inputs[2:]
-    carried = len(initial)
+    n_carried = len(initial)
     names = node.branch_inputs.get("body", [])[2:]
-    if len(body) != 1 + len(node.outputs) or len(node.outputs) < carried:
+    if len(body) != 1 + len(node.outputs) or len(node.outputs) < n_carried:
         return None
     m = _scalar(env.get(node.inputs[0])) if node.inputs and node.inputs[0] else None
     has_cond = len(node.inputs) > 1 and bool(node.inputs[1])
@@ -281,15 +202,15 @@ def _loop(node: ModelNode, env: dict) -> Outputs | None:
     else:
         trip = runtime_dim("trip", int(m) if m is not None else None)
     invariant: dict = {}
-    finals = [_carried(env.get(initial[j]), env.get(names[j]) if j < len(names) else None, env.get(body[1 + j]),
-                       invariant) for j in range(carried)]
     inside = _body_dims(node, env)
+    finals = [carried(env.get(initial[j]), env.get(names[j]) if j < len(names) else None, env.get(body[1 + j]),
+                      invariant, inside) for j in range(n_carried)]
     out: Outputs = {}
     for j, name in enumerate(node.outputs):
-        if name and j < carried:
+        if name and j < n_carried:
             out[name] = (finals[j], "Loop (initial value or body output)")
         elif name:
-            out[name] = (_stacked(_outside(env.get(body[1 + j]), invariant, inside), trip),
+            out[name] = (stacked(outside(env.get(body[1 + j]), invariant, inside), trip),
                          "Loop (one body output per iteration)")
     return out
 
@@ -308,27 +229,60 @@ def _scan(node: ModelNode, env: dict) -> Outputs | None:
     out_axes = [] if v8 else list(node.attrs.get("scan_output_axes") or ())
     names = node.branch_inputs.get("body", [])
     invariant: dict = {}
-    finals = [_carried(_without(env.get(ins[j]), (0,)) if v8 else env.get(ins[j]),
-                       env.get(names[j]) if j < len(names) else None, env.get(body[j]), invariant) for j in range(states)]
-    inside = _body_dims(node, env) - set().union(*(_dims_of(env.get(n)) for n in names[states:]))
+    inside = _body_dims(node, env) - set().union(*(dims_of(env.get(n)) for n in names[states:]))
+    finals = [carried(without(env.get(ins[j]), (0,)) if v8 else env.get(ins[j]),
+                      env.get(names[j]) if j < len(names) else None, env.get(body[j]), invariant, inside)
+              for j in range(states)]
     out: Outputs = {}
     for j, name in enumerate(node.outputs):
         if name and j < states:
-            out[name] = (_stacked(finals[j], batch) if v8 else finals[j], "Scan (initial state or body output)")
+            out[name] = (stacked(finals[j], batch) if v8 else finals[j], "Scan (initial state or body output)")
         elif name:
             k = j - states
             axis = int(out_axes[k]) if k < len(out_axes) else 0
-            t = _stacked(_outside(env.get(body[j]), invariant, inside), seq, axis)
-            out[name] = (_stacked(t, batch) if v8 else t, "Scan (one body output per slice)")
+            t = stacked(outside(env.get(body[j]), invariant, inside), seq, axis)
+            out[name] = (stacked(t, batch) if v8 else t, "Scan (one body output per slice)")
     return out
 
 
-def _dims_of(t: TensorType | None) -> set:
-    return set().union(*(d.free_symbols for d in t.shape if is_symbolic(d))) if t and t.shape else set()
+def _map_inputs(owner: ModelNode, env: dict, exact: bool) -> list:
+    """SequenceMap's body inputs: each sequence's element (what every element is), each tensor as it is."""
+    out = []
+    for x in owner.inputs:
+        t = env.get(x) if x else None
+        out.append(t.elem if isinstance(t, SequenceType) else t if t is not None else TensorType(None, None))
+    return out
 
 
-_RULES: dict[str, Callable[[ModelNode, dict], Outputs | None]] = {"If": _if, "Loop": _loop, "Scan": _scan}
-_BINDERS: dict[str, Callable[[ModelNode, dict, bool], list]] = {"Loop": _loop_inputs, "Scan": _scan_inputs}
+def _map(node: ModelNode, env: dict) -> Outputs | None:
+    body = node.branches.get("body", [])
+    if len(body) != len(node.outputs) or not node.inputs:
+        return None
+    first = env.get(node.inputs[0])
+    length = first.length if isinstance(first, SequenceType) else None
+    # a dim the elements do not share (an unknown of the element's type) differs from element to element
+    varying = set().union(*(_unknowns(env.get(x).elem) for x in node.inputs if isinstance(env.get(x), SequenceType)))
+    return {o: (SequenceType(outside(env.get(b), {}, varying), length), "SequenceMap (one body output per element)")
+            for o, b in zip(node.outputs, body) if o and env.get(b) is not None}
+
+
+def _unknowns(t) -> set:
+    return {s for s in dims_of(t) if is_unknown(s)}
+
+
+def _map_structure(node: ModelNode) -> str | None:
+    inputs, outs = node.branch_inputs.get("body", []), node.branches.get("body", [])
+    if len(inputs) != len(node.inputs):
+        return f"SequenceMap has {len(node.inputs)} inputs, its body {len(inputs)}"
+    if len(outs) != len(node.outputs):
+        return f"SequenceMap has {len(node.outputs)} outputs, its body {len(outs)}"
+    return None
+
+
+_RULES: dict[str, Callable[[ModelNode, dict], Outputs | None]] = {"If": _if, "Loop": _loop, "Scan": _scan,
+                                                                   "SequenceMap": _map}
+_BINDERS: dict[str, Callable[[ModelNode, dict, bool], list]] = {"Loop": _loop_inputs, "Scan": _scan_inputs,
+                                                                "SequenceMap": _map_inputs}
 
 
 def _loop_carried(owner: ModelNode) -> list[tuple[str, str]]:
@@ -343,7 +297,9 @@ def _scan_carried(owner: ModelNode) -> list[tuple[str, str]]:
     return list(zip(names, outs[:_scan_parts(owner)[3]]))
 
 
-_CARRIED: dict[str, Callable[[ModelNode], list]] = {"Loop": _loop_carried, "Scan": _scan_carried}
-_STRUCTURE: dict[str, Callable[[ModelNode], str | None]] = {"Loop": _loop_structure, "Scan": _scan_structure}
+_CARRIED: dict[str, Callable[[ModelNode], list]] = {"Loop": _loop_carried, "Scan": _scan_carried,
+                                                     "SequenceMap": lambda owner: []}
+_STRUCTURE: dict[str, Callable[[ModelNode], str | None]] = {"Loop": _loop_structure, "Scan": _scan_structure,
+                                                            "SequenceMap": _map_structure}
 # op -> (owner, subgraph attribute, types so far) -> True when that subgraph never runs
 _NEVER_RUNS: dict[str, Callable[[ModelNode, str, dict], bool]] = {"If": _if_branch_never_runs}

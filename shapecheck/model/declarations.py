@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..frontends import Declaration, ModelGraph, ModelNode
 from ..notation import Cond, compare_dims
+from ..containers import MapType, OptionalType, SequenceType, is_container, kind_of
 from ..types import TensorType
 from ..dims import dim_str, has_unknown, is_unknown, normalize_dim, is_symbolic
 from .reports import DeclarationReport, ModelReport
@@ -33,6 +34,7 @@ class _Comparison:
     contradictions: list[str] = field(default_factory=list)
     conditions: list[tuple[str, Any]] = field(default_factory=list)
     refined: list[str] = field(default_factory=list)
+    type: Any = None          # a sequence, optional or map: the type with what the declaration fills in
 
 
 class Names:
@@ -69,6 +71,8 @@ class Names:
 
 
 def _compare(d: TensorType, inf: TensorType, names: Names | None = None) -> _Comparison:
+    if is_container(d) or is_container(inf):
+        return _compare_kinds(d, inf, names)
     out = _Comparison(inf.dtype, inf.shape)
     if d.dtype and inf.dtype and d.dtype != inf.dtype:
         out.contradictions.append(f"element type {d.dtype} declared, {inf.dtype} inferred")
@@ -84,6 +88,50 @@ def _compare(d: TensorType, inf: TensorType, names: Names | None = None) -> _Com
         else:
             out.shape = _compare_dims(d.shape, inf.shape, out, names)
     return out
+
+
+def _compare_kinds(d: Any, inf: Any, names: Names | None, where: str = "") -> _Comparison:
+    """A declaration against inference where either is a sequence, optional or map: the kinds, then
+    what the elements are (a declared sequence's element type against every inferred element)."""
+    out = _Comparison(None, None)
+    out.type = inf
+    dk, ik = kind_of(d), kind_of(inf)
+    if ik is None and dk is not None:
+        out.type = d
+        out.refined.append(f"{where}type = {d}")
+        return out
+    if dk is None:
+        return out
+    if dk != ik:
+        out.contradictions.append(f"{where}{dk} declared, {ik} inferred")
+        return out
+    if dk == "map":
+        if d.key and inf.key and d.key != inf.key:
+            out.contradictions.append(f"{where}key type {d.key} declared, {inf.key} inferred")
+        pairs = [(d.value_type, inf.value_type, f"{where}value: ")]
+    elif dk == "sequence" and inf.items is not None:
+        pairs = [(d.elem, x, f"{where}element {i}: ") for i, x in enumerate(inf.items)]
+    else:
+        pairs = [(d.elem, inf.elem, f"{where}element: ")]
+    refined = []
+    for a, b, label in pairs:
+        c = _compare(a, b, names) if not (is_container(a) or is_container(b)) else _compare_kinds(a, b, names, label)
+        out.contradictions += [x if x.startswith(label) else label + x for x in c.contradictions]
+        out.conditions += c.conditions
+        out.refined += [x if x.startswith(label) else label + x for x in c.refined]
+        refined.append(c.type if c.type is not None else TensorType(c.dtype, c.shape, b.value))
+    if out.refined and not out.contradictions:
+        out.type = _with_inner(inf, refined)
+    return out
+
+
+def _with_inner(t: Any, inner: list) -> Any:
+    """``t`` with its element (map value; each element) replaced by ``inner``."""
+    if isinstance(t, SequenceType):
+        return SequenceType(None, None, tuple(inner)) if t.items is not None else SequenceType(inner[0], t.length)
+    if isinstance(t, OptionalType):
+        return OptionalType(inner[0], t.present)
+    return MapType(t.key, inner[0])
 
 
 def _compare_dims(declared: tuple, inferred: tuple, out: _Comparison, names: Names | None) -> tuple:
@@ -145,7 +193,7 @@ def check_declaration(graph: ModelGraph, report: ModelReport, env: dict, node: M
             f"the {decl.kind} of {tname!r} names its dims differently from inference; valid only if " + ", ".join(texts),
             f"declare {tname!r} as {inf}", texts))
     elif c.refined:
-        env[tname] = TensorType(c.dtype, c.shape, inf.value)
+        env[tname] = c.type if c.type is not None else TensorType(c.dtype, c.shape, inf.value)
         for r in c.refined:
             assume(f"{tname} {r}, taken from {decl.kind}", who, refinement=True)
         report.declarations.append(DeclarationReport(

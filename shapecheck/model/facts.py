@@ -28,6 +28,7 @@ from ..domain.settle import settle_dim
 from ..domain.single import truth_set
 from ..dims import Name
 from ..notation import Rel
+from ..containers import is_container, rebuilt
 from ..types import TensorType
 from ..dims import is_symbolic, is_unknown
 
@@ -179,6 +180,8 @@ class Facts:
         return out
 
     def _settle_type(self, t: TensorType) -> TensorType:
+        if is_container(t):
+            return rebuilt(t, self._settle_type, self.settle)
         shape = None if t.shape is None else tuple(self.settle(x) for x in t.shape)
         sym = None if t.sym is None else tuple(self.settle(x) if not isinstance(x, bool) else x for x in t.sym)
         bounds = None if t.bounds is None else tuple(self.settle(x) for x in t.bounds)

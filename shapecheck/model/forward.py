@@ -8,7 +8,7 @@ except to fill in what it left unknown (``declarations``).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..findings import CONTROL_FLOW, ONNX_INFERENCE, OPSET
 from ..frontends.graph import ModelGraph, ModelNode, NodeInferenceError
@@ -17,6 +17,7 @@ from ..result import Finding
 from ..solver.cache import SolveCache, attrs_key
 from ..solver import output_slots
 from ..registry import Registry
+from ..containers import is_container, tensors_in
 from ..types import TensorType
 from ..dims import has_unknown, is_symbolic
 from .control_flow import bind, binds, is_dead, is_fixpoint, malformed, region_outputs
@@ -26,9 +27,6 @@ from .facts import Facts
 from .node import UNCHECKED, Unknowns, bind_inputs, fill, fold, int64_overflow, resolve
 from .reports import FED_BY_INVALID, ModelReport, NodeReport
 from .sizes import input_dims, names_in
-
-if TYPE_CHECKING:
-    pass
 
 
 def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False, runtime: str | None = None,
@@ -210,12 +208,7 @@ class ForwardPass:
             self.failed(node, [Finding(CONTROL_FLOW, f"{node.op_type}'s body fits the node", problem, {},
                                        f"give the {node.op_type} body one input and one output per value it passes")])
             return
-        for attr in node.branch_inputs:   # a body without nodes: bound here, where its owner is
-            scope = f"{node.name}/{attr}"
-            if scope not in self.entered and binds(self.graph, scope):
-                self.bind(scope, exact=True)
-                if not is_fixpoint(node, self.env):
-                    self.bind(scope, exact=False)
+        self.bind_bodies(node)
         try:
             forward = region_outputs(node, self.env)
             if forward is None and self.graph.infer_node is not None:
@@ -245,6 +238,15 @@ class ForwardPass:
             check_declaration(self.graph, self.report, self.env, node, t, self.assume, self.names,
                               self.facts.implies)
 
+    def bind_bodies(self, node: ModelNode) -> None:
+        """Bind the inputs of ``node``'s bodies that have no nodes (not walked as a region): here, where its owner is."""
+        for attr in node.branch_inputs:
+            scope = f"{node.name}/{attr}"
+            if scope not in self.entered and binds(self.graph, scope):
+                self.bind(scope, exact=True)
+                if not is_fixpoint(node, self.env):
+                    self.bind(scope, exact=False)
+
     def with_spec(self, node: ModelNode, spec) -> None:
         self.cover(node.op_type, "spec")
         types, sources = bind_inputs(self.graph, spec, node, self.env, self.origin)
@@ -273,6 +275,10 @@ class ForwardPass:
                     result_out.outputs, types, node, {key: t for (key, _d, _p), t in zip(slots, node.outputs) if t})
         if self.facts.active:    # the report shows the dims that flow on
             outputs = {k: self.facts.settle_type(t) for k, t in outputs.items()}
+        if node.branches and status != "invalid":   # a body's outputs (SequenceMap's): more exact than the spec's
+            self.bind_bodies(node)
+            body = region_outputs(node, self.env) or {}
+            outputs = {**outputs, **{key: body[t][0] for (key, _d, _p), t in zip(slots, node.outputs) if t in body}}
         nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, status, node.location,
                         outputs, list(result.conditions), [*result.violations, *([overflow] if overflow else [])],
                         list(result.warnings), sources, runtime_checks=result.runtime_checks)
@@ -333,5 +339,7 @@ class ForwardPass:
 
 def _defined(t: TensorType | None) -> bool:
     """A type with its element type, rank and every dim known (no unknown dim)."""
+    if is_container(t):
+        return all(_defined(x) for x in tensors_in(t))
     return t is not None and t.dtype is not None and t.shape is not None and \
         not any(is_symbolic(d) and has_unknown(d) for d in t.shape)

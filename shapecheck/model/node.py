@@ -19,6 +19,7 @@ from ..solver.cache import attrs_key, signature_of
 from ..registry import Registry
 from ..dims import rebuild
 from ..dims import is_runtime, runtime_dim, expr_str, is_unknown, is_symbolic, unknown_dim
+from ..containers import dims_in, is_container, rebuilt
 from ..types import TensorType, normalize_dim, tensor_type_of
 
 if TYPE_CHECKING:
@@ -157,7 +158,7 @@ class Unknowns:
             return outputs
         where: dict[Any, str] = {}   # a dim that is a bare unknown is named by where it stands
         for key, t in outputs.items():
-            for i, d in enumerate(t.shape or ()):
+            for i, d in enumerate(t.shape or ()):   # (a sequence's elements are named by their own labels)
                 if d in created and d not in where and key in tensors:
                     where[d] = f"{tensors[key]}.shape[{i}]"
         fresh = {s: self._runtime(s, node, where.get(s)) if is_runtime(s) else
@@ -167,7 +168,10 @@ class Unknowns:
         def sub(dims):
             return None if dims is None else tuple(normalize_dim(rebuild(d, fresh)) if is_symbolic(d) else d
                                                    for d in dims)
-        return {k: TensorType(t.dtype, sub(t.shape), t.value, sub(t.sym), sub(t.bounds)) for k, t in outputs.items()}
+
+        def one(t: TensorType) -> TensorType:
+            return TensorType(t.dtype, sub(t.shape), t.value, sub(t.sym), sub(t.bounds))
+        return {k: rebuilt(t, one, lambda d: normalize_dim(rebuild(d, fresh))) for k, t in outputs.items()}
 
     def _runtime(self, s: RuntimeDim, node: ModelNode, where: str | None) -> RuntimeDim:
         label = s.name
@@ -190,14 +194,14 @@ def _created(outputs: dict[str, TensorType], inputs: dict[str, Any]) -> set:
     """The unknown dims in ``outputs`` that no input has."""
     created: set = set()
     for t in outputs.values():
-        for d in (t.shape or ()) + (t.sym or ()) + (t.bounds or ()):
+        for d in dims_in(t):
             if is_symbolic(d):
                 created |= {s for s in d.free_symbols if is_unknown(s)}
     if not created:
         return created
     for t in inputs.values():
         for x in (t if isinstance(t, tuple) else (t,)):
-            for d in (x.shape or ()) + (x.sym or ()) + (x.bounds or ()):
+            for d in dims_in(x):
                 if is_symbolic(d):
                     created -= d.free_symbols
     return created
@@ -245,7 +249,7 @@ def fold(spec, types: dict[str, Any], attrs: dict, n_out: int, memo: dict,
 
 def fill(t: TensorType, other: TensorType | None) -> TensorType:
     """``t`` with what it left unknown taken from ``other`` (whole-graph inference), when they agree on rank."""
-    if other is None:
+    if other is None or is_container(t) or is_container(other):
         return t
     dtype = t.dtype or other.dtype
     if t.shape is None:

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..frontends.graph import Declaration, ModelGraph
+from ..containers import dims_in
 from ..types import TensorType
 from ..dims import is_runtime, is_symbolic, is_unknown
 
@@ -57,7 +58,7 @@ def input_dim_names(graph: ModelGraph) -> list[str]:
     out: dict[str, None] = {}
     for name, t in graph.sources.items():
         if graph.source_kind.get(name) == "graph input":
-            for d in t.shape or ():
+            for d in dims_in(t):
                 if is_symbolic(d) and not is_unknown(d):
                     out.update((s.name, None) for s in d.free_symbols if not is_unknown(s))
     return list(out)
@@ -135,7 +136,7 @@ def input_dims(graph: ModelGraph) -> list:
     out: dict = {}
     for name, t in graph.sources.items():
         if graph.source_kind.get(name) == "graph input":
-            for d in t.shape or ():
+            for d in dims_in(t):
                 if is_symbolic(d) and not is_unknown(d):
                     out.update((s, None) for s in d.free_symbols if not is_unknown(s) and not is_runtime(s))
     return list(out)
@@ -145,7 +146,7 @@ def names_in(types) -> set[str]:
     """The dim names the model's sources use: run-time sizes are never named like them."""
     names: set[str] = set()
     for t in types:
-        for d in t.shape or ():
+        for d in dims_in(t):
             if is_symbolic(d):
                 names |= {s.name for s in d.free_symbols}
     return names

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .compile import Fn, compile_expr
+from .compile import FUNCTIONS, Fn, compile_expr
 from .syntax import Node, names_in, unparse
 
 
@@ -53,7 +53,8 @@ def reads_values(tree: Node, inputs: set[str], lets: dict[str, Node], seen_lets:
         if n.kind == "attr":
             walk(n.children[0], n.value != "value", alias)
             return
-        if n.kind == "call" and n.value in ("rank", "dtype", "present", "absent"):   # they read no contents
+        if n.kind == "call" and (n.value in ("rank", "dtype", "present", "absent", "len")
+                                 or getattr(FUNCTIONS.get(n.value), "type_only", False)):   # they read no contents
             for c in n.children:
                 walk(c, True, alias)
             return

@@ -34,7 +34,7 @@ from ..dims import Dim, unknown_dim
 from .compare_other import compare
 from .lattice import NO_VALUE, UNKNOWN, Env, EvalError, TensorVal, Unknown, UnknownShape, lookup
 from .logic import Cond, and_, as_cond, not_, or_
-from .syntax import Node
+from .syntax import Node, unparse
 from .operators import _dtype, _rank, arith, show, subscript, value_of
 
 Fn = Callable[[Env], Any]
@@ -261,6 +261,8 @@ def _compile_comprehension(comp: Node, stop: Any = None) -> Fn:
         seq = it(env)
         if isinstance(seq, Unknown):
             return seq
+        if seq is None:   # an absent attribute or input: nothing to range over
+            raise EvalError(f"{unparse(comp.children[1])} is absent")
         out = []
         for v in seq:
             local = dict(env)

@@ -90,6 +90,24 @@ class TensorVal:
         return f"TensorVal({self.name})"
 
 
+class ContainerVal:
+    """A sequence, optional or map as the notation sees it: its type (``shapecheck.containers``), named.
+    ``elem_type(s)``, ``len(s)``, ``s[i]`` and the ``is_*`` tests of the function library read it."""
+
+    __slots__ = ("name", "type", "kind")
+
+    def __init__(self, name: str, t: Any):
+        self.name, self.type, self.kind = name, t, t.kind
+
+    def __repr__(self) -> str:
+        return f"ContainerVal({self.name})"
+
+
+def as_val(name: str, t: Any) -> Any:
+    """A type as the notation sees it: a ``TensorVal`` for a tensor, else a ``ContainerVal``."""
+    return TensorVal(name, t) if isinstance(t, TensorType) else ContainerVal(name, t)
+
+
 class _Lazy:
     __slots__ = ("fn",)
 
@@ -110,4 +128,4 @@ def lazy(fn: Fn) -> _Lazy:
 
 
 __all__ = ["Env", "Fn", "Unknown", "UNKNOWN", "NO_VALUE", "UnknownShape", "UnknownRank", "UnknownDType", "NeedInt",
-           "EvalError", "TensorVal", "lookup", "lazy"]
+           "EvalError", "TensorVal", "ContainerVal", "as_val", "lookup", "lazy"]

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 from ..deferred import is_sympy
 from ..dims import Name, expr_str, normalize_dim, is_symbolic
 from ..types import TensorType
-from .lattice import NO_VALUE, UNKNOWN, EvalError, NeedInt, TensorVal, Unknown, UnknownDType, UnknownRank, UnknownShape
+from .lattice import (NO_VALUE, UNKNOWN, ContainerVal, EvalError, NeedInt, TensorVal, Unknown, UnknownDType, UnknownRank,
+                      UnknownShape, as_val)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -76,6 +77,8 @@ def need_int(x) -> int:
 # ---------------------------------------------------------------- subscripts
 
 def subscript(obj, subs: list):
+    if isinstance(obj, ContainerVal):
+        return _element(obj, subs)
     if isinstance(obj, Unknown):
         if isinstance(obj, UnknownShape) and len(subs) == 1 and isinstance(subs[0], slice):
             return UnknownShape(None)
@@ -125,6 +128,24 @@ def subscript(obj, subs: list):
     raise EvalError(f"cannot subscript {show(obj)}")
 
 
+def _element(s: ContainerVal, subs: list):
+    """``s[i]``: a sequence's element ``i`` (each element's own type where known, else what every
+    element is), an optional's element (``o[0]``)."""
+    if len(subs) != 1 or isinstance(subs[0], slice) or subs[0] is Ellipsis:
+        raise EvalError(f"{s.name} takes one index")
+    if isinstance(subs[0], Unknown):
+        return as_val(f"{s.name}[?]", getattr(s.type, "elem"))
+    i = need_int(subs[0])
+    items = getattr(s.type, "items", None)
+    if items is not None:
+        if not -len(items) <= i < len(items):
+            raise EvalError(f"index {i} is outside a sequence of {len(items)} elements")
+        return as_val(f"{s.name}[{i}]", items[i])
+    if s.kind == "map":
+        raise EvalError(f"{s.name} is a map: it takes no index")
+    return as_val(f"{s.name}[{i}]", s.type.elem)
+
+
 def value_of(t):
     """``x.value``: a scalar's value as one dim, a vector's as a tuple of dims, else the array.
 
@@ -158,9 +179,12 @@ def _rank(t):
 
 
 def _dtype(t):
-    """The element type of a tensor (``dtype(x) in T``, also ``x.dtype``); unknown when the query leaves it open."""
+    """The element type of a tensor (``dtype(x) in T``, also ``x.dtype``); unknown when the query leaves it open,
+    and of a sequence, optional or map: it has none, and a rule written for tensors leaves it open."""
     if isinstance(t, TensorVal):
         return UnknownDType(t.name) if t.dtype is None else t.dtype
+    if isinstance(t, ContainerVal):
+        return UnknownDType(None)
     raise EvalError(f"dtype() takes a tensor, got {show(t)}")
 
 
@@ -171,7 +195,7 @@ def values(t):
 
 
 def show(x) -> str:
-    if isinstance(x, TensorVal):
+    if isinstance(x, (TensorVal, ContainerVal)):
         return x.name
     if isinstance(x, tuple):
         return "[" + ", ".join(expr_str(d) for d in x) + "]"

@@ -1,5 +1,7 @@
 """Attribute types beyond int, string, float and ints: ``tensor`` and ``sparse_tensor`` (Constant's
-``value``/``sparse_value``, ConstantOfShape's ``value``), ``floats`` and ``strings``.
+``value``/``sparse_value``, ConstantOfShape's ``value``), ``floats``, ``strings``, ``type`` (a
+TypeProto: Optional's ``type``, as a type of ``shapecheck.containers``) and ``graph`` (a subgraph,
+which the model check walks as a region).
 
 A tensor attribute becomes a constant tensor the notation reads like an input (``dtype(value)``,
 ``value.shape``, ``value.value``); it comes from an ONNX TensorProto or SparseTensorProto (the
@@ -18,6 +20,7 @@ if TYPE_CHECKING:
 else:
     from ..deferred import numpy as np
 
+from ..containers import type_attr
 from ..errors import UsageError
 from ..types import TensorType, parse_type, tensor_type_of
 from ..notation import TensorVal
@@ -99,6 +102,8 @@ def bool_attr(value: Any) -> bool:
 
 ATTR_TYPES = {
     "bool": bool_attr,
+    "type": type_attr,
+    "graph": lambda v: v,   # a subgraph (SequenceMap's body): the model check walks it as a region
     "tensor": tensor_attr,
     "sparse_tensor": tensor_attr,
     "floats": lambda v: tuple(float(x) for x in v),

@@ -106,7 +106,7 @@ def _outputs(data: dict, ctx: FileCtx, known: set[str], input_names: set[str], l
     out = []
     for raw in data.get("outputs", []):
         line = ctx.find("[[outputs]]")
-        for key in ("name", "type", "shape"):
+        for key in ("name", "type"):   # no shape: a sequence, optional or map (its type says it all)
             if key not in raw:
                 raise ctx.err(f"every output needs a {key}", line)
         variadic = bool(raw.get("variadic", False))
@@ -120,7 +120,7 @@ def _outputs(data: dict, ctx: FileCtx, known: set[str], input_names: set[str], l
             check_names(ctx, tree, known | ({"i"} if variadic else set()), line, f"output {raw['name']} {key}")
             fns.append(compile_expr(tree))
             reads[key] = analysis.reads_values(tree, input_names, let_trees)
-        out.append(OutputDecl(raw["name"], raw["type"], raw["shape"], fns[0], fns[1], raw.get("value", ""),
+        out.append(OutputDecl(raw["name"], raw["type"], raw.get("shape", ""), fns[0], fns[1], raw.get("value", ""),
                               fns[2], variadic, bool(raw.get("optional", False)),
                               reads.get("type", frozenset()) | reads.get("shape", frozenset()),
                               reads.get("value", frozenset()) | reads.get("bounds", frozenset()),

@@ -25,6 +25,7 @@ from ..result import ConstraintResult, Finding, Result
 from .solve import solve
 from ..registry import Spec
 from ..dims import rebuild, Name, is_runtime, is_symbolic, runtime_dim, is_unknown, normalize_dim
+from ..containers import dims_in, is_container, rebuilt
 from ..types import TensorType
 
 if TYPE_CHECKING:
@@ -165,6 +166,8 @@ def passed_on(t) -> bool:
     of them, or symbolic), which later nodes compute shapes from.  Other values (weights) pass
     on only by constant folding (``model.node.fold``)."""
     items = t if isinstance(t, tuple) else (t,)
+    if any(is_container(x) for x in items):
+        return True   # a sequence's elements' values (shape tensors) are kept like a tensor's
     return any(x.sym is not None or x.bounds is not None
                or (x.value is not None and x.value.dtype.kind in "iub" and x.value.size <= MAX_PASSED) for x in items)
 
@@ -202,6 +205,8 @@ def _canonicalize(types: dict[str, TensorType], reads: frozenset, passes: frozen
         return tuple(out)
 
     def one(t: TensorType, read: bool) -> TensorType:
+        if is_container(t):
+            return rebuilt(t, lambda x: one(x, read), lambda d: dims((d,))[0])
         if not read and (t.value is not None or t.sym is not None or t.bounds is not None):
             t = TensorType(t.dtype, t.shape)
         if (t.shape is None or all(type(d) is int for d in t.shape)) and t.sym is None and \
@@ -234,14 +239,16 @@ def signature_of(t) -> tuple:
 
 def shape_signature_of(t) -> tuple:
     """``signature_of`` without the value: for an input no rule reads the contents of."""
-    return tuple((x.dtype, x.shape) for x in t) if isinstance(t, tuple) else (t.dtype, t.shape)
+    if isinstance(t, tuple):
+        return tuple(shape_signature_of(x) for x in t)
+    return t.signature() if is_container(t) else (t.dtype, t.shape)
 
 
 def _with_runtime_dims(outputs, back: dict) -> dict:
     """``back`` plus a renamed copy of each run-time size whose upper bound names canonical symbols."""
     extra = {}
     for t in outputs:
-        for d in (t.shape or ()) + (t.sym or ()):
+        for d in dims_in(t):
             if is_symbolic(d):
                 for s in d.free_symbols:
                     upper = getattr(s, "upper", None)
@@ -270,6 +277,8 @@ def _rename(r: Result, back: dict) -> Result:
                      for d in ds)
 
     def ttype(t: TensorType) -> TensorType:
+        if is_container(t):
+            return rebuilt(t, ttype, lambda d: dims((d,))[0])
         if t.shape is None and t.sym is None and t.bounds is None:
             return t
         return TensorType(t.dtype, dims(t.shape), t.value, dims(t.sym), dims(t.bounds))

@@ -8,7 +8,8 @@ if TYPE_CHECKING:
 else:
     from ..deferred import numpy as np
 
-from ..notation import EvalError, NeedInt, Unknown
+from ..containers import is_container
+from ..notation import ContainerVal, EvalError, NeedInt, TensorVal, Unknown
 from ..registry import Spec
 from ..types import TensorType, numpy_dtype, valued
 from ..dims import has_unknown, is_symbolic, normalize_dim, unknown_dim
@@ -53,6 +54,12 @@ def output_type(out, env) -> TensorType:
         except (EvalError, NeedInt):
             return None
     dt = attempt(out.type_fn)
+    if isinstance(dt, ContainerVal):   # a sequence, optional or map passed on whole (OptionalGetElement)
+        dt = dt.type
+    if is_container(dt):               # an output that is no tensor: its type says it all
+        return dt
+    if isinstance(dt, TensorVal) and out.shape_fn is None:   # a tensor passed on whole: its type, no value
+        return TensorType(dt.dtype, dt.shape)
     shape = attempt(out.shape_fn)
     dtype = dt if isinstance(dt, str) else None
     if isinstance(shape, tuple):   # a dim the rules cannot tell (a length known at run time) is a fresh unknown

@@ -17,9 +17,10 @@ else:
 from ..errors import UsageError
 from ..findings import ATTRIBUTE_TYPE, UNKNOWN_ATTRIBUTE
 from ..result import Finding
-from ..notation import TensorVal, lazy
+from ..notation import as_val, lazy
 from ..registry import Registry, Spec
-from ..types import TensorType, as_tensor_type
+from ..containers import as_value_type
+from ..types import TensorType
 
 __all__ = ["prepare_inputs", "prepare_attrs", "spec_env", "lacks_value", "versions"]
 
@@ -45,9 +46,9 @@ def prepare_inputs(spec: Spec, inputs: dict[str, Any]) -> dict[str, TensorType]:
                 given = [given] if not isinstance(given, (list, tuple)) else given
             if not given:
                 raise UsageError(f"{spec.name} needs at least one {decl.name!r} input")
-            out[decl.name] = tuple(as_tensor_type(g, f"{decl.name}[{i}]") for i, g in enumerate(given))
+            out[decl.name] = tuple(as_value_type(g, f"{decl.name}[{i}]") for i, g in enumerate(given))
         else:
-            out[decl.name] = as_tensor_type(given, decl.name)
+            out[decl.name] = as_value_type(given, decl.name)
     return out
 
 
@@ -148,8 +149,8 @@ def spec_env(spec: Spec, types: dict[str, TensorType], attrs: dict[str, Any], ou
     env.update(spec.types)
     env.update(attrs)
     for name, t in types.items():
-        env[name] = (tuple(TensorVal(f"{name}[{i}]", x) for i, x in enumerate(t)) if isinstance(t, tuple)
-                     else TensorVal(name, t))
+        env[name] = (tuple(as_val(f"{name}[{i}]", x) for i, x in enumerate(t)) if isinstance(t, tuple)
+                     else as_val(name, t))
     for decl in spec.inputs:   # an absent optional input is None: rules test it with present(x) / absent(x)
         if decl.optional and decl.name not in env:
             env[decl.name] = None

@@ -19,7 +19,8 @@ from ..result import ConstraintResult, Finding, Result
 from ..notation import EvalError, NeedInt, as_cond
 from ..registry import Registry, Rule, Spec
 from ..types import TensorType
-from ..dims import is_unknown
+from ..containers import dims_in, is_container, tensors_in
+from ..dims import is_symbolic, is_unknown
 from .contradiction import contradiction
 from .explain import deprecation_fix, fix, values_involved
 from .outputs import output_slots, output_type
@@ -63,9 +64,11 @@ def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = Non
     hints name versions in ``registry``."""
     base = prepare_inputs(spec, inputs)
     attr_values, attr_findings = prepare_attrs(spec, attrs, unknown_attrs, registry)
-    flat = [x for t in base.values() for x in (t if isinstance(t, tuple) else (t,))]
+    flat = [x for t in base.values() for y in (t if isinstance(t, tuple) else (t,)) for x in tensors_in(y)]
     symbolic = any(t.dtype is None or t.shape is None or any(type(d) is not int for d in t.shape) or t.sym is not None
-                   for t in flat)
+                   for t in flat) or any(is_symbolic(d) for t in base.values()
+                                         for y in (t if isinstance(t, tuple) else (t,)) if is_container(y)
+                                         for d in dims_in(y))
     unknowns = symbolic and any(t.dtype is None or t.shape is None or any(is_unknown(d) for d in t.shape)
                                 for t in flat)
     # unification is needed for unknown dims, ranks and types, or for a symbol used as a slice bound

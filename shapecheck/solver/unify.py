@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from ..notation import EvalError, NeedInt, Rel, Unknown, UnknownDType, UnknownRank, UnknownShape, fresh_shape
 from ..registry import Rule, Spec
+from ..containers import is_container, rebuilt
 from ..types import TensorType
 from ..dims import expr_str, is_unknown, normalize_dim, is_symbolic
 from .query import spec_env
@@ -31,6 +32,9 @@ _MAX_RANK_GUESS = 8
 
 
 def _subst_type(t: TensorType, dims: dict, shape: tuple | None = None, dtype: str | None = None) -> TensorType:
+    if is_container(t):   # a sequence's, optional's or map's tensors: their dims substituted (never bound whole)
+        return rebuilt(t, lambda x: _subst_type(x, dims), lambda d: normalize_dim(d.xreplace(dims)) if dims else d) \
+            if dims else t
     new_shape = shape if shape is not None else t.shape
     sym, bounds = t.sym, t.bounds
     if new_shape is not None and dims:
@@ -153,7 +157,8 @@ def _solve_rank(spec: Spec, b: Bindings, base, attrs) -> bool:
     other rank makes ``updates.shape == indices.shape[:-1] ++ data.shape[k:]`` hold.  The rank found
     is stated as a condition (``rank(data) == 2``), as when an equality binds it directly.
     """
-    pending = [n for n, t in base.items() if not isinstance(t, tuple) and t.shape is None and n not in b.shapes]
+    pending = [n for n, t in base.items() if not isinstance(t, tuple) and not is_container(t) and t.shape is None
+               and n not in b.shapes]
     always = refuted_ids(spec, spec_env(spec, b.types(base), attrs)) if pending else set()
     for name in pending:
         fits = []

@@ -15,7 +15,8 @@ from typing import Any, Iterable
 import numpy as np
 
 from ..registry import Spec
-from ..types import numpy_dtype, parse_type
+from ..containers import parse_value_type
+from ..types import TensorType, numpy_dtype
 
 
 @dataclass
@@ -41,9 +42,12 @@ _KIND_ORDER = {"attr": 0, "dtype": 1, "negate": 2, "shape": 3, "example": 4}
 
 
 def _materialize(text: str, name: str) -> np.ndarray | None:
-    """An example's input as an array: its value, or zeros (zero is a valid index everywhere)."""
-    t = parse_type(text, name)
-    if t.dtype is None or t.shape is None:
+    """An example's input as an array: its value, or zeros (zero is a valid index everywhere); None for
+    what is not one tensor (a sequence, an optional, a map, a variadic input's list)."""
+    if not isinstance(text, str):
+        return None
+    t = parse_value_type(text, name)
+    if not isinstance(t, TensorType) or t.dtype is None or t.shape is None:
         return None
     if t.value is not None:
         return t.value.astype(object) if t.dtype == "string" else t.value
@@ -64,8 +68,8 @@ def _cast(arr: np.ndarray, dtype: str) -> np.ndarray:
                 src = np.zeros(src.shape)
         if src.dtype.kind == "c" and not dtype.startswith("complex"):
             src = src.real
-        if dtype == "string":
-            return src.astype(str).astype(object)
+        if dtype == "string":   # (a 0-d array's astype gives a Python str: kept an array)
+            return np.asarray(src.astype(str), dtype=object).reshape(src.shape)
         return src.astype(numpy_dtype(dtype))
 
 

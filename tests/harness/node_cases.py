@@ -20,6 +20,7 @@ import shapecheck
 from shapecheck.kernels import KERNELS
 from shapecheck.registry import default_registry
 from shapecheck.solver import solve
+from shapecheck.containers import OptionalValue, from_proto, is_container, type_of_value
 from shapecheck.types import ONNX_CODES, dtype_of_array
 
 LAST = 28   # the specs' range: a case stamped with a later opset runs at 28 (SKIP holds those of later versions)
@@ -35,21 +36,36 @@ def node_testcases() -> tuple:
         return tuple(collect_testcases())
 
 
+def _modelled(tp) -> bool:
+    """A tensor of an element type shapecheck models, or a sequence or optional of one."""
+    kind = tp.WhichOneof("value")
+    if kind in ("sequence_type", "optional_type"):
+        return _modelled(getattr(tp, kind).elem_type)
+    return kind == "tensor_type" and tp.tensor_type.elem_type in ONNX_CODES
+
+
 def modelled_types(case) -> bool:
     """Every input and output of the case's model has an element type shapecheck models (not
-    float8, int4 and the like), and so has a Cast's target."""
+    float8, int4 and the like; a sequence's or an optional's tensors too), and so has a Cast's target."""
     g = case.model.graph
-    return all(v.type.tensor_type.elem_type in ONNX_CODES for v in list(g.input) + list(g.output)) and \
+    return all(_modelled(v.type) for v in list(g.input) + list(g.output)) and \
         all(a.name != "to" or a.i in ONNX_CODES for a in g.node[0].attribute)
 
 
 def opset_of(model) -> int:
-    """The model's ONNX opset."""
-    return next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+    """The model's opset of its node's domain (ONNX's, ai.onnx.ml's...)."""
+    domain = model.graph.node[0].domain if model.graph.node else ""
+    return next(o.version for o in model.opset_import if o.domain in ((domain,) if domain else ("", "ai.onnx")))
 
 
-def as_array(a) -> np.ndarray:
-    """A test case's input or output as an array (bfloat16 cases carry TensorProtos)."""
+def as_array(a, tp=None):
+    """A test case's input or output as an array (bfloat16 cases carry TensorProtos); a sequence as a
+    list of arrays, an input of an optional type (``tp``, its TypeProto) as an ``OptionalValue``."""
+    if tp is not None and tp.WhichOneof("value") == "optional_type":
+        return OptionalValue(None if a is None else as_array(a, tp.optional_type.elem_type),
+                             from_proto(tp.optional_type.elem_type))
+    if isinstance(a, list):
+        return [as_array(x) for x in a]
     return numpy_helper.to_array(a) if isinstance(a, TensorProto) else np.asarray(a)
 
 
@@ -102,7 +118,14 @@ def _feeds(spec, node, inputs: list) -> dict:
     if spec.inputs and spec.inputs[0].variadic:
         return {names[0]: list(inputs)}
     given = [k for k, n in enumerate(node.input) if n]
-    return {names[k]: a for k, a in zip(given, inputs)}
+    last = len(names) - 1 if spec.inputs and spec.inputs[-1].variadic else None
+    out: dict = {}
+    for k, a in zip(given, inputs):
+        if last is not None and k >= last:   # a variadic last input takes the rest (SequenceMap's)
+            out.setdefault(names[last], []).append(a)
+        else:
+            out[names[k]] = a
+    return out
 
 
 def narrow_float(dt: np.dtype) -> bool:
@@ -110,7 +133,17 @@ def narrow_float(dt: np.dtype) -> bool:
     return dt.kind == "V" and dt.name.startswith(("bfloat16", "float"))
 
 
-def _same_values(ours: np.ndarray, expected: np.ndarray, quirk) -> None:
+def _same_values(ours, expected, quirk) -> None:
+    if isinstance(expected, list) or isinstance(ours, (list, OptionalValue)):
+        ours = ours.value if isinstance(ours, OptionalValue) else ours
+        assert isinstance(ours, list) == isinstance(expected, list), (ours, expected)
+        if isinstance(expected, list):
+            assert len(ours) == len(expected), (len(ours), len(expected))
+            for a, b in zip(ours, expected):
+                _same_values(a, b, quirk)
+        else:
+            _same_values(ours, expected, quirk)
+        return
     assert ours.dtype == expected.dtype and ours.shape == expected.shape, \
         (ours.dtype, ours.shape, expected.dtype, expected.shape)
     if ours.dtype.kind == "V" and not narrow_float(ours.dtype):      # int4, uint4, int2, uint2
@@ -128,10 +161,13 @@ def _same_values(ours: np.ndarray, expected: np.ndarray, quirk) -> None:
         np.testing.assert_array_equal(ours, expected)
 
 
-def _type_of(name: str, a, quirk):
-    """What the solver is given for an input: its type, or the array itself (its value too)."""
-    if isinstance(a, list):
-        return [type_text(x) for x in a]
+def _type_of(name: str, a, quirk, variadic: bool = False):
+    """What the solver is given for an input: its type, or the array itself (its value too); a
+    sequence's or an optional's type (its elements' values too)."""
+    if isinstance(a, list) and variadic:
+        return [type_of_value(x) if isinstance(x, (list, OptionalValue)) else type_text(x) for x in a]
+    if isinstance(a, (list, OptionalValue)):
+        return type_of_value(a)
     if name in quirk.valued or (quirk.small_ints_valued and a.dtype.kind == "i" and a.ndim <= 1):
         return a
     return type_text(a)
@@ -169,13 +205,15 @@ def check_node_case(case, family: str) -> None:
     outs = [k for k, n in enumerate(node.output) if n]
     assert case.data_sets, "the case has no data"
     for inputs, outputs in case.data_sets:
-        inputs, outputs = [as_array(a) for a in inputs], [as_array(a) for a in outputs]
-        outputs = [o.astype(object) if o.dtype.kind in "US" else o for o in outputs]
+        given = [i for i in case.model.graph.input]
+        inputs, outputs = [as_array(a, v.type) for a, v in zip(inputs, given)], [as_array(a) for a in outputs]
+        outputs = [o.astype(object) if isinstance(o, np.ndarray) and o.dtype.kind in "US" else o for o in outputs]
         feeds = _feeds(spec, node, inputs)
         if replace is not None:
             outputs = replace(feeds, attrs, outputs)
         runnable = quirk.needs is None or importlib.util.find_spec(quirk.needs) is not None
-        got = list(shapecheck.execute(node.op_type, opset, feeds, attrs, output_count=n_out).values()) if runnable else []
+        got = list(shapecheck.execute(node.op_type, opset, feeds, attrs, domain=node.domain or None,
+                                      output_count=n_out).values()) if runnable else []
         random = quirk.random is not None and quirk.random(feeds)
         for k, expected in zip(outs if runnable else [], outputs):
             if random:
@@ -184,14 +222,24 @@ def check_node_case(case, family: str) -> None:
                     assert set(np.unique(got[k].astype(np.float64)).tolist()) <= set(quirk.values_in)
             else:
                 _same_values(got[k], expected, quirk)
-        types = {n: _type_of(n, a, quirk) for n, a in feeds.items()}
+        variadic = {i.name for i in spec.inputs if i.variadic}
+        types = {n: _type_of(n, a, quirk, n in variadic) for n, a in feeds.items()}
         result = solve(spec, types, attrs, output_count=n_out)
         assert result.status == "valid", (result.violations, result.conditions)
         inferred = list(result.outputs.values())
+        if quirk.through_model:   # the outputs a body gives (SequenceMap's): from the model's check
+            report = shapecheck.check_model(case.model)
+            assert report.exit_code == 0, [str(v) for n in report.nodes for v in n.violations]
+            inferred = [report.types[o] for o in node.output]
+            subs = {d: n for i, a in zip(case.model.graph.input, inputs) if isinstance(a, np.ndarray)
+                    for d, n in zip(report.types[i.name].shape or (), a.shape) if type(d) is not int}
+            for k, expected in zip(outs, outputs):
+                check_inferred(inferred[k], expected, subs, False)
+            continue
         concrete = quirk.concrete(feeds) if callable(quirk.concrete) else quirk.concrete
         for k, expected in zip(outs, outputs):
             check_inferred(inferred[k], expected, {}, False)
-            if concrete:
+            if concrete and not is_container(inferred[k]):
                 assert inferred[k].shape is not None and all(type(d) is int for d in inferred[k].shape), \
                     str(inferred[k])
 

@@ -31,6 +31,7 @@ import shapecheck
 from shapecheck.dims import is_unknown, symbol
 from shapecheck.registry import default_registry
 from shapecheck.solver import solve
+from shapecheck.containers import MapType, OptionalType, OptionalValue, SequenceType, type_of_value
 from shapecheck.types import ONNX_CODE_OF, TensorType, dtype_of_array
 
 ort.set_default_logger_severity(3)
@@ -351,13 +352,32 @@ def _num(d, subs) -> int:
     return int(d) if type(d) is int else int(sympy.sympify(d).subs(subs))
 
 
-def check_inferred(t: TensorType, got: np.ndarray, subs: dict, want_value: bool) -> None:
-    """The inferred type agrees with the run: dtype, every dim it states, and a value it states."""
+def check_inferred(t: TensorType, got, subs: dict, want_value: bool) -> None:
+    """The inferred type agrees with the run: dtype, every dim it states, and a value it states; a
+    sequence's length and each element (what every element is, or each one's own type), an
+    optional's element and whether it holds one."""
+    if isinstance(t, SequenceType):
+        assert isinstance(got, list), (str(t), type(got))
+        assert t.length is None or type(t.length) is not int or t.length == len(got), (str(t), len(got))
+        for k, g in enumerate(got):
+            check_inferred(t.items[k] if t.items is not None else t.elem, g, subs, False)
+        return
+    if isinstance(t, MapType):
+        assert isinstance(got, dict), (str(t), type(got))
+        assert all(isinstance(k, str if t.key == "string" else int) for k in got), (str(t), list(got)[:3])
+        return
+    if isinstance(t, OptionalType):
+        inner = got.value if isinstance(got, OptionalValue) else got
+        assert t.present is None or t.present == (inner is not None), (str(t), inner)
+        if inner is not None:
+            check_inferred(t.elem, inner, subs, False)
+        return
     assert t.dtype == dtype_of_array(got), (str(t), got.dtype)
     if t.shape is not None:
         assert len(t.shape) == got.ndim, (str(t), got.shape)
         for d, n in zip(t.shape, got.shape):
-            if not (isinstance(d, sympy.Basic) and any(isinstance(s, sympy.Dummy) for s in d.free_symbols)):
+            if not (isinstance(d, sympy.Basic) and any(isinstance(s, sympy.Dummy) or s not in subs
+                                                        for s in d.free_symbols)):   # a symbol no run binds
                 assert _num(d, subs) == n, (str(t), got.shape)
     elems = t.elements()
     if elems is not None:
@@ -401,3 +421,117 @@ def values(rng: np.random.Generator, dtype: str, shape) -> np.ndarray:
         lo = 0 if dtype.startswith("u") else -5
         return np.asarray(rng.integers(lo, 9, size=shape)).astype(dtype)
     return np.asarray(rng.integers(-16, 17, size=shape) / 4).astype(dtype)
+
+
+# ---------------------------------------------------------------- sequences, optionals, maps
+
+def _value_info(name: str, v):
+    """The ValueInfoProto of an input value: a tensor, a list (a sequence), an ``OptionalValue``, a dict (a map)."""
+    if isinstance(v, list):
+        elem = v[0] if v else np.zeros(0, np.float32)
+        return helper.make_value_info(name, helper.make_sequence_type_proto(
+            helper.make_tensor_type_proto(code(elem.dtype) if elem.dtype != object else 8, None)))
+    if isinstance(v, OptionalValue):
+        inner = v.value if v.value is not None else np.zeros(0, np.float32)
+        elem = helper.make_value_info("e", _value_info("e", inner).type).type
+        return helper.make_value_info(name, helper.make_optional_type_proto(elem))
+    if isinstance(v, dict):
+        t = type_of_value(v)
+        return helper.make_value_info(name, helper.make_map_type_proto(ONNX_CODE_OF[t.key], helper.make_tensor_type_proto(
+            ONNX_CODE_OF[t.value_type.dtype or "float"], None)))
+    a = np.asarray(v)
+    return helper.make_tensor_value_info(name, code(a.dtype) if a.dtype != object else 8, None)
+
+
+def container_model(op: str, opset: int, inputs: list, attrs: dict, n_out: int = 1, domain: str = "",
+                    domain_version: int = 1) -> bytes:
+    """A one-node model whose inputs may be sequences, optionals or maps; outputs of any type."""
+    names = [n if v is not None else "" for n, v in inputs]
+    node = helper.make_node(op, names, [f"out{i}" for i in range(n_out)], domain=domain, **attrs)
+    graph = helper.make_graph([node], "g", [_value_info(n, v) for n, v in inputs if v is not None],
+                              [helper.make_empty_tensor_value_info(f"out{i}") for i in range(n_out)])
+    imports = [helper.make_opsetid("", opset)] + ([helper.make_opsetid(domain, domain_version)] if domain else [])
+    return helper.make_model(graph, opset_imports=imports, ir_version=10).SerializeToString()
+
+
+def _feed(v):
+    return v.value if isinstance(v, OptionalValue) else v
+
+
+def run_containers(op: str, opset: int, inputs: list, attrs: dict, n_out: int = 1, reference: bool = False,
+                   domain: str = "", domain_version: int = 1) -> list:
+    """The node run in onnxruntime (or onnx.reference), sequence outputs as lists, optionals as their element or None
+    (onnx.reference wraps an optional's element in a list: unwrapped here where the op makes optionals)."""
+    model = container_model(op, opset, inputs, attrs, n_out, domain, domain_version)
+    feeds = {n: _feed(v) for n, v in inputs if v is not None}
+    if reference:
+        return ReferenceEvaluator(model).run(None, feeds)
+    sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+    return sess.run(None, feeds)
+
+
+def same_value(ours, theirs, tol: float | None = None) -> None:
+    """Values equal, lists element by element; an ``OptionalValue`` is its element (None when empty)."""
+    ours = ours.value if isinstance(ours, OptionalValue) else ours
+    if isinstance(theirs, list) or isinstance(ours, list):
+        assert isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs), (ours, theirs)
+        for a, b in zip(ours, theirs):
+            same_value(a, b, tol)
+    elif isinstance(theirs, dict):
+        assert isinstance(ours, dict) and set(ours) == set(theirs), (ours, theirs)
+        for k in theirs:
+            assert abs(float(ours[k]) - float(theirs[k])) <= (tol or 0) * (1 + abs(float(theirs[k]))), (k, ours, theirs)
+    elif theirs is None or ours is None:
+        assert ours is None and theirs is None, (ours, theirs)
+    else:
+        ours, theirs = np.asarray(ours), np.asarray(theirs)
+        if ours.dtype.kind in "OUS" and theirs.dtype.kind in "OUS":   # onnx.reference's strings may be numpy's
+            assert ours.shape == theirs.shape and ours.tolist() == theirs.tolist(), (ours, theirs)
+            return
+        assert ours.dtype == theirs.dtype and ours.shape == theirs.shape, (ours.dtype, ours.shape, theirs.dtype, theirs.shape)
+        if tol is None or ours.dtype.kind not in "fc":
+            np.testing.assert_array_equal(ours, theirs)
+        else:
+            np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol)
+
+
+def check_containers(op: str, opset: int, inputs: list, attrs: dict, *, n_out: int = 1, reference: bool = True,
+                     domain: str = "", domain_version: int = 1, tol: float | None = None,
+                     ort_values: bool = True) -> list:
+    """``shapecheck.execute`` against onnxruntime (and onnx.reference where ``reference``), then the solver's types
+    on the inputs' own types (each element's where a sequence's are known) and on what every element is
+    (a sequence's length unknown): every type it states agrees with the run.  ``ort_values`` False: where
+    onnxruntime's values differ from onnx.reference's (a finding), only its element types and shapes."""
+    want = run_containers(op, opset, inputs, attrs, n_out, domain=domain, domain_version=domain_version)
+    spec = REG.resolve(op, domain_version if domain else opset, domain or None)
+    feeds = _grouped(spec, {n: v for n, v in inputs if v is not None})
+    got = list(shapecheck.execute(op, spec.version, feeds, attrs, domain=domain or None,
+                                  output_count=n_out).values())
+    for g, w in zip(got, want):
+        if ort_values:
+            same_value(g, w, tol)
+        else:
+            assert np.asarray(g).dtype == np.asarray(w).dtype and np.shape(g) == np.shape(w), (g, w)
+    if reference:
+        ref = run_containers(op, opset, inputs, attrs, n_out, reference=True, domain=domain, domain_version=domain_version)
+        for g, r in zip(got, ref):
+            same_value(g, r[0] if isinstance(g, OptionalValue) and isinstance(r, list) else r, tol)
+    exact = {n: [type_of_value(x) for x in v] if n in {i.name for i in spec.inputs if i.variadic} else type_of_value(v)
+             for n, v in feeds.items()}
+    loose = {n: (SequenceType(t.elem) if isinstance(t, SequenceType) else t) for n, t in exact.items()}
+    for types in (exact, loose):
+        res = solve(spec, types, attrs, output_count=n_out)
+        assert res.status in ("valid", "conditional"), ([str(v) for v in res.violations], res.conditions)
+        for t, w in zip(res.outputs.values(), want):
+            check_inferred(t, w, {}, False)
+    return want
+
+
+def _grouped(spec, types: dict) -> dict:
+    """A variadic input's tensors (given one by one, x0, x1, ...) as the spec's one input."""
+    variadic = [i.name for i in spec.inputs if i.variadic]
+    if not variadic or variadic[0] in types or not types:
+        return types
+    fixed = {i.name for i in spec.inputs}
+    rest = [t for n, t in types.items() if n not in fixed]
+    return {**{n: t for n, t in types.items() if n in fixed}, variadic[0]: rest}

@@ -23,6 +23,7 @@ class Quirk:
     values_in: tuple | None = None          # the range of random values
     needs: str | None = None                # a module the kernel needs that shapecheck does not depend on:
     #                                         without it only the solver's types are checked
+    through_model: bool = False             # types from checking the case's model (a body walked), not one solve
 
 
 EXACT = dict(tol=None, concrete=True)
@@ -69,6 +70,7 @@ OPS: dict[str, Quirk] = {
     **dict.fromkeys(("DFT", "STFT", "MelWeightMatrix", "HannWindow", "HammingWindow", "BlackmanWindow", "AffineGrid"),
                     Quirk(valued=("dft_length", "axis", "frame_step", "frame_length", "size", "num_mel_bins",
                                   "dft_length", "sample_rate"), tol=(1e-4, 1e-4), concrete=True)),
+    "SequenceMap": Quirk(through_model=True),                      # its outputs are its body's
     # ops whose family quirk is not theirs: values within the common tolerance
     **dict.fromkeys(("ReverseSequence", "EyeLike"), Quirk()),
 }

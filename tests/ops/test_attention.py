@@ -318,3 +318,22 @@ def test_node_cases_are_collected():
 @pytest.mark.parametrize("case", NODE_CASES, ids=[c.name for c in NODE_CASES])
 def test_official_node_case(case):
     check_node_case(case, "attention")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_flex_attention_matches_onnx_reference(seed):
+    """FlexAttention (ai.onnx.preview): onnxruntime has no kernel; onnx.reference's values, the solver's type."""
+    from shapecheck.containers import type_of_value
+    from tests.harness.runtime import run_containers
+    rng = np.random.default_rng(7000 + seed)
+    b, hkv, g, length, s, e, ev = 1 + seed % 2, 1 + seed, 2, 3, 4, 8, 6
+    q = rng.standard_normal((b, hkv * g, length, e)).astype(np.float32)
+    k = rng.standard_normal((b, hkv, s, e)).astype(np.float32)
+    v = rng.standard_normal((b, hkv, s, ev)).astype(np.float32)
+    want = run_containers("FlexAttention", 24, [("Q", q), ("K", k), ("V", v)], {}, reference=True,
+                          domain="ai.onnx.preview")[0]
+    got = shapecheck.execute("FlexAttention", 1, {"Q": q, "K": k, "V": v}, {}, domain="ai.onnx.preview")["Y"]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    r = shapecheck.infer("ai.onnx.preview:FlexAttention", 1, {"Q": "float[B,H,L,8]", "K": f"float[B,{hkv},S,8]",
+                                                            "V": f"float[B,{hkv},S,6]"})
+    assert str(r.outputs["Y"]) == "float[B,H,L,6]" and type_of_value(got).shape == want.shape
