@@ -89,6 +89,12 @@ def run_spec(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = 
     out = KERNELS[spec.semantics["kind"]](**args)
     outs = out if isinstance(out, tuple) else (out,)
     slots = output_slots(spec, output_count)
+    if output_count is None and spec.outputs and spec.outputs[-1].variadic and len(outs) != len(slots):
+        # no node gave the count: a variadic output has as many tensors as the kernel made (Split by the
+        # sizes an input holds), each checked against the solver's type for that count
+        output_count = len(outs)   # the node's outputs: the fixed ones and the variadic one's tensors
+        result = solve(spec, types, attrs, hints=False, output_count=output_count)
+        slots = output_slots(spec, output_count)
     if len(outs) != len(slots):
         raise RuntimeError(f"{spec.name}: kernel returned {len(outs)} outputs, the spec declares {len(slots)}")
     produced = {}

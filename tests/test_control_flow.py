@@ -84,6 +84,29 @@ def test_loop_trip_count_known_only_at_run_time_is_a_named_size():
     assert str(rep.types["ys"]) == "float[trip_1,N,4]" and rep.symbols[0]["bounds"] == "0 <= trip_1 <= 3"
 
 
+def test_a_for_loop_over_a_dim_runs_that_dim_times():
+    """torch's ``for i in range(x.shape[0])``: M = Shape(x)[0], the condition a constant true that the body
+    hands back as Identity of the outer constant (no iteration can change it): the scan output has N rows.
+    A body whose condition reads its own inputs may stop early: a run-time size, at most M."""
+    body = helper.make_graph([helper.make_node("Identity", ["true"], ["co"]), helper.make_node("Add", ["x", "x"], ["xo"]),
+                              helper.make_node("Identity", ["x"], ["so"])], "body",
+                             [vi("i", INT64, []), vi("c", BOOL, []), vi("x", FLOAT, None)],
+                             [vi("co", BOOL, []), vi("xo", FLOAT, None), vi("so", FLOAT, None)])
+    nodes = [helper.make_node("Shape", ["x0"], ["s"]), helper.make_node("Gather", ["s", "zero"], ["M"], axis=0),
+             helper.make_node("Loop", ["M", "true", "x0"], ["xf", "ys"], body=body)]
+    inits = [helper.make_tensor("zero", INT64, [], [0]), helper.make_tensor("true", BOOL, [], [True])]
+    m = model(nodes, [vi("x0", FLOAT, ["N", 4])], [vi("xf", FLOAT, None), vi("ys", FLOAT, None)], inits=inits)
+    rep = shapecheck.check_model(m)
+    assert str(rep.types["ys"]) == "float[N,N,4]" and rep.symbols == []
+    for n in (1, 3):
+        assert run(m, {"x0": np.ones((n, 4), np.float32)})["ys"].shape == (n, n, 4)
+    # the condition computed from the iteration number (i < 2) can stop the loop: never claimed to be N
+    m.graph.node[2].attribute[0].g.node[0].CopyFrom(helper.make_node("Less", ["i", "two"], ["co"]))
+    m.graph.initializer.append(helper.make_tensor("two", INT64, [], [2]))
+    rep = shapecheck.check_model(m)
+    assert str(rep.types["ys"]).startswith("float[trip_") and run(m, {"x0": np.ones((3, 4), np.float32)})["ys"].shape == (3, 3, 4)
+
+
 def test_loop_carried_value_that_grows_is_not_its_initial_shape():
     m = loop_model(2, with_cond=False, grow=True)
     rep = shapecheck.check_model(m)

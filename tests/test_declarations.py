@@ -58,7 +58,7 @@ def test_correct_graph_output_agrees():
 
 
 def stale_transpose_model():
-    # x was [3,2] when value_info was written; it is [2,3] now, so t is really [3,2]
+    # x was [3,2] when value_info was written; it is [2,3] now, so t is really [3,2] (CenterCropPad to [3, 2])
     nodes = [node("CenterCropPad", ["x", "s"], ["t"], "tr"), node("ScatterND", ["t", "i", "u"], ["y"], "scatter")]
     return model(nodes, [vi("x", FLOAT, [2, 3]), vi("u", FLOAT, [1, 3])], [vi("y", FLOAT, None)],
                  initializers=[const("i", [[1]]), const("s", [3, 2])], value_info=[vi("t", FLOAT, [2, 3])])
@@ -70,11 +70,12 @@ def test_stale_value_info_is_a_warning_and_inference_decides_the_scatter(capsys,
     assert (d.status, d.severity, d.kind, d.node) == ("contradicts", "warning", "value_info", "tr")
     assert d.declared == "float[2,3]" and d.inferred == "float[3,2]"
     assert "dim 0: 2 declared, 3 inferred" in d.message
-    (n,) = rep.nodes
+    crop, n = rep.nodes
+    assert crop.status == "valid" and crop.spec == "CenterCropPad-18"
     # with the stale [2,3], updates [1,3] would fit; with the true [3,2] they must be [1,2]
     assert n.status == "invalid" and n.violations[0].constraint == "C7"
     assert n.violations[0].fix == "give updates the shape [1,2]"
-    assert n.inputs["data"] == {"tensor": "t", "type": "float[3,2]", "source": "onnx inference"}
+    assert n.inputs["data"] == {"tensor": "t", "type": "float[3,2]", "source": "inferred"}
     # a value_info contradiction alone is a warning; strict makes it a failure
     fixed = stale_transpose_model()
     fixed.graph.input[1].CopyFrom(vi("u", FLOAT, [1, 2]))
@@ -183,5 +184,5 @@ def test_json_has_declarations_and_input_sources(capsys, tmp_path):
     assert d == {"tensor": "t", "node": "tr", "kind": "value_info", "declared": "float[2,3]",
                  "inferred": "float[3,2]", "status": "contradicts", "severity": "warning",
                  "message": d["message"], "fix": "declare 't' as float[3,2]"}
-    assert doc["nodes"][0]["inputs"]["data"]["source"] == "onnx inference"
-    assert doc["nodes"][0]["inputs"]["updates"]["source"] == "declared"
+    assert doc["nodes"][1]["inputs"]["data"]["source"] == "inferred"
+    assert doc["nodes"][1]["inputs"]["updates"]["source"] == "declared"

@@ -20,7 +20,7 @@ import onnxruntime as ort
 
 import shapecheck
 from shapecheck.errors import ShapeCheckError
-from tests.harness.models import FLOAT, INT64, const, model, node, vi
+from tests.harness.models import FLOAT, INT64, const, model, node, registry_without, vi
 
 INT64_MAX = (1 << 63) - 1
 
@@ -143,29 +143,44 @@ def _dft(opset: int, shape: list, axis: int, onesided: int) -> onnx.ModelProto:
 @pytest.mark.parametrize("opset", [17, 20])
 @pytest.mark.parametrize("shape, axis", [([2, 5, 5, 2], 4), ([2, 5, 2], 1)])
 def test_a_one_sided_dft_of_complex_input_is_refused_as_onnxruntime_does(opset, shape, axis):
-    """onnx's test_dft_invalid_axis_* and test_dft_rfft_invalid_complex_input_*: DFT has no spec;
-    its constant input was folded by onnx.reference, which does not check the node, so the
-    error onnx's inference raises was missed.  onnxruntime refuses it with that error."""
+    """onnx's test_dft_invalid_axis_* and test_dft_rfft_invalid_complex_input_*: onnxruntime refuses a
+    one-sided DFT of complex input at opsets 17 and 20, and so does the spec (DFT-17 C6, DFT-20 C7),
+    with or without the input folded to a constant (OS13)."""
     m = _dft(opset, shape, axis, onesided=1)
     assert "one-sided DFT requires real input" in ort_error(m, {"x": np.ones(shape, np.float32)})
-    rep = checked(m)
-    assert [(c, "one-sided DFT requires real input" in msg) for _n, c, msg in findings(rep)] == [("onnx-inference", True)]
+    one_sided = "C6" if opset == 17 else "C7"
+    assert one_sided in [c for _n, c, _msg in findings(checked(m))]
     folded = model([node("Constant", [], ["x"], value=onnx.numpy_helper.from_array(np.ones(shape, np.float32))),
                     *_dft(opset, shape, axis, 1).graph.node], [], [vi("y", FLOAT, None)], opset=opset,
                    initializers=_dft(opset, shape, axis, 1).graph.initializer)
-    assert [c for _n, c, _m in findings(checked(folded))] == ["onnx-inference"]
+    assert one_sided in [c for _n, c, _m in findings(checked(folded))]
 
 
-@pytest.mark.parametrize("attrs", [{"cats_int64s": [1, 2, 3], "cats_strings": ["1", "2"]}, {"cats_int64s": [1, 2, 3]}, {}])
-def test_ml_ops_go_to_onnxs_inference_which_refuses_what_onnxruntime_refuses(attrs):
-    """onnx's test_category_mapper_fails_if_invalid_attributes (the ai.onnx.ml ops have no spec):
-    a node of ai.onnx.ml or the preview domains goes to onnx's per-node inference, as an ai.onnx
-    node without a spec does."""
+CATEGORY_MAPPER_ATTRS = [{"cats_int64s": [1, 2, 3], "cats_strings": ["1", "2"]}, {"cats_int64s": [1, 2, 3]}, {}]
+
+
+@pytest.mark.parametrize("attrs", CATEGORY_MAPPER_ATTRS)
+def test_ml_ops_refuse_what_onnxruntime_refuses(attrs):
+    """onnx's test_category_mapper_fails_if_invalid_attributes: onnxruntime refuses cats_int64s and
+    cats_strings of different lengths, or either missing; CategoryMapper-1's spec refuses each."""
+    m = model([helper.make_node("CategoryMapper", ["x"], ["y"], domain="ai.onnx.ml", **attrs)],
+              [vi("x", INT64, [3])], [vi("y", T.STRING, None)], opset=11)
+    m.opset_import.append(helper.make_opsetid("ai.onnx.ml", 1))
+    assert ort_error(m, {"x": np.array([1, 2, 3], np.int64)})
+    rep = checked(m)
+    assert rep.failed and rep.nodes[0].status == "invalid" and rep.nodes[0].spec == "ai.onnx.ml:CategoryMapper-1"
+
+
+@pytest.mark.parametrize("attrs", CATEGORY_MAPPER_ATTRS)
+def test_a_node_without_a_spec_goes_to_onnxs_inference_which_refuses_what_onnxruntime_refuses(attrs):
+    """In a registry without CategoryMapper's spec, the node goes to onnx's per-node inference, whose
+    error is the finding (the path every node without a spec takes)."""
     m = model([helper.make_node("CategoryMapper", ["x"], ["y"], domain="ai.onnx.ml", **attrs)],
               [vi("x", INT64, [3])], [vi("y", T.STRING, None)], opset=11)
     m.opset_import.append(helper.make_opsetid("ai.onnx.ml", 1))
     err = ort_error(m, {"x": np.array([1, 2, 3], np.int64)})
-    got = [msg for _n, c, msg in findings(checked(m)) if c == "onnx-inference"]
+    rep = shapecheck.check_model(m, registry=registry_without("CategoryMapper"))
+    got = [v.message for n in rep.nodes for v in n.violations if v.constraint == "onnx-inference"]
     assert err and len(got) == 1 and got[0] in err
 
 
@@ -332,15 +347,15 @@ def test_a_call_with_another_number_of_outputs_than_its_function_is_refused():
     _refused_like_onnxruntime(m, {"X": np.ones(1, np.float32)}, "output index 1 is out of range", "function-call")
 
 
-def test_a_node_without_a_spec_whose_types_its_schema_refuses_is_refused():
-    """onnx's test_convinteger_strides (type check off): ConvInteger (no spec) of an int8 x with a
-    uint8 x_zero_point.  onnx's per-node inference checks the node against its schema."""
+def test_a_node_whose_types_its_schema_refuses_is_refused():
+    """onnx's test_convinteger_strides (type check off): ConvInteger of an int8 x with a uint8
+    x_zero_point; ConvInteger-10's C1 refuses it as onnxruntime does."""
     m = model([node("ConvInteger", ["x", "w", "xz", "wz"], ["z"], strides=[1, 2])],
               [vi("x", T.INT8, [1, 4, 8, 8]), vi("w", T.INT8, [5, 4, 3, 3]), vi("xz", T.UINT8, []), vi("wz", T.UINT8, [])],
               [vi("z", T.INT32, None)], opset=21)
     feeds = {"x": np.ones((1, 4, 8, 8), np.int8), "w": np.ones((5, 4, 3, 3), np.int8),
              "xz": np.array(0, np.uint8), "wz": np.array(0, np.uint8)}
-    _refused_like_onnxruntime(m, feeds, "bound to different types", "onnx-inference")
+    _refused_like_onnxruntime(m, feeds, "bound to different types", "C1")
 
 
 def test_quantize_linear_zero_point_of_another_type_than_output_dtype_is_refused():
@@ -348,7 +363,7 @@ def test_quantize_linear_zero_point_of_another_type_than_output_dtype_is_refused
     m = model([node("QuantizeLinear", ["x", "s", "zp"], ["y"], output_dtype=T.INT4)],
               [vi("x", FLOAT, [3, 4, 5])], [vi("y", T.INT4, None)], opset=21,
               initializers=[const("s", 1.0, np.float32), const("zp", 0, np.uint16)])
-    _refused_like_onnxruntime(m, {"x": np.ones((3, 4, 5), np.float32)}, "output_dtype INT4 does not match", "C5")
+    _refused_like_onnxruntime(m, {"x": np.ones((3, 4, 5), np.float32)}, "output_dtype INT4 does not match", "C2")
 
 
 # ---------------------------------------------------------------- refusals onnx's tests do not make

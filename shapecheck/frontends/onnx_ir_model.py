@@ -124,7 +124,7 @@ class _Reader:
         for v in g.inputs:
             n = self.name(v, call)
             if n not in graph.sources:
-                graph.sources[n] = value_type(v, n)
+                graph.sources[n] = value_type(v, n, source=top)
                 graph.source_kind[n] = "graph input" if top else "subgraph input"
         for v in g.initializers.values():
             n = self.name(v, call)

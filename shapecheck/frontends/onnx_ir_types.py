@@ -21,7 +21,7 @@ import onnx_ir as ir
 
 from ..dims import unknown_dim
 from ..types import ONNX_CODES, TensorType, tensor_type_of
-from .onnx_types import MAX_CONST, const_type, dim_from_param, read_directly
+from .onnx_types import MADE_UP, MAX_CONST, const_type, dim_from_param, read_directly
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,9 +34,10 @@ def dtype_name(dtype: Any) -> str | None:
     return ONNX_CODES.get(int(dtype)) if dtype is not None else None
 
 
-def value_type(value: ir.Value, tensor: str) -> TensorType:
+def value_type(value: ir.Value, tensor: str, source: bool = False) -> TensorType:
     """A value's declared type as a ``TensorType``: its symbolic dims are the user's symbols, as
-    ``onnx_types.tensor_type_from_proto`` reads them; a sequence or optional type is unknown."""
+    ``onnx_types.tensor_type_from_proto`` reads them (``unk__N`` a name on a graph input, ``source``,
+    unknown elsewhere); a sequence or optional type is unknown."""
     t = value.type
     if t is not None and not isinstance(t, ir.TensorType):
         return TensorType(None, None)
@@ -50,7 +51,7 @@ def value_type(value: ir.Value, tensor: str) -> TensorType:
             dims.append(d if d >= 0 else unknown_dim(f"{tensor}.shape[{i}]"))
             continue
         text = d.value if isinstance(d, ir.SymbolicDim) else None
-        if text and not text.startswith("unk__"):
+        if text and (source or not text.startswith(MADE_UP)):
             dims.append(dim_from_param(text))
         else:
             dims.append(unknown_dim(f"{tensor}.shape[{i}]"))

@@ -158,7 +158,7 @@ class _Reader:
         graph = self.graph
         for i in list(g.input):
             if i.name not in graph.sources:
-                graph.sources[i.name] = value_type_from_proto(i.type, i.name, self.light)
+                graph.sources[i.name] = value_type_from_proto(i.type, i.name, self.light, source=top)
                 graph.source_kind[i.name] = "graph input" if top else "subgraph input"
         for init in g.initializer:
             graph.sources[init.name] = const_type(init, init.name)

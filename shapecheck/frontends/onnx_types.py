@@ -50,9 +50,22 @@ def dim_from_param(param: str, light: bool = False):
         return symbol(param)
 
 
-def tensor_type_from_proto(tp, tensor: str, light: bool = False) -> TensorType:
+MADE_UP = "unk__"   # the prefix of the dim names onnx's shape inference makes up, one per tensor
+
+
+def tensor_type_from_proto(tp, tensor: str, light: bool = False, source: bool = False) -> TensorType:
     """An ONNX TypeProto -> TensorType; ``dim_param`` names become the user's symbols
-    (``names.Name``s when ``light``)."""
+    (``names.Name``s when ``light``).
+
+    A ``unk__N`` name in a declaration (value_info, a graph output) is one onnx's inference made up for
+    that tensor alone, so it is unknown; on a graph input (``source``) it is the exporter's name for a
+    dim (tf2onnx names the batch ``unk__214``), which onnxruntime keeps, so it is a symbol like any other.
+
+    >>> from onnx import helper, TensorProto as T
+    >>> tp = helper.make_tensor_type_proto(T.FLOAT, ["unk__7", 3])
+    >>> str(tensor_type_from_proto(tp, "x", source=True)), str(tensor_type_from_proto(tp, "x"))
+    ('float[unk__7,3]', 'float[?,3]')
+    """
     if not tp.HasField("tensor_type"):
         return TensorType(None, None)
     tt = tp.tensor_type
@@ -63,14 +76,14 @@ def tensor_type_from_proto(tp, tensor: str, light: bool = False) -> TensorType:
     for i, d in enumerate(tt.shape.dim):
         if d.HasField("dim_value") and d.dim_value >= 0:
             dims.append(int(d.dim_value))
-        elif d.HasField("dim_param") and d.dim_param and not d.dim_param.startswith("unk__"):
+        elif d.HasField("dim_param") and d.dim_param and (source or not d.dim_param.startswith(MADE_UP)):
             dims.append(dim_from_param(d.dim_param, light))
         else:
             dims.append(unknown_dim(f"{tensor}.shape[{i}]"))
     return TensorType(dtype, tuple(dims))
 
 
-def value_type_from_proto(tp, tensor: str, light: bool = False) -> Any:
+def value_type_from_proto(tp, tensor: str, light: bool = False, source: bool = False) -> Any:
     """An ONNX TypeProto of any kind -> a ``TensorType`` or a sequence, optional or map type
     (``shapecheck.containers``); a tensor inside one names its unknown dims where it stands.
 
@@ -79,7 +92,7 @@ def value_type_from_proto(tp, tensor: str, light: bool = False) -> Any:
     'seq(float[?,4])'
     """
     if tp.HasField("tensor_type"):
-        return tensor_type_from_proto(tp, tensor, light)
+        return tensor_type_from_proto(tp, tensor, light, source)
     return from_proto(tp, lambda inner: _element_type(inner, f"{tensor}.elem", light))
 
 

@@ -6,7 +6,7 @@ A constant array is cast exactly as numpy casts it; a symbolic dim passes throug
 
 >>> from shapecheck.dims import symbol
 >>> N = symbol("N")
->>> cast_value((N, 5), "int32"), cast_value((N, 5), "float"), onnx_dtype(7)
+>>> cast_value((N, 5), "int32"), cast_value((N, 5), "float16"), onnx_dtype(7)
 ((N, 5), Unknown(value), 'int64')
 """
 from __future__ import annotations
@@ -15,13 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 from ..notation import NO_VALUE, EvalError, TensorVal, Unknown, compare_dims
 from ..types import ONNX_CODES, numpy_dtype, tensor_type_of
-from ..dims import unknown_dim
+from ..dims import is_unknown, unknown_dim
 from .layout import _is_int
 
 if TYPE_CHECKING:
     import numpy as np
+    import sympy
 else:
     from ..deferred import numpy as np
+    from ..deferred import sympy
 
 
 def onnx_dtype(code: Any) -> Any:
@@ -77,10 +79,22 @@ def bit_width(dtype: Any) -> Any:
 _INTS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
 
 
+# the floating types that hold a size exactly as long as it stays below 2**mantissa (float32: 2**24):
+# a size cast to one keeps its symbolic value, under the check's stated assumption (``FLOAT_EXACT``)
+FLOAT_EXACT = {"float": 24, "double": 53}
+
+
 def cast_value(v: Any, dtype: Any) -> Any:
     """A value cast to ``dtype``: constant arrays exactly as numpy casts them, symbolic dims
-    through integer types (where they stand for sizes, which fit every integer type), never
-    through floats or strings."""
+    through integer types (where they stand for sizes, which fit every integer type) and through
+    float and double (exact while a size stays below 2**24, 2**53: the check states that assumption
+    for each model that relies on it), never through the narrower floats or strings.
+
+    >>> from shapecheck.dims import symbol
+    >>> W = symbol("W")
+    >>> cast_value((W, 3), "float"), cast_value((W, 3), "float16")
+    ((W, 3), Unknown(value))
+    """
     if isinstance(v, Unknown) or not isinstance(dtype, str):
         return NO_VALUE
     if isinstance(v, np.ndarray):
@@ -96,14 +110,23 @@ def cast_value(v: Any, dtype: Any) -> Any:
         arr = np.array(elems, dtype=np.bool_ if all(isinstance(e, (bool, np.bool_)) for e in elems) else np.int64)
         out = arr.astype(numpy_dtype(dtype))
         return out if isinstance(v, tuple) else out.reshape(())
-    if dtype in _INTS:
-        out = tuple(int(e) if isinstance(e, (bool, np.bool_)) else e for e in elems)
+    if dtype in _INTS:   # truncation toward zero: a float value that is not provably an integer is no size
+        out = tuple(int(e) if isinstance(e, (bool, np.bool_)) else e if _integer_valued(e) else unknown_dim("cast")
+                    for e in elems)
         return out if isinstance(v, tuple) else out[0]
     if dtype == "bool":
         truth = tuple(e if isinstance(e, (bool, np.bool_)) else compare_dims(e, "!=", 0) for e in elems)
         out = tuple(t if isinstance(t, bool) else unknown_dim("truth") for t in truth)
         return out if isinstance(v, tuple) else out[0]
+    if dtype in FLOAT_EXACT:   # integer-valued: every op that keeps a float value keeps it an integer
+        out = tuple(int(e) if isinstance(e, (bool, np.bool_)) else e for e in elems)
+        return out if isinstance(v, tuple) else out[0]
     return NO_VALUE
+
+
+def _integer_valued(e: Any) -> bool:
+    """Whether a symbolic element is an integer for every value of its symbols (dims are integers)."""
+    return is_unknown(e) or bool(getattr(sympy.sympify(e), "is_integer", False))
 
 
 def full_value(value: Any, shape: Any) -> Any:

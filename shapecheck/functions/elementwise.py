@@ -13,6 +13,8 @@ it (a length known to be >= 0 divides as floor), else a fresh unknown dim.
 ((2*N, 6), (N, 3), (-N, 1))
 >>> div(-7, 2), mod(-7, 2), fmod(-7, 2), div(w, 2), div(6 * w, 3 * w)
 (-3, 1, -1, floor(w/2), 2)
+>>> div(w - 400, 160)
+Max(floor(w/160 - 5/2), Min(0, ceiling(w/160 - 5/2)))
 >>> clip_value((N, -2, 9), 0, 5)
 (Min(5, N), 0, 5)
 """
@@ -44,10 +46,15 @@ def div(a, b):
         return q if (a >= 0) == (b > 0) else -q   # ONNX Div on integers truncates toward zero
     if int_like(b) and b > 0:
         a = sympy.sympify(a)
+        if any(is_unknown(s) for s in a.free_symbols):
+            return unknown_dim("quotient")
         if provably_nonnegative(a):
             return floor_div(a, b)
         if provably_nonnegative(a + b - 1):   # -b < a < 0 truncates to 0, where floor gives -1
             return normalize_dim(sympy.Max(0, floor_div(a, b)))
+        # a length that may be negative (frames - 400): truncation is floor where a >= 0 and ceiling where
+        # a < 0, which is Max(floor(a/b), Min(0, ceiling(a/b))) for b > 0 (brute-force tested)
+        return normalize_dim(sympy.Max(floor_div(a, b), sympy.Min(0, sympy.ceiling(a / b))))
     elif not int_like(b):
         # a multiple of a symbolic divisor (27*B*H*W by 9*B): exact wherever the divisor is not 0,
         # and at 0 the division fails at run time, so no value is ever other than the quotient

@@ -13,6 +13,7 @@ unknown dim where it does not (never a guess).
 """
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from ..notation import NO_VALUE, UNKNOWN, EvalError, NeedInt, Unknown, UnknownShape, and_, compare_dims, or_
@@ -109,6 +110,8 @@ def _ordered_broadcast(a: Any, b: Any) -> Any:
     (S, 16*Min(1, S))
     >>> _ordered_broadcast(M, M * sympy.Min(1, S))
     M*Min(1, S)
+    >>> _ordered_broadcast((S + 1) * (M + 1), S * M + S + M + 1)
+    (M + 1)*(S + 1)
     """
     from ..dims import is_unknown as _unknown
     for x, y in ((a, b), (b, a)):
@@ -119,6 +122,8 @@ def _ordered_broadcast(a: Any, b: Any) -> Any:
     if _unknown(a) or _unknown(b):
         return unknown_dim("broadcast")
     a, b = sympy.sympify(a), sympy.sympify(b)
+    if sympy.expand(a - b) == 0:           # one polynomial in two forms (a sum of products, expanded)
+        return a
     top = sympy.Max(a, b)                  # sympy folds Max when it can order the two (Min(64, S) <= S)
     if top == b:
         small, large = a, b
@@ -245,6 +250,10 @@ def range_len(start: Any, limit: Any, delta: Any) -> Any:
     for x in (start, limit, delta):
         if isinstance(x, Unknown):
             return NO_VALUE
+    # a float Range over a size cast to float (an anchor grid over a feature map's width): integral
+    # floats are the integers they hold; ceil of the one rounded quotient of integers below 2**24 is
+    # the exact ceil, so the length is exact where the cast is (``constant.cast_value``)
+    start, limit, delta = (_integral(x) for x in (start, limit, delta))
     if all(int_like(x) for x in (start, limit, delta)):
         if delta == 0:
             raise EvalError("Range with delta 0")
@@ -255,6 +264,19 @@ def range_len(start: Any, limit: Any, delta: Any) -> Any:
         return unknown_dim("range")
     n = ceiling_of(sympy.sympify(limit - start) / delta)
     return normalize_dim(n if n.is_nonnegative else sympy.Max(0, n))
+
+
+def _integral(x: Any) -> Any:
+    """An integral float (a float tensor's scalar 8.0) as the int it holds; anything else as it is.
+
+    >>> _integral(np.array(8.0, np.float32)), _integral(0.5)
+    (8, 0.5)
+    """
+    if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind == "f":
+        x = x[()]
+    if isinstance(x, (float, np.floating)) and math.isfinite(x) and float(x).is_integer():
+        return int(x)
+    return x
 
 
 def arange(n: Any) -> Any:

@@ -62,16 +62,21 @@ def _sign(x) -> int | None:
 
 def _start_end(dim, start, end, step):
     """The effective [start, end) of one axis after ONNX's negative-index and clamping rules."""
-    if int_like(start) and start > INT64_MAX // 2:
+    # a bound past every int64 dim is the dim itself, whatever expression the dim is (a dim is a size, so
+    # never negative): floor(S/2 - 3/2) + 1 sliced [0:INT64_MAX] is itself
+    s_dim = int_like(start) and start > INT64_MAX // 2
+    if s_dim:
         start = dim
-    if int_like(end) and end > INT64_MAX // 2:
+    e_dim = int_like(end) and end > INT64_MAX // 2
+    if e_dim:
         end = dim
     if int_like(end) and end < -(INT64_MAX // 2):
         end = -1 if step < 0 else 0
         e_fixed = True
     else:
         e_fixed = False
-    s_sign, e_sign = _sign(start), _sign(end)
+    s_sign = 0 if s_dim and not int_like(start) else _sign(start)
+    e_sign = 0 if e_dim and not int_like(end) else _sign(end)
     if s_sign is None or (e_sign is None and not e_fixed):
         return None
     s = start + dim if s_sign < 0 else start

@@ -56,8 +56,9 @@ def transpose(data: np.ndarray, *, perm) -> np.ndarray:
 
 
 @register("tile")
-def tile(input: np.ndarray, repeats: np.ndarray) -> np.ndarray:
-    return np.tile(input, tuple(int(r) for r in repeats.reshape(-1))) if input.ndim else input.copy()
+def tile(input: np.ndarray, repeats: Any) -> np.ndarray:
+    """``repeats``: the input's array, or Tile-1's per-axis counts (a tuple of ints)."""
+    return np.tile(input, tuple(int(r) for r in np.asarray(repeats).reshape(-1))) if input.ndim else input.copy()
 
 
 _NP_PAD = {"constant": "constant", "reflect": "reflect", "edge": "edge", "wrap": "wrap"}

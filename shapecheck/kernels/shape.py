@@ -8,7 +8,7 @@ by the spec, so the executor confirms what the solver infers about the same node
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,8 +34,9 @@ def concat(inputs: tuple, *, axis: int) -> np.ndarray:
 
 
 @register("reshape")
-def reshape(data: np.ndarray, shape: np.ndarray, *, allowzero: int) -> np.ndarray:
-    target = [int(t) for t in shape.reshape(-1)]
+def reshape(data: np.ndarray, shape: Any, *, allowzero: int) -> np.ndarray:
+    """``shape``: the input's array, or Reshape-1's attribute (a tuple of ints)."""
+    target = [int(t) for t in np.asarray(shape).reshape(-1)]
     if not allowzero:
         target = [data.shape[i] if t == 0 else t for i, t in enumerate(target)]
     return data.reshape(target)

@@ -128,7 +128,13 @@ def image_decoder(encoded_stream: np.ndarray, *, pixel_format: str) -> np.ndarra
     except ImportError:
         from ..errors import UsageError
         raise UsageError("ImageDecoder needs Pillow to run (pip install pillow)") from None
-    img = PIL.Image.open(io.BytesIO(encoded_stream.tobytes()))
+    try:
+        img = PIL.Image.open(io.BytesIO(encoded_stream.tobytes()))
+        img.load()
+    except (OSError, ValueError, SyntaxError) as exc:   # Pillow's refusals of a stream it cannot decode
+        from ..errors import ConstraintError
+        raise ConstraintError("ImageDecoder-20", "C3", 'image_format(encoded_stream) != ""',
+                              f"encoded_stream is not an image Pillow decodes ({exc})") from None
     if pixel_format == "Grayscale":
         return np.asarray(img.convert("L"), np.uint8)[:, :, None].copy()
     rgb = np.asarray(img.convert("RGB"), np.uint8)

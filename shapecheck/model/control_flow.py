@@ -33,15 +33,18 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..frontends import ModelGraph, ModelNode
 from ..registry import ONNX_DOMAIN
-from ..dims import is_unknown, runtime_dim, unknown_dim
+from ..dims import is_unknown, normalize_dim, runtime_dim, unknown_dim
+from ..dims.rounding import provably_nonnegative
 from ..containers import SequenceType
 from ..types import TensorType
 from .regions import carried, dims_of, generalized, merge, outside, same_value_type, stacked, without
 
 if TYPE_CHECKING:
     import numpy as np
+    import sympy
 else:
     from ..deferred import numpy as np
+    from ..deferred import sympy
 
 Outputs = dict[str, tuple[TensorType, str]]
 
@@ -117,10 +120,11 @@ def _scan_inputs(owner: ModelNode, env: dict, exact: bool) -> list:
     return out
 
 
-def region_outputs(node: ModelNode, env: dict[str, TensorType]) -> Outputs | None:
-    """The outputs of a control-flow node from its subgraphs' inferred outputs, or None if it is not one."""
+def region_outputs(node: ModelNode, env: dict[str, TensorType], graph: ModelGraph | None = None) -> Outputs | None:
+    """The outputs of a control-flow node from its subgraphs' inferred outputs, or None if it is not one;
+    ``graph``, the model's, tells which body outputs the iterations cannot change (a Loop's condition)."""
     rule = _RULES.get(node.op_type) if node.domain == ONNX_DOMAIN and node.branches else None
-    return None if rule is None else rule(node, env)
+    return None if rule is None else rule(node, env, graph)
 
 
 def malformed(node: ModelNode) -> str | None:
@@ -171,7 +175,7 @@ def _scalar(t: TensorType | None) -> Any:
     return value.reshape(-1)[0] if isinstance(value, np.ndarray) and value.size == 1 else None
 
 
-def _if(node: ModelNode, env: dict) -> Outputs | None:
+def _if(node: ModelNode, env: dict, _graph: Any = None) -> Outputs | None:
     then, other = node.branches.get("then_branch", []), node.branches.get("else_branch", [])
     if len(then) != len(node.outputs) or len(other) != len(node.outputs):
         return None
@@ -188,19 +192,60 @@ def _body_dims(node: ModelNode, env: dict) -> set:
     return set().union(*(dims_of(env.get(name)) for name in node.branch_inputs.get("body", [])))
 
 
-def _loop(node: ModelNode, env: dict) -> Outputs | None:
+def _size(t: TensorType | None) -> Any:
+    """A scalar's value as a dim: a constant, or a symbolic size (``M`` from ``Shape(x)[0]``)."""
+    if t is not None and t.sym is not None and len(t.sym) == 1:
+        return t.sym[0]
+    m = _scalar(t)
+    return int(m) if m is not None else None
+
+
+def _trip_count(node: ModelNode, env: dict, body: list, graph: ModelGraph | None) -> Any:
+    """How many times a Loop runs: ``M`` when nothing can stop it earlier (no condition, or one that is true
+    and that no iteration changes: the body hands back its condition input, or a value computed from
+    outside the body alone -- torch's ``for i in range(n)`` returns Identity of the outer constant true),
+    else a run-time size ``trip`` with ``0 <= trip <= M``."""
+    m = _size(env.get(node.inputs[0])) if node.inputs and node.inputs[0] else None
+    cond = node.inputs[1] if len(node.inputs) > 1 and node.inputs[1] else None
+    if cond is not None:
+        initially = _scalar(env.get(cond))
+        if initially is None or not bool(initially) or not _unchanged(node, body[0], env, graph):
+            return runtime_dim("trip", m if type(m) is int else None)
+    if m is None:
+        return runtime_dim("trip", None)
+    return m if type(m) is int or provably_nonnegative(m) else normalize_dim(sympy.Max(0, m))
+
+
+def _unchanged(node: ModelNode, out: str, env: dict, graph: ModelGraph | None) -> bool:
+    """Whether the body output ``out`` is the loop condition in every iteration: the condition input handed
+    back, or a true value that reads none of the body's inputs (found through the producers in ``graph``)."""
+    inputs = node.branch_inputs.get("body", [])
+    if len(inputs) > 1 and out == inputs[1]:
+        return True
+    value = _scalar(env.get(out))
+    if graph is None or value is None or not bool(value):
+        return False
+    producers = {t: n for n in graph.nodes for t in n.outputs if t}
+    seen, todo = set(), [out]
+    while todo:
+        t = todo.pop()
+        if t in inputs:
+            return False
+        if t in seen or t not in producers:
+            continue
+        seen.add(t)
+        todo.extend(producers[t].inputs)
+    return True
+
+
+def _loop(node: ModelNode, env: dict, graph: ModelGraph | None = None) -> Outputs | None:
     body = node.branches.get("body", [])
     initial = node.inputs[2:]
     n_carried = len(initial)
     names = node.branch_inputs.get("body", [])[2:]
     if len(body) != 1 + len(node.outputs) or len(node.outputs) < n_carried:
         return None
-    m = _scalar(env.get(node.inputs[0])) if node.inputs and node.inputs[0] else None
-    has_cond = len(node.inputs) > 1 and bool(node.inputs[1])
-    if m is not None and not has_cond:
-        trip: Any = int(m)
-    else:
-        trip = runtime_dim("trip", int(m) if m is not None else None)
+    trip = _trip_count(node, env, body, graph)
     invariant: dict = {}
     inside = _body_dims(node, env)
     finals = [carried(env.get(initial[j]), env.get(names[j]) if j < len(names) else None, env.get(body[1 + j]),
@@ -215,7 +260,7 @@ def _loop(node: ModelNode, env: dict) -> Outputs | None:
     return out
 
 
-def _scan(node: ModelNode, env: dict) -> Outputs | None:
+def _scan(node: ModelNode, env: dict, _graph: Any = None) -> Outputs | None:
     body = node.branches.get("body", [])
     v8, ins, m, states = _scan_parts(node)
     if m < 1 or states < 0 or len(body) != len(node.outputs):
@@ -254,7 +299,7 @@ def _map_inputs(owner: ModelNode, env: dict, exact: bool) -> list:
     return out
 
 
-def _map(node: ModelNode, env: dict) -> Outputs | None:
+def _map(node: ModelNode, env: dict, _graph: Any = None) -> Outputs | None:
     body = node.branches.get("body", [])
     if len(body) != len(node.outputs) or not node.inputs:
         return None
@@ -279,7 +324,7 @@ def _map_structure(node: ModelNode) -> str | None:
     return None
 
 
-_RULES: dict[str, Callable[[ModelNode, dict], Outputs | None]] = {"If": _if, "Loop": _loop, "Scan": _scan,
+_RULES: dict[str, Callable[[ModelNode, dict, Any], Outputs | None]] = {"If": _if, "Loop": _loop, "Scan": _scan,
                                                                    "SequenceMap": _map}
 _BINDERS: dict[str, Callable[[ModelNode, dict, bool], list]] = {"Loop": _loop_inputs, "Scan": _scan_inputs,
                                                                 "SequenceMap": _map_inputs}

@@ -24,7 +24,7 @@ from .control_flow import bind, binds, is_dead, is_fixpoint, malformed, region_o
 from .declarations import Names, check_declaration
 from .finish import finish_report
 from .facts import Facts
-from .node import UNCHECKED, Unknowns, bind_inputs, fill, fold, int64_overflow, resolve
+from .node import UNCHECKED, Unknowns, bind_inputs, fill, fold, holds_sizes_in_float, int64_overflow, resolve
 from .reports import FED_BY_INVALID, ModelReport, NodeReport
 from .sizes import input_dims, names_in
 
@@ -63,6 +63,7 @@ class ForwardPass:
         self.invalid: dict[str, str] = {}      # tensor -> the invalid node it comes from
         self.progress: Any = None
         self.refinements: set[str] = set()
+        self.float_sizes: list[str] = []       # nodes whose float output holds sizes (exact below 2**24)
         # the values each input dim may take: assumed, then narrowed by the conditions of nodes that always run
         dims = input_dims(graph)
         self.declared_ranges = {s: declared[s.name] for s in dims if s.name in (declared or {})}
@@ -210,7 +211,7 @@ class ForwardPass:
             return
         self.bind_bodies(node)
         try:
-            forward = region_outputs(node, self.env)
+            forward = region_outputs(node, self.env, self.graph)
             if forward is None and self.graph.infer_node is not None:
                 forward = self.graph.infer_node(node, self.env)
         except NodeInferenceError as exc:
@@ -277,7 +278,7 @@ class ForwardPass:
             outputs = {k: self.facts.settle_type(t) for k, t in outputs.items()}
         if node.branches and status != "invalid":   # a body's outputs (SequenceMap's): more exact than the spec's
             self.bind_bodies(node)
-            body = region_outputs(node, self.env) or {}
+            body = region_outputs(node, self.env, self.graph) or {}
             outputs = {**outputs, **{key: body[t][0] for (key, _d, _p), t in zip(slots, node.outputs) if t in body}}
         nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, status, node.location,
                         outputs, list(result.conditions), [*result.violations, *([overflow] if overflow else [])],
@@ -285,6 +286,8 @@ class ForwardPass:
         if self.portability is not None and status != "invalid":
             nr.warnings.extend(self.portability.warnings(spec, types, node.attrs))
         self.report.nodes.append(nr)
+        if holds_sizes_in_float(outputs):
+            self.float_sizes.append(node.name)
         for (key, _decl, _pos), tname in zip(slots, node.outputs):
             if tname:
                 if folded and key in folded:

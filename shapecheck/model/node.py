@@ -18,6 +18,7 @@ from ..frontends.graph import ModelGraph, ModelNode
 from ..solver.cache import attrs_key, signature_of
 from ..registry import Registry
 from ..dims import rebuild
+from ..functions.constant import FLOAT_EXACT
 from ..dims import is_runtime, runtime_dim, expr_str, is_unknown, is_symbolic, unknown_dim
 from ..containers import dims_in, is_container, rebuilt
 from ..types import TensorType, normalize_dim, tensor_type_of
@@ -227,6 +228,8 @@ def fold(spec, types: dict[str, Any], attrs: dict, n_out: int, memo: dict,
         if any(x.value is None or x.value.size > _MAX_FOLD for x in parts):
             return None
         arrays[name] = tuple(x.value for x in parts) if isinstance(t, tuple) else t.value
+    if checked is not None and any(_larger_than_fold(t) for t in getattr(checked, "outputs", {}).values()):
+        return None   # ConstantOfShape to [4096, 25088]: the solver has the type, the values would not fit
     if items is False:
         items = attrs_key(attrs)
     # the key covers all the kernel reads: the spec (its name names its version), the output count, every
@@ -245,6 +248,26 @@ def fold(spec, types: dict[str, Any], attrs: dict, n_out: int, memo: dict,
     if key is not None:
         memo[key] = folded
     return folded
+
+
+def _larger_than_fold(t: Any) -> bool:
+    """Whether the solver's output type ``t`` has more than ``_MAX_FOLD`` elements whatever its unknown
+    dims are (a data-dependent size is bounded by its inputs, which are small constants here)."""
+    shape = getattr(t, "shape", None)
+    if not shape:
+        return False
+    known = [d for d in shape if type(d) is int]
+    return int(np.prod(known, dtype=np.float64)) > _MAX_FOLD if known else False
+
+
+def holds_sizes_in_float(outputs: dict) -> bool:
+    """Whether a node's outputs hold symbolic sizes in a float tensor (a size cast to float for a float
+    Range): exact while every such size is below 2**24 (2**53 in double), which the check states as an
+    assumption of the model's domain (``functions.constant.cast_value``)."""
+    for t in outputs.values():
+        if getattr(t, "dtype", None) in FLOAT_EXACT and t.sym is not None and any(is_symbolic(e) for e in t.sym):
+            return True
+    return False
 
 
 def fill(t: TensorType, other: TensorType | None) -> TensorType:

@@ -47,6 +47,8 @@ class Witness:
     kind: str = ""                      # the mutation that found it: attr, dtype, negate, shape, example
     confirmed: bool = False
     executor: str = ""                  # what the executor said on the rejecting side
+    # spec name -> input name -> the array itself: ``inputs`` is its text, which abbreviates a large value
+    arrays: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"label": self.label, "accepted_by": self.accepted_by, "rejected_by": self.rejected_by,

@@ -222,7 +222,8 @@ def _witness(p: _Pair, c: _Cand, sep: tuple) -> Witness:
     proj = {s.name: p.project(c, s) for s in (p.a, p.b)}
     w = Witness(_describe(c, cid), acc.name, rej.name, cid, rule_text, message,
                 {k: {n: str(tensor_type_of(t)) for n, t in v[0].items()} for k, v in proj.items()},
-                {k: dict(v[1]) for k, v in proj.items()}, c.kind)
+                {k: dict(v[1]) for k, v in proj.items()}, c.kind,
+                arrays={k: dict(v[0]) for k, v in proj.items()})
     w.confirmed, w.executor = confirm(acc, rej, proj[acc.name], proj[rej.name], cid)
     if cid in _ATTR_FINDINGS and not w.message:
         w.message = w.executor

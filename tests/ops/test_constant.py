@@ -258,3 +258,23 @@ def test_node_cases_are_collected():
 @pytest.mark.parametrize("case", NODE_CASES, ids=[c.name for c in NODE_CASES])
 def test_official_node_case(case):
     check_node_case(case, "constant")
+
+
+def test_constant_of_shape_of_a_large_size_is_typed_without_building_it():
+    """ConstantOfShape to [4096, 25088] (a VGG classifier's) is float[4096,25088], and the check never builds
+    its 400 MB: values are for shape-sized tensors only (the fold is skipped when the solver's type is
+    larger than a fold may be)."""
+    import tracemalloc
+    from onnx import TensorProto
+    g = helper.make_graph([helper.make_node("ConstantOfShape", ["s"], ["y"])], "g", [],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                          [numpy_helper.from_array(np.array([4096, 25088], np.int64), "s")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    tracemalloc.start()
+    try:
+        rep = shapecheck.check_model(m)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert str(rep.types["y"]) == "float[4096,25088]" and rep.nodes[0].status == "valid"
+    assert peak < 50e6, f"{peak / 1e6:.0f} MB"

@@ -369,7 +369,8 @@ def test_torch_expand_pattern_in_a_model_keeps_the_model_dims():
 
 def test_integer_division_of_a_symbolic_length_truncates_toward_zero():
     """ONNX Div on integers truncates: ``(frames - 1) / 4`` is 0 at frames = 0, where floor gives -1.
-    Where the dividend may be negative but not below -divisor, the value is Max(0, floor(...));
+    Where the dividend may be negative but not below -divisor, the value is Max(0, floor(...)), further
+    below Max(floor(...), Min(0, ceiling(...)));
     torch's ``size % 2`` (``w - 2*floor(w/2)``) is never negative, so it divides as floor."""
     frames = symbol("frames")
     q = _out("Div", {"A": "int64[] = frames - 1", "B": "int64[] = 4"}, 14)
@@ -379,9 +380,11 @@ def test_integer_division_of_a_symbolic_length_truncates_toward_zero():
     r = _out("Div", {"A": _out("Sub", {"A": "int64[] = w", "B": _out("Mul", {"A": "int64[] = 2", "B": _out(
         "Div", {"A": "int64[] = w", "B": "int64[] = 2"}, 14)}, 14)}, 14), "B": "int64[] = 2"}, 14)
     assert r.value is not None and int(r.value) == 0       # (w % 2) // 2 is 0 whatever w
-    # a dividend that may be far below zero stays an unknown, never a guess
+    # a dividend that may be far below zero truncates exactly too (floor above 0, ceiling below)
     u = _out("Div", {"A": "int64[] = frames - 9", "B": "int64[] = 4"}, 14)
-    assert u.sym is None or any(s.is_Dummy for s in sympy.sympify(u.sym[0]).free_symbols)
+    (e,) = u.sym
+    for f in range(0, 30):
+        assert int(sympy.sympify(e).xreplace({frames: f})) == int((f - 9) / 4), f
 
 
 def test_integer_division_by_a_symbolic_divisor_that_divides():
@@ -413,3 +416,18 @@ def test_the_node_cases_cover_the_elementwise_kinds():
     assert {"Add", "Sub", "Mul", "Div", "Mod", "Pow", "Max", "Min", "Sum", "Mean", "Equal", "Less", "Greater",
             "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Not", "Where", "Neg", "Abs", "Relu", "Sqrt",
             "Gelu", "LeakyRelu", "Erf", "Clip"} <= ops
+
+
+def test_integer_div_of_a_length_that_may_be_negative_truncates_at_every_size():
+    """Div of W - k by a positive constant (a frame count before its check): ONNX truncates toward zero; the
+    symbolic quotient equals numpy's truncated one at every W, negative numerators included (brute force)."""
+    import sympy
+    from shapecheck.dims import symbol
+    from shapecheck.functions.elementwise import div
+    W = symbol("W")
+    for k in (0, 1, 5, 17, 400):
+        for b in (1, 2, 3, 7, 160):
+            q = div(W - k, b)
+            for w in range(0, 2 * k + 3 * b + 2):
+                want = int(np.trunc((w - k) / b)) if (w - k) % b else (w - k) // b
+                assert int(sympy.sympify(q).subs(W, w)) == want, (k, b, w, q)

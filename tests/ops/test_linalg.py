@@ -124,11 +124,14 @@ def test_matmul_integer_matches_onnxruntime(seed):
     compare("MatMulInteger", 10, inputs, {}, [code(np.int32)], reference=(ta, tb) == (np.uint8, np.int8))
 
 
-def test_matmul_integer_uint8_int8_saturates_in_onnxruntime():
+def test_matmul_integer_uint8_int8_saturates_in_onnxruntime_on_some_cpus():
+    """MO14: onnxruntime's uint8 x int8 kernel depends on the CPU.  Without avx512_vnni (or avx_vnni) it
+    adds pairs of products in int16 and saturates: -32768; with it, the exact int32 sum.  The executor
+    computes the page's exact product on every CPU."""
     A, B = np.array([[255, 255]], np.uint8), np.array([[-128], [-128]], np.int8)
     exact = shapecheck.execute("MatMulInteger", 10, {"A": A, "B": B})["Y"]
     assert exact.tolist() == [[-65280]]
-    assert run_ort("MatMulInteger", 10, [("A", A), ("B", B)], {}, [code(np.int32)])[0].tolist() == [[-32768]]
+    assert run_ort("MatMulInteger", 10, [("A", A), ("B", B)], {}, [code(np.int32)])[0].tolist() in ([[-32768]], [[-65280]])
 
 
 def test_matmul_integer_per_row_a_zero_point_is_refuted():
