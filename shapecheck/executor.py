@@ -44,6 +44,25 @@ def execute(op: str, opset: int = 18, inputs: dict[str, Any] | None = None, attr
     return outputs
 
 
+def _inputs(spec: Spec, inputs: dict[str, Any]) -> dict[str, Any]:
+    """The caller's inputs as the kernel's values (a variadic input's as a tuple); a None input is a missing
+    input, as in solve(), not a 0-d object array."""
+    arrays: dict[str, Any] = {}
+    variadic = {i.name for i in spec.inputs if i.variadic}
+    declared = {i.name for i in spec.inputs}
+    for name, value in inputs.items():
+        if name not in declared:
+            raise UsageError(f"{spec.name} has no input {name!r}; its inputs are {', '.join(sorted(declared))}")
+        if value is None:
+            continue
+        if name in variadic:
+            items = value if isinstance(value, (list, tuple)) else [value]
+            arrays[name] = tuple(_as_value(spec, f"{name}[{i}]", v) for i, v in enumerate(items))
+        else:
+            arrays[name] = _as_value(spec, name, value)
+    return arrays
+
+
 def run_spec(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = None,
              output_count: int | None = None, checked: Result | None = None) -> tuple[dict[str, np.ndarray], Result]:
     """Check then run one spec; returns the outputs and the solver's result (its warnings).
@@ -51,19 +70,7 @@ def run_spec(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = 
     ``checked`` is the solver's result for these very inputs when the caller has it (the
     forward pass folding constants): the check is then not repeated.
     """
-    arrays: dict[str, Any] = {}
-    variadic = {i.name for i in spec.inputs if i.variadic}
-    declared = {i.name for i in spec.inputs}
-    for name, value in inputs.items():
-        if name not in declared:
-            raise UsageError(f"{spec.name} has no input {name!r}; its inputs are {', '.join(sorted(declared))}")
-        if value is None:  # as in solve(): a None input is a missing input, not a 0-d object array
-            continue
-        if name in variadic:
-            items = value if isinstance(value, (list, tuple)) else [value]
-            arrays[name] = tuple(_as_value(spec, f"{name}[{i}]", v) for i, v in enumerate(items))
-        else:
-            arrays[name] = _as_value(spec, name, value)
+    arrays = _inputs(spec, inputs)
     types = {n: tuple(type_of_value(x) for x in a) if isinstance(a, tuple) else type_of_value(a)
              for n, a in arrays.items()}
     result = checked if checked is not None else solve(spec, types, attrs, hints=False, output_count=output_count)

@@ -113,6 +113,26 @@ def test_sets_of_progressions_are_the_sets_they_name(pieces, other):
     assert {x for x in range(0, 201) if x in u.meet(o)} == {x for x in want if x <= 200 and x in o}
 
 
+PIECE = st.tuples(st.integers(0, 40), st.one_of(st.none(), st.integers(0, 80)), st.integers(1, 6))
+
+
+@SETTINGS
+@given(st.lists(PIECE, min_size=1, max_size=6), st.lists(PIECE, min_size=1, max_size=6),
+       st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9)), min_size=1, max_size=12))
+def test_the_meet_of_two_sets_is_their_intersection(a, b, runs):
+    """Brute force on [0, 200]: meet is the intersection, by the sweep (sets whose pieces follow one
+    another: a bounded residue class, runs of points) and by every pair (interleaved progressions)."""
+    def members(u):
+        return {x for x in range(0, 201) if x in u}
+    apart, at = [], 0
+    for gap, length in runs:                        # pieces whose ranges follow one another
+        apart.append((at + gap, at + gap + length, 1))
+        at += gap + length + 1
+    for x, y in ((union(a), union(b)), (union(apart), union(b)), (union(a), union(apart)),
+                 (union(apart), union(apart[::2]))):
+        assert members(x.meet(y)) == members(x) & members(y)
+
+
 B = symbol("b")
 
 

@@ -69,13 +69,22 @@ class DimSet:
         return any(x >= s and (e is None or x <= e) and (x - s) % st == 0 for s, e, st in self.pieces)
 
     def meet(self, other: "DimSet") -> "DimSet":
-        """The intersection."""
-        out = []
-        for a in self.pieces:
-            for b in other.pieces:
-                p = _meet(a, b)
+        """The intersection: piece by piece, each piece of one set against the pieces of the other whose
+        ranges reach it (a sweep where each set's ranges follow one another, as a bounded residue class's
+        hundreds of pieces do; every pair otherwise)."""
+        a, b = self.pieces, other.pieces
+        if not (_in_sequence(a) and _in_sequence(b)):
+            return _normal([p for x in a for y in b if (p := _meet(x, y)) is not None])
+        out, first = [], 0
+        for x in a:
+            while first < len(b) and b[first][1] is not None and b[first][1] < x[0]:
+                first += 1          # b's pieces that end before x starts meet no later piece of a either
+            j = first
+            while j < len(b) and (x[1] is None or b[j][0] <= x[1]):
+                p = _meet(x, b[j])
                 if p is not None:
                     out.append(p)
+                j += 1
         return _normal(out)
 
     def shape(self) -> Optional[tuple]:
@@ -177,6 +186,11 @@ def _periodic_text(name: str, period: int, first: int, length: int, lo: int, hi:
     else:
         head = f"({name} - {first}) % {period} < {length}"
     return head + (f" and {name} >= {lo}" if hi is None else f" and {lo} <= {name} <= {hi}")
+
+
+def _in_sequence(pieces: tuple) -> bool:
+    """Whether each piece's range ends before the next one's starts (ranges sorted and apart)."""
+    return all(p[1] is not None and p[1] < q[0] for p, q in zip(pieces, pieces[1:]))
 
 
 def _meet(a: Piece, b: Piece) -> Optional[Piece]:

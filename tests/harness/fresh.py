@@ -64,19 +64,22 @@ def _dim_names(path: str) -> list[str]:
     return input_dim_names(onnx.load(path, load_external_data=False))
 
 
-def reports(path: str) -> dict[str, str]:
-    """Every entry's answer for ``path``; the first is a fresh process's, the rest follow a check
-    of this model only."""
-    return {name: entry(path, name) for name in ENTRIES + ("batch",)}
+def reports(path: str, names: tuple[str, ...] = ENTRIES + ("batch",)) -> dict[str, str]:
+    """The answers of the entries ``names`` (every entry by default) for ``path``; the first is a fresh
+    process's, the rest follow a check of this model only."""
+    return {name: entry(path, name) for name in names}
 
 
-def fresh_reports(paths: list[str], workers: int = 2) -> list[dict[str, str]]:
+def fresh_reports(paths: list[str], workers: int = 2, names: list[tuple[str, ...]] | None = None) -> list[dict[str, str]]:
     """``reports`` of each path from a process of its own, forked from a server that has imported
-    shapecheck, onnx, numpy and sympy, compiled the specs and checked nothing (``fresh_server``)."""
+    shapecheck, onnx, numpy and sympy, compiled the specs and checked nothing (``fresh_server``);
+    ``names``: per path, the entries to answer (every entry by default)."""
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["tests.harness.fresh_server"])
     with ctx.Pool(workers, maxtasksperchild=1) as pool:
-        return pool.map(reports, paths, chunksize=1)
+        if names is None:
+            return pool.map(reports, paths, chunksize=1)
+        return pool.starmap(reports, zip(paths, names), chunksize=1)
 
 
 def in_order(paths: list[str], order: list[tuple[int, str]]) -> dict[tuple[int, str], str]:
