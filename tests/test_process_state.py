@@ -51,7 +51,9 @@ def test_a_folded_fill_keeps_its_element_type_after_another_model(first, second)
     assert rep.summary["invalid"] == 0 and rep.exit_code == 0
 
 
-@pytest.fixture(scope="module")
+# session-scoped: xdist may run another module's tests between these in the one worker of the group, and a
+# module fixture would be computed again after them
+@pytest.fixture(scope="session")
 def corpus(tmp_path_factory) -> list[str]:
     """The corpora, their dim-bound copies, and the fills above (which share a folded input)."""
     out = tmp_path_factory.mktemp("bound")
@@ -62,7 +64,7 @@ def corpus(tmp_path_factory) -> list[str]:
     return paths + [b for p in paths if (b := bound_copy(p, out)) is not None]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def fresh_answers(corpus) -> list[dict[str, str]]:
     """A fresh process's answers: per model, of ``check``, of the CLI's ``batch`` and of every entry the
     random orders draw for it (the others are never compared)."""
