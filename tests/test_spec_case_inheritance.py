@@ -140,16 +140,16 @@ def test_scatter_specs_inherit_and_restate_cases():
 
 
 def test_a_constraint_without_cases_fails_the_coverage_checks(tmp_path):
-    from tests.test_spec_cases import (test_constraint_has_a_conditional_case_or_a_reason,
-                                 test_constraint_has_a_proving_case, test_constraint_has_a_refuting_case_or_a_reason)
+    from tests.test_spec_cases import (constraint_has_a_conditional_case_or_a_reason,
+                                       constraint_has_a_proving_case, constraint_has_a_refuting_case_or_a_reason)
     child = _load(tmp_path)["ProbeOp-2"]
     bare = child.rule("C2")   # redefined without cases or reasons
-    for check in (test_constraint_has_a_proving_case, test_constraint_has_a_refuting_case_or_a_reason,
-                  test_constraint_has_a_conditional_case_or_a_reason):
+    for check in (constraint_has_a_proving_case, constraint_has_a_refuting_case_or_a_reason,
+                  constraint_has_a_conditional_case_or_a_reason):
         with pytest.raises(AssertionError, match="C2"):
             check(child, bare)
     # C1 has a proving case and a no_refute reason, but neither a conditional case nor a reason
-    test_constraint_has_a_proving_case(child, child.rule("C1"))
-    test_constraint_has_a_refuting_case_or_a_reason(child, child.rule("C1"))
+    constraint_has_a_proving_case(child, child.rule("C1"))
+    constraint_has_a_refuting_case_or_a_reason(child, child.rule("C1"))
     with pytest.raises(AssertionError, match="no conditional case"):
-        test_constraint_has_a_conditional_case_or_a_reason(child, child.rule("C1"))
+        constraint_has_a_conditional_case_or_a_reason(child, child.rule("C1"))

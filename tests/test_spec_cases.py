@@ -31,9 +31,7 @@ from shapecheck.notation import names_in
 from shapecheck.types import ELEMENT_TYPES
 
 REG = default_registry()
-CASES = [(spec, rule, i, case) for spec in REG for rule in spec.constraints for i, case in enumerate(rule.cases)]
-RULES = [(spec, rule) for spec in REG for rule in spec.constraints]
-RULE_IDS = [f"{s.name}-{r.id}" for s, r in RULES]
+SPECS = [spec for spec in REG if spec.constraints]
 
 
 def _raw_rules():
@@ -54,9 +52,9 @@ def _violations(spec, res):
     return [v for v in res.violations if not (spec.deprecated and v.constraint == "deprecated")]
 
 
-@pytest.mark.parametrize("spec,rule,i,case", CASES,
-                         ids=[f"{s.name}-{r.id}-{c.expect}{i}" for s, r, i, c in CASES])
-def test_case_ends_in_its_status(spec, rule, i, case):
+def case_ends_in_its_status(spec, rule, case) -> None:
+    """One case of a constraint: the solver's status for the constraint is the case's, and the whole
+    query's verdict goes with it (a proving query is valid, a refuting one invalid by that constraint)."""
     where = f"{case.file}:{case.line}: {spec.name} {rule.id} `{rule.rule}` on {case.inputs} {case.attrs}"
     res = solve(spec, case.inputs, case.attrs, unknown_attrs="finding")
     got = next(c for c in res.constraints if c.id == rule.id)
@@ -65,24 +63,41 @@ def test_case_ends_in_its_status(spec, rule, i, case):
     if case.expect == "proved":
         assert violations == [], f"{where}: a proving query must be valid: {[str(v) for v in violations]}"
     elif case.expect == "refuted":
-        assert res.status == "invalid"
+        assert res.status == "invalid", where
         found = [v for v in violations if v.constraint == rule.id]
-        assert len(found) == 1, [str(v) for v in violations]
+        assert len(found) == 1, (where, [str(v) for v in violations])
         # rule text and message come from the spec file, not from the solver
-        assert found[0].rule == rule.rule and found[0].message == rule.message
-        assert (rule.id, found[0].rule, found[0].message) in RAW
+        assert found[0].rule == rule.rule and found[0].message == rule.message, where
+        assert (rule.id, found[0].rule, found[0].message) in RAW, where
     elif case.expect == "conditional":
-        assert res.status in ("conditional", "invalid")
+        assert res.status in ("conditional", "invalid"), where
         if not violations and not spec.deprecated:
-            assert res.status == "conditional"
+            assert res.status == "conditional", where
         if case.condition:
-            assert _same_relation(case.condition, got.conditions), got.conditions
+            assert _same_relation(case.condition, got.conditions), (where, got.conditions)
             [stated] = [t for t in res.conditions if _same_relation(case.condition, [t])]
-            assert rule.id in res.condition_sources[stated], res.condition_sources
+            assert rule.id in res.condition_sources[stated], (where, res.condition_sources)
     else:  # unchecked
-        assert got.conditions == []
-        assert violations == [] and res.conditions == [], (res.conditions, [str(v) for v in violations])
-        assert res.status == ("invalid" if spec.deprecated else "valid")
+        assert got.conditions == [], where
+        assert violations == [] and res.conditions == [], (where, res.conditions, [str(v) for v in violations])
+        assert res.status == ("invalid" if spec.deprecated else "valid"), where
+
+
+def _failures(check, spec, *rest) -> list[str]:
+    try:
+        check(spec, *rest)
+    except AssertionError as exc:
+        return [str(exc)]
+    return []
+
+
+# one test per spec (each runs every case of every constraint and names each that fails): 14,000 tests of a
+# millisecond each cost more in the test runner than in the solver
+@pytest.mark.parametrize("spec", SPECS, ids=[s.name for s in SPECS])
+def test_every_case_ends_in_its_status(spec):
+    failed = [f for rule in spec.constraints for case in rule.cases
+              for f in _failures(case_ends_in_its_status, spec, rule, case)]
+    assert not failed, "\n".join(failed)
 
 
 def _same_relation(want: str, have: list[str]) -> bool:
@@ -94,14 +109,12 @@ def _same_relation(want: str, have: list[str]) -> bool:
     return key(want) in {key(h) for h in have}
 
 
-@pytest.mark.parametrize("spec,rule", RULES, ids=RULE_IDS)
-def test_constraint_has_a_proving_case(spec, rule):
+def constraint_has_a_proving_case(spec, rule):
     assert "proved" in {c.expect for c in rule.cases}, \
         f"{spec.file}:{rule.line}: {spec.name} {rule.id} has no case that proves it: add [[constraints.cases]]"
 
 
-@pytest.mark.parametrize("spec,rule", RULES, ids=RULE_IDS)
-def test_constraint_has_a_refuting_case_or_a_reason(spec, rule):
+def constraint_has_a_refuting_case_or_a_reason(spec, rule):
     kinds = {c.expect for c in rule.cases}
     assert "refuted" in kinds or rule.no_refute, \
         f"{spec.file}:{rule.line}: {spec.name} {rule.id}: no refuted case and no no_refute reason"
@@ -112,8 +125,7 @@ def test_constraint_has_a_refuting_case_or_a_reason(spec, rule):
         assert sets and set(ELEMENT_TYPES) <= set().union(*(spec.types[n] for n in sets)), (spec.name, rule.id)
 
 
-@pytest.mark.parametrize("spec,rule", RULES, ids=RULE_IDS)
-def test_constraint_has_a_conditional_case_or_a_reason(spec, rule):
+def constraint_has_a_conditional_case_or_a_reason(spec, rule):
     kinds = {c.expect for c in rule.cases}
     assert "conditional" in kinds or "unchecked" in kinds or rule.no_conditional, \
         f"{spec.file}:{rule.line}: {spec.name} {rule.id}: no conditional case and no no_conditional reason"
@@ -121,6 +133,16 @@ def test_constraint_has_a_conditional_case_or_a_reason(spec, rule):
         # the reason must be true: the rule reads attributes (and type sets) only
         names = names_in(rule.tree)
         assert names and names <= set(spec.attributes) | set(spec.types), names
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=[s.name for s in SPECS])
+def test_every_constraint_has_its_cases_or_reasons(spec):
+    """A proving case, a refuting case or a reason none exists, a conditional case or a reason."""
+    failed = [f for rule in spec.constraints
+              for check in (constraint_has_a_proving_case, constraint_has_a_refuting_case_or_a_reason,
+                            constraint_has_a_conditional_case_or_a_reason)
+              for f in _failures(check, spec, rule)]
+    assert not failed, "\n".join(failed)
 
 
 def test_every_index_bound_constraint_has_an_unchecked_case():
