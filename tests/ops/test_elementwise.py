@@ -421,7 +421,6 @@ def test_the_node_cases_cover_the_elementwise_kinds():
 def test_integer_div_of_a_length_that_may_be_negative_truncates_at_every_size():
     """Div of W - k by a positive constant (a frame count before its check): ONNX truncates toward zero; the
     symbolic quotient equals numpy's truncated one at every W, negative numerators included (brute force)."""
-    import sympy
     from shapecheck.dims import symbol
     from shapecheck.functions.elementwise import div
     from shapecheck.domain.evaluate import compile_dim   # exact integer evaluation (no float rounding)
