@@ -137,3 +137,19 @@ def test_the_solve_cache_keys_cover_a_sequences_element_type_and_length():
     assert c.status == "invalid" and cache.misses == 3
     renamed = cache.solve(spec, {"input_sequence": SequenceType(parse_value_type("float[M]"), 2)}, {})
     assert cache.misses == 3 and str(renamed.outputs["length"]) == "int64[] = 2"
+
+
+def test_annotate_writes_sequence_types_into_value_info():
+    """A sequence's type (SequenceConstruct's, SequenceInsert's into an empty sequence) is written as ONNX's
+    sequence TypeProto, its elements' dims where known; onnx's full checker accepts the copy."""
+    h = helper
+    g = h.make_graph([h.make_node("SequenceConstruct", ["a", "b"], ["s"]), h.make_node("SequenceLength", ["s"], ["n"]),
+                      h.make_node("SequenceEmpty", [], ["e"], dtype=T.FLOAT), h.make_node("SequenceInsert", ["e", "a"], ["e2"])],
+                     "g", [h.make_tensor_value_info("a", T.FLOAT, [2, 3]), h.make_tensor_value_info("b", T.FLOAT, [2, "N"])],
+                     [h.make_tensor_value_info("n", T.INT64, None), h.make_tensor_value_info("e2", T.FLOAT, None)])
+    out = shapecheck.annotate(h.make_model(g, opset_imports=[h.make_opsetid("", 18)]))
+    types = {v.name: v.type for v in list(out.graph.value_info) + list(out.graph.output)}
+    assert types["s"].sequence_type.elem_type.tensor_type.shape.dim[0].dim_value == 2
+    assert [d.dim_value for d in types["e2"].sequence_type.elem_type.tensor_type.shape.dim] == [2, 3]
+    assert types["e"].sequence_type.elem_type.tensor_type.elem_type == T.FLOAT
+    onnx.checker.check_model(out, full_check=True)

@@ -24,6 +24,7 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
+from ..containers import is_container, tensors_in
 from ..deferred import sympy, sympy_imported
 from ..dims import NeedsAlgebra
 from ..errors import UsageError
@@ -170,7 +171,10 @@ def annotate(model: Any, *, registry: Registry | None = None, assume_nonempty: b
         report = run_checks(graph, registry, False, None, assume_nonempty, parse_sizes(dims) if dims else None)
     m = onnx.ModelProto()
     m.CopyFrom(graph.proto)
-    annotate_proto(m, {k: v for k, v in report.types.items() if v.dtype is not None})
+    # a tensor of a known element type, or a sequence, optional or map whose every tensor has one (the
+    # ONNX TypeProto of a container needs its elements' types; nothing else is written)
+    annotate_proto(m, {k: v for k, v in report.types.items()
+                       if v.dtype is not None or (is_container(v) and all(x.dtype for x in tensors_in(v)))})
     return m
 
 
