@@ -16,14 +16,13 @@ from shapecheck.report.diff import to_markdown
 from shapecheck.specdiff import diff, diff_all, diff_range
 from shapecheck.types import parse_type
 
-pytestmark = pytest.mark.xdist_group("diff")   # one worker builds the shared fixture once
 
 ROOT = Path(__file__).resolve().parent.parent
 REG = default_registry()
 OV = "openvino:ScatterElementsUpdate-3"
 
 
-@pytest.fixture(scope="session")   # one worker runs them all (the xdist group): diffed once
+@pytest.fixture(scope="session")   # the module runs in one worker (--dist loadscope): diffed once
 def all_diffs():
     return {(d.a, d.b): d for d in diff_all()}
 

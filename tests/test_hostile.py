@@ -296,10 +296,9 @@ def _run_batch(cases: list[dict]) -> list[dict]:
     return results
 
 
-pytestmark = pytest.mark.xdist_group("hostile")   # one worker builds the shared fixture once
 
 
-@pytest.fixture(scope="session")   # one worker runs them all (the xdist group): built once
+@pytest.fixture(scope="session")   # the module runs in one worker (--dist loadscope): built once
 def outcome(tmp_path_factory):
     d = tmp_path_factory.mktemp("hostile")
     cases = _graph_cases(d) + _output_cases(d) + _bounded_cases(d) + _ir_cases(d)

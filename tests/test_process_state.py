@@ -27,7 +27,6 @@ from tests.harness import fresh
 from tests.harness.corpora import bound_copy, corpus_models
 
 ORDERS = (1, 2)   # seeds of the random orders (the worker pool's interleaving is a third order)
-pytestmark = pytest.mark.xdist_group("process_state")   # one worker computes the fresh answers once
 
 
 def _fill_model(value_dtype) -> onnx.ModelProto:
@@ -51,8 +50,8 @@ def test_a_folded_fill_keeps_its_element_type_after_another_model(first, second)
     assert rep.summary["invalid"] == 0 and rep.exit_code == 0
 
 
-# session-scoped: xdist may run another module's tests between these in the one worker of the group, and a
-# module fixture would be computed again after them
+# session-scoped: the module's tests run in one worker (--dist loadscope), which may run another module's
+# tests between them; a module fixture would be computed again after those
 @pytest.fixture(scope="session")
 def corpus(tmp_path_factory) -> list[str]:
     """The corpora, their dim-bound copies, and the fills above (which share a folded input)."""
