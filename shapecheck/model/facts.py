@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable
 
+from ..domain.evaluate import Unsupported, holds
 from ..domain.intset import DimSet, union
 from ..domain.reduce import reduce_relation
 from ..domain.settle import settle_dim
@@ -153,6 +154,8 @@ class Facts:
             return False
         (s,) = syms
         cur = self.set_of(s)
+        if _fails_somewhere(reduced, s, cur):
+            return False   # a value the dim may take breaks it: no proof needed (a new condition, mostly)
         got = truth_set(reduced, s, cur.lo if cur.lo is not None else 0, None)
         return got is not None and cur.meet(got) == cur
 
@@ -215,3 +218,27 @@ def _learnable(s: Any) -> bool:
 
 
 __all__ = ["Facts"]
+
+
+def _fails_somewhere(relation: Any, s: Any, values: DimSet, count: int = 64) -> bool:
+    """Whether ``relation`` is false at one of the first ``count`` values of ``values`` (a counterexample,
+    found exactly, so ``implies`` need not try to prove it); False when none is found or one cannot be
+    evaluated."""
+    try:
+        f = holds(relation, (s,))
+    except Unsupported:
+        return False
+    seen = 0
+    for start, end, step in values.pieces:
+        x = start
+        while seen < count and (end is None or x <= end):
+            try:
+                if not f((x,)):
+                    return True
+            except (ZeroDivisionError, OverflowError, ValueError, TypeError, Unsupported):
+                return False
+            x += step
+            seen += 1
+        if seen >= count:
+            break
+    return False
