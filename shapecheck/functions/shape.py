@@ -122,7 +122,8 @@ def _ordered_broadcast(a: Any, b: Any) -> Any:
     if _unknown(a) or _unknown(b):
         return unknown_dim("broadcast")
     a, b = sympy.sympify(a), sympy.sympify(b)
-    if sympy.expand(a - b) == 0:           # one polynomial in two forms (a sum of products, expanded)
+    # one polynomial in two forms (a sum of products, expanded); two distinct symbols never are
+    if not (a.is_Symbol and b.is_Symbol) and sympy.expand(a - b) == 0:
         return a
     top = sympy.Max(a, b)                  # sympy folds Max when it can order the two (Min(64, S) <= S)
     if top == b:

@@ -37,6 +37,7 @@ from ..dims import is_unknown, normalize_dim, runtime_dim, unknown_dim
 from ..dims.rounding import provably_nonnegative
 from ..containers import SequenceType
 from ..types import TensorType
+from .provenance import reads_any
 from .regions import carried, dims_of, generalized, merge, outside, same_value_type, stacked, without
 
 if TYPE_CHECKING:
@@ -225,17 +226,7 @@ def _unchanged(node: ModelNode, out: str, env: dict, graph: ModelGraph | None) -
     value = _scalar(env.get(out))
     if graph is None or value is None or not bool(value):
         return False
-    producers = {t: n for n in graph.nodes for t in n.outputs if t}
-    seen, todo = set(), [out]
-    while todo:
-        t = todo.pop()
-        if t in inputs:
-            return False
-        if t in seen or t not in producers:
-            continue
-        seen.add(t)
-        todo.extend(producers[t].inputs)
-    return True
+    return not reads_any(graph, out, set(inputs))
 
 
 def _loop(node: ModelNode, env: dict, graph: ModelGraph | None = None) -> Outputs | None:

@@ -71,6 +71,21 @@ def producers_of(graph: ModelGraph) -> dict:
     return out
 
 
+def reads_any(graph: ModelGraph, tensor: str, names: set[str]) -> bool:
+    """Whether ``tensor`` is computed from any of ``names``, through the nodes that produce it."""
+    producers = producers_of(graph)
+    seen, todo = set(), [tensor]
+    while todo:
+        t = todo.pop()
+        if t in names:
+            return True
+        if t in seen or t not in producers:
+            continue
+        seen.add(t)
+        todo.extend(producers[t].inputs)
+    return False
+
+
 def _short(t: Any) -> str:
     """A constant's type, with its value only when it is a few integers (``int64[1] = [16]``)."""
     elems = t.elements()
