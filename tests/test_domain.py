@@ -207,3 +207,17 @@ def test_a_conjunction_over_several_dims_bounds_each_dim():
     assert [(r.kind, r.dims) for r in d.relations] == [("bound", ("height",)), ("bound", ("width",))]
     for x in range(1, 40):
         assert (x in d.sets["height"]) == bool(holds(half[0], (h,))((x,)))
+
+
+def test_a_product_of_strided_sizes_equal_to_a_constant_pins_both_dims():
+    """A Flatten -> Linear after a stride-2 conv needs (floor(h/2 - 1/2) + 1)*(floor(w/2 - 1/2) + 1) == 256,
+    stated with its constant moved right: it pins h and w (finitely many sizes, brute force), as the
+    ceiling product it is."""
+    from shapecheck.domain.build import Need, build_domain
+    h, w = symbol("h"), symbol("w")
+    fh, fw = sympy.floor(h / 2 - sympy.Rational(1, 2)), sympy.floor(w / 2 - sympy.Rational(1, 2))
+    rel = Rel("==", fh * fw + fh + fw, 255)
+    d = build_domain([Need("...", rel, [])], {h: DimSet.interval(1, None), w: DimSet.interval(1, None)})
+    assert [r.text for r in d.errors] == ["ceiling(h/2)*ceiling(w/2) == 256"]
+    sizes = [(a, b) for a in range(1, 600) for b in range(1, 600) if -(-a // 2) * -(-b // 2) == 256]
+    assert sizes and max(max(p) for p in sizes) <= 512    # finite: every size is at most 2*256

@@ -241,7 +241,13 @@ def _pins(rel: Rel, bounds: dict) -> bool:
         lhs, rhs = rhs, lhs
     if not rhs.is_Integer or rhs == 0 or lhs.is_Integer:
         return False
-    terms = sympy.Add.make_args(sympy.expand(lhs))
+    # floors that are ceilings read as such, first: (floor(h/2 - 1/2) + 1)*(floor(w/2 - 1/2) + 1), a
+    # Flatten -> Linear after a stride-2 conv, is the one product ceiling(h/2)*ceiling(w/2) (the same values)
+    const, lhs = sympy.expand(ceilings(lhs)).as_coeff_Add()
+    rhs -= const
+    if rhs == 0 or lhs.is_Integer:
+        return False
+    terms = sympy.Add.make_args(lhs)
     if len(terms) == 1:   # one product == c != 0: no factor is 0, so each is at most |c| in size
         return all((f.base if f.is_Pow else f).is_Symbol and not is_unknown(f.base if f.is_Pow else f)
                    or isinstance(f, (sympy.floor, sympy.ceiling)) and _grows(f)
