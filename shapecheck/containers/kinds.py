@@ -62,6 +62,7 @@ class SequenceType(_NotATensor):
     element's type, where the length is a known int (``elem`` is then their join)."""
 
     kind = "sequence"
+    free: frozenset = frozenset()   # dims of elem that stand for any value (a loop's hypothesis, model.induction)
 
     def __init__(self, elem: Any = None, length: Any = None, items: tuple | None = None):
         if items is not None:

@@ -12,8 +12,9 @@ the owner, and this module turns them into the owner's outputs:
   that type holds in every iteration.  If not, the forward pass checks the body again with
   each carried input *generalized* -- the initial dtype and rank, a fresh dim per axis: a dim
   the body hands back unchanged is the same in every iteration, so it is the initial value's;
-  any other dim of the final value is unknown.  Either way the result is sound for every
-  iteration.  A scan output
+  any other dim of the final value is unknown.  A carried sequence the body grows by a fixed step
+  (TorchScript's list filled in a ``for`` loop) is proved by induction first (``induction``):
+  ``seq(E, L0 + trip*k)``.  Either way the result is sound for every iteration.  A scan output
   stacks one body output per iteration: its leading dim is the trip count -- ``M`` when the
   loop has no condition and ``M`` is known, else a run-time size ``trip`` (``0 <= trip <= M``).
 * ``Scan``: states as for ``Loop``; each scan input is bound as one slice (its scan axis
@@ -37,7 +38,9 @@ from ..dims import is_unknown, normalize_dim, runtime_dim, unknown_dim
 from ..dims.rounding import provably_nonnegative
 from ..containers import SequenceType
 from ..types import TensorType
+from .induction import grown, hypotheses, step
 from .provenance import reads_any
+from .region_fit import malformed
 from .regions import carried, dims_of, generalized, merge, outside, same_value_type, stacked, without
 
 if TYPE_CHECKING:
@@ -93,6 +96,18 @@ def is_fixpoint(owner: ModelNode, env: dict[str, TensorType]) -> bool:
     return True
 
 
+def induction(graph: ModelGraph, scope: str, env: dict) -> list[dict[str, SequenceType]]:
+    """After the first iteration's check of the body ``scope``: the carried sequences to check again as
+    ``seq(E, l)``, by body input, exact first, then looser (see ``induction``)."""
+    owner = graph.regions[scope][0]
+    return hypotheses(_CARRIED[owner.op_type](owner), bind(graph, scope, env, True), env)
+
+
+def induction_holds(owner: ModelNode, env: dict, guesses: dict) -> bool:
+    """Whether the body, checked with ``guesses`` bound, gave each sequence back grown by a fixed step."""
+    return all(step(env.get(a), env.get(b)) is not None for a, b in _CARRIED[owner.op_type](owner) if a in guesses)
+
+
 def _loop_inputs(owner: ModelNode, env: dict, exact: bool) -> list:
     names = owner.branch_inputs.get("body", [])
     initial = [env.get(x) if x else None for x in owner.inputs[2:]]
@@ -126,49 +141,6 @@ def region_outputs(node: ModelNode, env: dict[str, TensorType], graph: ModelGrap
     ``graph``, the model's, tells which body outputs the iterations cannot change (a Loop's condition)."""
     rule = _RULES.get(node.op_type) if node.domain == ONNX_DOMAIN and node.branches else None
     return None if rule is None else rule(node, env, graph)
-
-
-def malformed(node: ModelNode) -> str | None:
-    """Why a control-flow node's subgraphs do not fit it (a state variable with no body output to
-    hand it back, num_scan_inputs out of range), or None; None for any other node.
-
-    >>> from shapecheck.frontends.graph import ModelNode
-    >>> n = ModelNode("s", "Scan", "ai.onnx", 21, ["a", "b", "x"], ["y"], {"num_scan_inputs": 1})
-    >>> n.branches, n.branch_inputs = {"body": ["c"]}, {"body": ["p", "q", "r"]}
-    >>> malformed(n)
-    'Scan carries 2 loop state variables, but its body has 1 output (each state variable needs one)'
-    """
-    rule = _STRUCTURE.get(node.op_type) if node.domain == ONNX_DOMAIN and node.branches else None
-    return None if rule is None else rule(node)
-
-
-def _scan_structure(node: ModelNode) -> str | None:
-    lead = 1 if node.opset is not None and node.opset < 9 else 0   # Scan-8's sequence_lens
-    inputs, outs = len(node.inputs) - lead, node.branches.get("body", [])
-    m = node.attrs.get("num_scan_inputs")
-    if not isinstance(m, int) or not 1 <= m <= inputs:
-        return (f"Scan needs num_scan_inputs between 1 and its {inputs} state and scan inputs; "
-                f"it has {'none' if m is None else m}")
-    states, body_inputs = inputs - m, node.branch_inputs.get("body", [])
-    if states > len(outs):
-        return (f"Scan carries {states} loop state variables, but its body has {len(outs)} output"
-                f"{'' if len(outs) == 1 else 's'} (each state variable needs one)")
-    if len(body_inputs) != inputs:
-        return f"Scan passes {inputs} inputs ({states} states, {m} scan inputs) to a body that has {len(body_inputs)}"
-    if len(outs) != len(node.outputs):
-        return f"Scan has {len(node.outputs)} outputs, its body {len(outs)}"
-    return None
-
-
-def _loop_structure(node: ModelNode) -> str | None:
-    carried, outs = len(node.inputs[2:]), node.branches.get("body", [])
-    body_inputs = node.branch_inputs.get("body", [])
-    if len(body_inputs) != 2 + carried:
-        return (f"Loop carries {carried} loop state variables, so its body needs {2 + carried} inputs "
-                f"(iteration, condition, the states); it has {len(body_inputs)}")
-    if len(outs) < 1 + carried:
-        return f"Loop carries {carried} loop state variables, but its body has {len(outs)} outputs (needs {1 + carried} or more)"
-    return None
 
 
 def _scalar(t: TensorType | None) -> Any:
@@ -239,8 +211,8 @@ def _loop(node: ModelNode, env: dict, graph: ModelGraph | None = None) -> Output
     trip = _trip_count(node, env, body, graph)
     invariant: dict = {}
     inside = _body_dims(node, env)
-    finals = [carried(env.get(initial[j]), env.get(names[j]) if j < len(names) else None, env.get(body[1 + j]),
-                      invariant, inside) for j in range(n_carried)]
+    finals = [_carried(env.get(initial[j]), env.get(names[j]) if j < len(names) else None, env.get(body[1 + j]),
+                       invariant, inside, trip) for j in range(n_carried)]
     out: Outputs = {}
     for j, name in enumerate(node.outputs):
         if name and j < n_carried:
@@ -249,6 +221,12 @@ def _loop(node: ModelNode, env: dict, graph: ModelGraph | None = None) -> Output
             out[name] = (stacked(outside(env.get(body[1 + j]), invariant, inside), trip),
                          "Loop (one body output per iteration)")
     return out
+
+
+def _carried(initial: Any, bound: Any, final: Any, invariant: dict, inside: set, trip: Any) -> Any:
+    """A carried value after ``trip`` iterations: a sequence grown by a fixed step (``induction.grown``),
+    else what ``regions.carried`` keeps."""
+    return grown(initial, bound, final, trip) or carried(initial, bound, final, invariant, inside)
 
 
 def _scan(node: ModelNode, env: dict, _graph: Any = None) -> Outputs | None:
@@ -266,8 +244,8 @@ def _scan(node: ModelNode, env: dict, _graph: Any = None) -> Outputs | None:
     names = node.branch_inputs.get("body", [])
     invariant: dict = {}
     inside = _body_dims(node, env) - set().union(*(dims_of(env.get(n)) for n in names[states:]))
-    finals = [carried(without(env.get(ins[j]), (0,)) if v8 else env.get(ins[j]),
-                      env.get(names[j]) if j < len(names) else None, env.get(body[j]), invariant, inside)
+    finals = [_carried(without(env.get(ins[j]), (0,)) if v8 else env.get(ins[j]),
+                       env.get(names[j]) if j < len(names) else None, env.get(body[j]), invariant, inside, seq)
               for j in range(states)]
     out: Outputs = {}
     for j, name in enumerate(node.outputs):
@@ -306,15 +284,6 @@ def _unknowns(t) -> set:
     return {s for s in dims_of(t) if is_unknown(s)}
 
 
-def _map_structure(node: ModelNode) -> str | None:
-    inputs, outs = node.branch_inputs.get("body", []), node.branches.get("body", [])
-    if len(inputs) != len(node.inputs):
-        return f"SequenceMap has {len(node.inputs)} inputs, its body {len(inputs)}"
-    if len(outs) != len(node.outputs):
-        return f"SequenceMap has {len(node.outputs)} outputs, its body {len(outs)}"
-    return None
-
-
 _RULES: dict[str, Callable[[ModelNode, dict, Any], Outputs | None]] = {"If": _if, "Loop": _loop, "Scan": _scan,
                                                                    "SequenceMap": _map}
 _BINDERS: dict[str, Callable[[ModelNode, dict, bool], list]] = {"Loop": _loop_inputs, "Scan": _scan_inputs,
@@ -335,7 +304,5 @@ def _scan_carried(owner: ModelNode) -> list[tuple[str, str]]:
 
 _CARRIED: dict[str, Callable[[ModelNode], list]] = {"Loop": _loop_carried, "Scan": _scan_carried,
                                                      "SequenceMap": lambda owner: []}
-_STRUCTURE: dict[str, Callable[[ModelNode], str | None]] = {"Loop": _loop_structure, "Scan": _scan_structure,
-                                                            "SequenceMap": _map_structure}
 # op -> (owner, subgraph attribute, types so far) -> True when that subgraph never runs
 _NEVER_RUNS: dict[str, Callable[[ModelNode, str, dict], bool]] = {"If": _if_branch_never_runs}

@@ -20,7 +20,9 @@ from ..registry import Registry
 from ..containers import is_container, tensors_in
 from ..types import TensorType
 from ..dims import has_unknown, is_symbolic
-from .control_flow import bind, binds, is_dead, is_fixpoint, malformed, region_outputs
+from .control_flow import is_dead, region_outputs
+from .region_walk import RegionWalk
+from .region_fit import malformed
 from .declarations import Names, check_declaration
 from .finish import finish_report
 from .facts import Facts
@@ -43,7 +45,7 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False, run
 PROGRESS_EVERY = 1024
 
 
-class ForwardPass:
+class ForwardPass(RegionWalk):
     """The state of one model check: types so far, where each came from, conditions needed."""
 
     def __init__(self, graph: ModelGraph, registry: Registry, strict: bool, runtime: str | None,
@@ -121,52 +123,6 @@ class ForwardPass:
                 self.node(node)
             i += 1
 
-    def next_region(self, scope: str) -> str | None:
-        """The outermost scope around a node not entered yet whose inputs its owner binds."""
-        chain = []
-        while scope and scope not in self.entered:
-            chain.append(scope)
-            scope = scope.rpartition("/")[0]
-        for s in reversed(chain):
-            if binds(self.graph, s):
-                return s
-            self.entered.add(s)
-        return None
-
-    def region(self, i: int, scope: str) -> int:
-        """Check a Loop/Scan body from node ``i`` up to its owner (see ``control_flow``); the
-        owner's index, where the walk goes on."""
-        owner = self.graph.regions[scope][0]
-        if self.owner_index is None:
-            self.owner_index = {id(n): k for k, n in enumerate(self.graph.nodes)}
-        end = self.owner_index[id(owner)]
-        saved = self.snapshot()
-        self.bind(scope, exact=True)
-        self.walk(i, end)
-        if not is_fixpoint(owner, self.env):
-            self.restore(saved)
-            self.bind(scope, exact=False)
-            self.walk(i, end)
-        return end
-
-    def bind(self, scope: str, exact: bool) -> None:
-        self.entered.add(scope)
-        for name, t in bind(self.graph, scope, self.env, exact).items():
-            self.env[name], self.origin[name] = t, "owner input"
-
-    def snapshot(self) -> tuple:
-        return (len(self.report.nodes), len(self.report.declarations), {k: dict(v) for k, v in self.assumptions.items()},
-                dict(self.relations), set(self.refinements), {k: dict(v) for k, v in self.coverage.items()},
-                self.unknowns.snapshot(), self.skipped, self.dead, set(self.entered), self.facts.snapshot(),
-                dict(self.names.bound))
-
-    def restore(self, saved: tuple) -> None:
-        (n_nodes, n_decls, self.assumptions, self.relations, self.refinements, self.coverage, unknowns,
-         self.skipped, self.dead, self.entered, facts, self.names.bound) = saved
-        self.facts.restore(facts)
-        del self.report.nodes[n_nodes:], self.report.declarations[n_decls:]
-        self.unknowns.restore(unknowns)
-
     def node(self, node: ModelNode) -> None:
         source = next((self.invalid[t] for t in node.inputs if t in self.invalid), None)
         if source is not None:   # one root cause, one finding: what an invalid node feeds is not checked
@@ -238,15 +194,6 @@ class ForwardPass:
                 self.env[t], self.origin[t] = TensorType(None, None), "unknown"
             check_declaration(self.graph, self.report, self.env, node, t, self.assume, self.names,
                               self.facts.implies)
-
-    def bind_bodies(self, node: ModelNode) -> None:
-        """Bind the inputs of ``node``'s bodies that have no nodes (not walked as a region): here, where its owner is."""
-        for attr in node.branch_inputs:
-            scope = f"{node.name}/{attr}"
-            if scope not in self.entered and binds(self.graph, scope):
-                self.bind(scope, exact=True)
-                if not is_fixpoint(node, self.env):
-                    self.bind(scope, exact=False)
 
     def with_spec(self, node: ModelNode, spec) -> None:
         self.cover(node.op_type, "spec")
