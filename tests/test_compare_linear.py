@@ -111,3 +111,35 @@ def test_a_dim_against_itself_is_decided_without_arithmetic():
     for d in (symbol("N"), unknown, sympy.Min(symbol("N"), 4), sympy.floor(symbol("N") / 2) + 1):
         for op, fn in OPS.items():
             assert compare_dims(d, op, d) is fn(0, 0), (d, op)
+
+
+FLOORS = [sympy.floor((SYMS[0] - 1) / 32), sympy.floor(SYMS[1] / 4), sympy.floor((SYMS[0] + 3) / 8), SYMS[2]]
+
+
+def _holds_everywhere(expr, op, box=range(0, 70)):
+    syms = sorted(expr.free_symbols, key=str)
+    f = sympy.lambdify(syms, expr, "math")
+    return {OPS[op](f(*xs), 0) for xs in itertools.product(box, repeat=len(syms))}
+
+
+@settings(max_examples=300, deadline=None)
+@given(k=st.integers(-40, 40), terms=st.lists(st.tuples(st.integers(-6, 6).filter(bool), st.sampled_from(range(4)),
+                                                         st.sampled_from(range(4))), min_size=1, max_size=3),
+       op=st.sampled_from(["==", "!="]))
+def test_a_constant_off_the_terms_gcd_decides_equality_on_every_dim(k, terms, op):
+    """``2*floor((N - 1)/32) + 1 == 0`` is never true (odd): ``compare``'s residue rule, brute force."""
+    d = k + sum(c * FLOORS[i] * (FLOORS[j] if j != i else 1) for c, i, j in terms)
+    got = compare_dims(d, op, 0)
+    if isinstance(got, bool):
+        assert _holds_everywhere(sympy.expand(d), op, range(0, 40)) == {got}, (d, op, got)
+
+
+@settings(max_examples=200, deadline=None)
+@given(factors=st.lists(st.tuples(st.integers(1, 4), st.sampled_from(range(4)), st.integers(-1, 4)), min_size=2,
+                        max_size=3), op=st.sampled_from([">=", "<", "<=", ">"]), flip=st.booleans())
+def test_a_product_of_nonnegative_factors_is_nonnegative_on_every_dim(factors, op, flip):
+    """``(2*floor((N - 1)/32) + 2)*(M + 1) >= 0``, compared before it is expanded, brute force."""
+    prod = sympy.Mul(*[c * FLOORS[i] + k for c, i, k in factors], evaluate=True)
+    got = compare_dims(0, op, prod) if flip else compare_dims(prod, op, 0)
+    if isinstance(got, bool):
+        assert _holds_everywhere(-prod if flip else prod, op, range(0, 40)) == {got}, (prod, op, flip, got)

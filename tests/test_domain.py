@@ -5,7 +5,7 @@ is exactly right; each is checked here on random expressions of the kinds export
 (sums, ``Min``/``Max``, floors and ceilings of one dim), value by value:
 
 * ``truth_set``: the proved set of values at which a condition holds, at every value of a window
-  and at a few far ones;
+  and at a few far ones (also for relations it solves class by class, without sampling);
 * ``settle_dim``: a dim simplified under bounds, equal to the dim at every allowed value;
 * ``ceilings``: ``floor`` read as ``ceiling``, equal everywhere;
 * ``DimSet``: intersections and unions of progressions, as sets.
@@ -63,6 +63,30 @@ def test_truth_set_is_exactly_where_the_condition_holds(cond, lo, hi):
     f = holds(cond, (S,))
     top = hi if hi is not None else lo + 400
     for x in list(range(lo, min(top, lo + 400) + 1)) + ([*FAR] if hi is None else [hi]):
+        assert (x in got) == bool(f((x,))), (cond, lo, hi, x, got)
+
+
+@st.composite
+def class_linear(draw):
+    """A relation whose sides rise linearly along each residue class of their floors' period
+    (``2*floor((s - 1)/32) + 2 >= 1``): solved class by class, never sampled."""
+    def side():
+        q = draw(st.sampled_from([2, 4, 8, 16, 32]))
+        inner = sympy.floor((draw(st.integers(1, 3)) * S + draw(st.integers(-40, 40))) / q)
+        return draw(st.integers(-4, 4)) * inner + draw(st.integers(-2, 2)) * S + draw(st.integers(-60, 60))
+    return Rel(draw(st.sampled_from(OPS)), side(), side() if draw(st.booleans()) else draw(st.integers(-5, 90)))
+
+
+@SETTINGS
+@given(class_linear(), st.sampled_from([0, 1, 17]), st.sampled_from([None, None, 70, 1000]))
+def test_truth_set_solved_class_by_class_is_exact(cond, lo, hi):
+    got = truth_set(cond, S, lo, hi)
+    assert got is not None or cond.op == "!=", cond   # only != along a rising class is left to sampling
+    if got is None:
+        return
+    f = holds(cond, (S,))
+    top = hi if hi is not None else lo + 600
+    for x in list(range(lo, top + 1)) + ([*FAR] if hi is None else []):
         assert (x in got) == bool(f((x,))), (cond, lo, hi, x, got)
 
 

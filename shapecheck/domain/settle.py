@@ -26,6 +26,7 @@ W
 """
 from __future__ import annotations
 
+from itertools import product
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..dims import normalize_dim, rebuild
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     import sympy
 else:
     from ..deferred import sympy
+
+EXHAUST = 4096   # allowed values tried one by one at most
 
 Bound = tuple        # (lo, hi or None, step)
 SPLIT = 8            # smallest values split off to settle a Min/Max of one dim
@@ -96,11 +99,34 @@ def always_ge(gap: Any, bounds: dict) -> bool:
             if sign:
                 return True
             continue
+        tried = _every_value(gap, syms, bounds) if len(syms) == len(gap.free_symbols) else None
+        if tried is not None:
+            return tried
         if negative_somewhere(g):
             continue
         if provably_nonnegative(g) or compare_dims(normalize_dim(g), ">=", 0) is True:
             return True
     return False
+
+
+def _every_value(gap: Any, syms: list, bounds: dict) -> Optional[bool]:
+    """Whether ``gap >= 0`` at every allowed value, each one tried, where the dims' ranges hold at most
+    ``EXHAUST`` points together (a dynamo export's ``1 <= height <= 1024``); else None.  Exact, and a
+    few milliseconds where sympy's reasoning over floors takes tens."""
+    ranges, total = [], 1
+    for s in syms:
+        lo, hi, step = bounds[s]
+        if hi is None:
+            return None
+        ranges.append(range(lo, hi + 1, step))
+        total *= len(ranges[-1])
+        if total > EXHAUST:
+            return None
+    try:
+        f = compile_dim(gap, tuple(syms))
+        return all(f(p) >= 0 for p in product(*ranges))
+    except (Unsupported, ZeroDivisionError, OverflowError):
+        return None
 
 
 def negative_somewhere(e: Any) -> bool:

@@ -23,6 +23,8 @@ that was only sampled.
 """
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
@@ -51,6 +53,9 @@ def truth_set(cond: Any, s: Any, lo: int, hi: Optional[int] = None) -> Optional[
         consts = constants(cond)
     except Unsupported:
         return None
+    linear = _by_class(cond, s, period, lo, hi) if period <= MAX_PERIOD else None
+    if linear is not None:    # each side linear along each residue class: solved
+        return linear
     if hi is not None and hi - lo <= 4096:      # a small range: every value tried
         try:
             return union([(x, x, 1) for x in range(lo, hi + 1) if _at(f1, x)])
@@ -66,6 +71,11 @@ def truth_set(cond: Any, s: Any, lo: int, hi: Optional[int] = None) -> Optional[
         top = None if hi is None else (hi - base) // period
         t = sympy.Dummy("t", integer=True, nonnegative=True)
         cond_t = _substitute(cond, s, base + period * t)
+        whole = _decide(cond_t, t, top)   # the floors are linear in t: often one answer for the class
+        if whole is not None:
+            if whole:
+                pieces.append((base, None if top is None else base + period * top, period))
+            continue
         try:
             key = _key(cond_t, t)
             runs = _runs(key, top, consts, base, period)
@@ -77,6 +87,96 @@ def truth_set(cond: Any, s: Any, lo: int, hi: Optional[int] = None) -> Optional[
             if k[0]:
                 pieces.append((base + period * t0, None if t1 is None else base + period * t1, period))
     return union(pieces)
+
+
+def _by_class(cond: Any, s: Any, period: int, lo: int, hi: Optional[int]) -> Optional[DimSet]:
+    """The truth set, solved class by class, where along each residue class ``s = base + period*t``
+    the condition is a relation between two linear functions of ``t`` (their slopes from ``_slope``,
+    their values at ``t = 0`` computed): a relation, or relations whose sides rise alike; else None."""
+    rels = [cond] if isinstance(cond, Rel) else [r for conj in cond.alts for r in conj] if isinstance(cond, AnyOf) \
+        else list(cond)
+    slopes = []
+    for r in rels:
+        a, b = _slope(r.lhs, s, period), _slope(r.rhs, s, period)
+        if a is None or b is None:
+            return None
+        slopes.append(a - b)
+    if not isinstance(cond, Rel) and any(c != 0 for c in slopes):
+        return None
+    try:
+        gap = compile_dim(sympy.sympify(cond.lhs) - sympy.sympify(cond.rhs), (s,)) if isinstance(cond, Rel) else None
+        f1 = holds(cond, (s,))
+        pieces = []
+        for r in range(period):
+            base = lo + r
+            if hi is not None and base > hi:
+                break
+            top = None if hi is None else (hi - base) // period
+            if gap is None or slopes[0] == 0:
+                ts = (0, top) if _at(f1, base) else None
+            else:
+                ts = _solve(cond.op, Fraction(gap((base,))), _fraction(slopes[0]), top)
+            if ts is not None:
+                pieces.append((base + period * ts[0], None if ts[1] is None else base + period * ts[1], period))
+    except (Unsupported, ZeroDivisionError, OverflowError, ValueError, TypeError):
+        return None
+    return union(pieces)
+
+
+def _fraction(x: Any) -> Fraction:
+    return Fraction(x) if isinstance(x, int) else Fraction(int(x.p), int(x.q))
+
+
+def _solve(op: str, g0: Fraction, c: Fraction, top: Optional[int]) -> Optional[tuple]:
+    """The integers ``t`` in ``[0, top]`` with ``g0 + c*t op 0`` (``c != 0``), as ``(t0, t1)``; None if none.
+    ``!=`` holds on all but one point: given up (None is never claimed for it, see the caller)."""
+    if op in ("<", "<="):
+        op, g0, c = {"<": ">", "<=": ">="}[op], -g0, -c
+    root = -g0 / c
+    if op == "==":
+        lo_t = hi_t = int(root) if root.denominator == 1 else None
+        if lo_t is None:
+            return None
+    elif op in (">=", ">"):
+        strict = op == ">"
+        if c > 0:
+            lo_t, hi_t = (math.floor(root) + 1 if strict else math.ceil(root)), None
+        else:
+            lo_t, hi_t = None, (math.ceil(root) - 1 if strict else math.floor(root))
+    else:
+        raise Unsupported("!= along a class")
+    lo_t = max(0, lo_t if lo_t is not None else 0)
+    if hi_t is not None and top is not None:
+        hi_t = min(hi_t, top)
+    elif hi_t is None:
+        hi_t = top
+    return None if hi_t is not None and hi_t < lo_t else (lo_t, hi_t)
+
+
+def _slope(e: Any, s: Any, period: int) -> Any:
+    """How much ``e`` rises when ``s`` rises by ``period`` -- the same at every ``s`` -- or None where
+    that is not so (a floor that rises by a fraction, a product of two dims, a ``Min``).
+
+    >>> from shapecheck.dims import symbol
+    >>> h = symbol("h")
+    >>> _slope(sympy.floor((h - 1) / 16) - 2 * sympy.floor((h - 1) / 32), h, 32), _slope(sympy.floor(h / 3), h, 32)
+    (0, None)
+    """
+    if type(e) is int or e.is_Number:
+        return 0
+    if e == s:
+        return period
+    if e.is_Add:
+        parts = [_slope(a, s, period) for a in e.args]
+        return None if any(p is None for p in parts) else sum(parts)
+    if e.is_Mul:
+        coeff, rest = e.as_coeff_Mul()
+        inner = _slope(rest, s, period) if coeff != 1 else None
+        return None if inner is None else coeff * inner
+    if isinstance(e, (sympy.floor, sympy.ceiling)):
+        inner = _slope(e.args[0], s, period)
+        return inner if inner is not None and sympy.Integer(inner) == inner else None
+    return None
 
 
 def _at(f1: Callable, x: int) -> bool:

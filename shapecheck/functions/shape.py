@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..notation import NO_VALUE, UNKNOWN, EvalError, NeedInt, Unknown, UnknownShape, and_, compare_dims, or_
 from ..notation.operators import int_like
-from ..dims.rounding import ceiling_of, floor_of
+from ..dims.rounding import ceiling_of, floor_of, integral
 from ..dims import is_unknown, normalize_dim, unknown_dim, is_symbolic
 from .core import _elems
 
@@ -232,7 +232,7 @@ def _quotient(total, part) -> Any:
     if den != 1:
         q = sympy.cancel(q)
         num, den = sympy.fraction(q)
-    if den == 1 and q.is_integer is not False:
+    if den == 1 and (integral(q) or q.is_integer is not False):
         return normalize_dim(sympy.expand(q))
     if q.is_Rational:
         # a fixed fraction (48*N / (5*N)): never whole while the part is not 0, and with a part of 0 the

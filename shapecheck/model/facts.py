@@ -146,7 +146,7 @@ class Facts:
         syms = relation.free_symbols
         if not self._bounds or not syms or not all(_learnable(s) for s in syms) or any(type(s) is Name for s in syms):
             return False   # a light check's names are compared, never computed with
-        reduced = reduce_relation(relation, self.bounds_of(syms))
+        reduced = relation if len(syms) == 1 else reduce_relation(relation, self.bounds_of(syms))
         if isinstance(reduced, bool):
             return reduced
         syms = reduced.free_symbols
@@ -156,7 +156,11 @@ class Facts:
         cur = self.set_of(s)
         if _fails_somewhere(reduced, s, cur):
             return False   # a value the dim may take breaks it: no proof needed (a new condition, mostly)
-        got = truth_set(reduced, s, cur.lo if cur.lo is not None else 0, None)
+        lo = cur.lo if cur.lo is not None else 0
+        short = cur.hi is not None and cur.hi - lo <= 4096   # every value tried: milliseconds
+        got = truth_set(reduced, s, lo, cur.hi if short else None)
+        if got is None and reduced is relation:   # one dim, no proved set: the bounds may still decide it
+            return reduce_relation(relation, self.bounds_of(syms)) is True
         return got is not None and cur.meet(got) == cur
 
     def settle(self, d: Any) -> Any:

@@ -77,10 +77,15 @@ def _compare_symbolic(a, op: str, b):
     # a large model asks the same few questions (N >= 1, M <= N) thousands of times; the key is the
     # two sides with their types (2 and 2.0 make different relation texts) and the operator: the
     # answer depends on nothing else (a symbol carries its assumptions, a Dummy its identity)
+    signed = _product_sign(a, op, b)
+    if signed is not None:
+        return signed
     d = sympy.expand(sympy.sympify(a) - sympy.sympify(b))
     if d.is_Integer:
         return PYOP[op](int(d), 0)
-    known = _linear(d, op)
+    known = _linear(d, op) if op not in ("==", "!=") else _residue(d, op)
+    if known is None and op in ("==", "!="):
+        known = _linear(d, op)
     if known is True or known is False:
         return known
     if known is _OPEN or is_open(d, op):   # witnesses both ways: a condition, whatever else is tried
@@ -106,6 +111,41 @@ def _compare_symbolic(a, op: str, b):
     if known is not None:
         return known
     return Cond((make_rel(op, a, b),))
+
+
+def _product_sign(a, op: str, b):
+    """``a >= 0`` (or ``a < 0``) for a product of factors each at least 0, compared before it is
+    expanded (``(2*floor((h - 1)/32) + 2)*(2*floor((w - 1)/32) + 2) >= 0``); None where not so."""
+    if b == 0 and op in (">=", "<") and getattr(a, "is_Mul", False):
+        if all(compare_dims(f, ">=", 0) is True for f in a.args):
+            return op == ">="
+    elif a == 0 and op in ("<=", ">"):
+        return _product_sign(b, FLIP[op], a)
+    return None
+
+
+def _residue(d, op: str):
+    """``d == 0`` (or ``!=``) decided where every term but the constant is an integer multiple of
+    an integer-valued dim, and the constant is not a multiple of their gcd: ``2*floor(h/32) + 1``
+    is odd, never 0.  None where not so.
+
+    >>> from shapecheck.dims import symbol
+    >>> h = symbol("h")
+    >>> _residue(2 * sympy.floor(h / 32) + 1, "=="), _residue(21 * sympy.floor(h / 2) * h + 20, "!="), _residue(h - 1, "==")
+    (False, True, None)
+    """
+    k, rest = d.as_coeff_Add()
+    if rest == 0 or not k.is_Rational:
+        return None
+    coeffs = []
+    for t in sympy.Add.make_args(rest):
+        c, m = t.as_coeff_Mul()
+        if not c.is_Integer or not integral(m):
+            return None
+        coeffs.append(int(c))
+    if not k.is_Integer or int(k) % math.gcd(*coeffs):
+        return op == "!="
+    return None
 
 
 def _by_bounds(d, bounds: tuple, op: str):
