@@ -64,11 +64,7 @@ def truth_set(cond: Any, s: Any, lo: int, hi: Optional[int] = None) -> Optional[
     if period > MAX_PERIOD:
         return None
     pieces = []
-    for r in range(period):
-        base = lo + r
-        if hi is not None and base > hi:
-            break
-        top = None if hi is None else (hi - base) // period
+    for base, top in _classes(lo, hi, period):
         t = sympy.Dummy("t", integer=True, nonnegative=True)
         cond_t = _substitute(cond, s, base + period * t)
         whole = _decide(cond_t, t, top)   # the floors are linear in t: often one answer for the class
@@ -89,6 +85,13 @@ def truth_set(cond: Any, s: Any, lo: int, hi: Optional[int] = None) -> Optional[
     return union(pieces)
 
 
+def _classes(lo: int, hi: Optional[int], period: int) -> list[tuple[int, Optional[int]]]:
+    """Each residue class of ``[lo, hi]`` as ``(base, top)``: its values are ``base + period*t``, ``t``
+    from 0 to ``top`` (None: unbounded)."""
+    return [(lo + r, None if hi is None else (hi - lo - r) // period)
+            for r in range(period) if hi is None or lo + r <= hi]
+
+
 def _by_class(cond: Any, s: Any, period: int, lo: int, hi: Optional[int]) -> Optional[DimSet]:
     """The truth set, solved class by class, where along each residue class ``s = base + period*t``
     the condition is a relation between two linear functions of ``t`` (their slopes from ``_slope``,
@@ -107,11 +110,7 @@ def _by_class(cond: Any, s: Any, period: int, lo: int, hi: Optional[int]) -> Opt
         gap = compile_dim(sympy.sympify(cond.lhs) - sympy.sympify(cond.rhs), (s,)) if isinstance(cond, Rel) else None
         f1 = holds(cond, (s,))
         pieces = []
-        for r in range(period):
-            base = lo + r
-            if hi is not None and base > hi:
-                break
-            top = None if hi is None else (hi - base) // period
+        for base, top in _classes(lo, hi, period):
             if gap is None or slopes[0] == 0:
                 ts = (0, top) if _at(f1, base) else None
             else:
