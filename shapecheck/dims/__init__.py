@@ -113,9 +113,14 @@ def expr_str(e: Any) -> str:
     if type(e) is Name:
         return e.name
     if is_symbolic(e):
-        repl = {s: sympy.Symbol(s.name) for s in e.free_symbols if is_unknown(s)}
-        return sympy.sstr(e.xreplace(repl) if repl else e)
+        return _expr_text(e)
     return str(e)
+
+
+@lru_cache(maxsize=8192)   # keyed by the expression (an unknown by its identity): its text depends on nothing else
+def _expr_text(e: sympy.Expr) -> str:
+    repl = {s: sympy.Symbol(s.name) for s in e.free_symbols if is_unknown(s)}
+    return sympy.sstr(e.xreplace(repl) if repl else e)
 
 
 _DIM_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_.]*)|(\?)|(//|[-+*()%]))")

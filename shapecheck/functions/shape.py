@@ -264,7 +264,7 @@ def range_len(start: Any, limit: Any, delta: Any) -> Any:
     if any(is_unknown(s) for s in sympy.sympify(limit - start).free_symbols):
         return unknown_dim("range")
     n = ceiling_of(sympy.sympify(limit - start) / delta)
-    return normalize_dim(n if n.is_nonnegative else sympy.Max(0, n))
+    return normalize_dim(n if compare_dims(n, ">=", 0) is True else sympy.Max(0, n))
 
 
 def _integral(x: Any) -> Any:

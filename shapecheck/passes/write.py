@@ -6,7 +6,7 @@ its text (``batch``, ``2*seq``, ``nnz_1``, ``dims.dim_str``'s), or unnamed (``Sy
 where it is unknown.  The main graph's inputs and the initializers are left as they are (they are
 what the check started from), and so is a value of another kind than a tensor (a sequence) or one
 the check knows nothing about.  A model-local function's value gets what its call sites agree on
-(``control_flow.merge``: a dim they differ on is unknown).
+(``regions.merge``: a dim they differ on is unknown).
 
 Known values of shape tensors (integer and boolean tensors of rank <= 1) are recorded on the value
 (never on one that has a ``const_value`` already): an integer value known element by element as
@@ -24,14 +24,14 @@ an unknown element ``null``), which is saved with the model.
 from __future__ import annotations
 
 import json
-from functools import reduce
+from functools import lru_cache, reduce
 from typing import Any
 
 import onnx_ir as ir
 
 from ..dims import dim_str
 from ..frontends.onnx_ir_model import IRGraph
-from ..model.control_flow import merge
+from ..model.regions import merge
 from ..types import ONNX_CODE_OF, TensorType
 
 VALUE_KEY = "pkg.shapecheck.value"
@@ -39,7 +39,6 @@ _INT64 = 1 << 63
 _UNKNOWN = ir.SymbolicDim(None)
 _LEFT = frozenset({"graph input", "initializer"})   # sources a pass leaves as they are
 _VALUED = frozenset({"int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8", "bool"})
-_named: dict[str, ir.SymbolicDim] = {}   # one SymbolicDim per text, shared by every shape (they are immutable)
 _DTYPES = {name: ir.DataType(code) for name, code in ONNX_CODE_OF.items()}
 
 
@@ -82,6 +81,7 @@ def write_type(value: ir.Value, t: TensorType, record: bool = True) -> bool:
     return changed
 
 
+@lru_cache(maxsize=8192)   # a dim's text is sympy's printing (tens of microseconds); SymbolicDims are immutable
 def _ir_dim(d: Any) -> Any:
     """A dim as the IR holds it (see the module's text)."""
     if type(d) is int:
@@ -91,10 +91,7 @@ def _ir_dim(d: Any) -> Any:
         return _UNKNOWN
     if text.lstrip("-").isdigit():   # a numpy integer
         return int(text)
-    got = _named.get(text)
-    if got is None:
-        got = _named[text] = ir.SymbolicDim(text)
-    return got
+    return ir.SymbolicDim(text)
 
 
 def _record_value(value: ir.Value, t: TensorType) -> bool:
