@@ -16,6 +16,7 @@ import sympy
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from shapecheck.dims import symbol
+from shapecheck.domain.build import Need, build_domain
 from shapecheck.domain.evaluate import compile_dim, holds
 from shapecheck.domain.intset import DimSet, union
 from shapecheck.domain.reduce import reduce_relation
@@ -245,3 +246,28 @@ def test_a_product_of_strided_sizes_equal_to_a_constant_pins_both_dims():
     assert [r.text for r in d.errors] == ["ceiling(h/2)*ceiling(w/2) == 256"]
     sizes = [(a, b) for a in range(1, 600) for b in range(1, 600) if -(-a // 2) * -(-b // 2) == 256]
     assert sizes and max(max(p) for p in sizes) <= 512    # finite: every size is at most 2*256
+
+
+def test_a_multiple_reads_its_floor_exactly_in_the_other_conditions():
+    """``(batch*seq) % 5 == 0`` and ``batch == floor(batch*seq/5)``: together ``seq == 5`` (a dynamo LSTM
+    export's baked Reshape), a pin."""
+    b, s = symbol("batch"), symbol("seq")
+    x = b * s
+    needs = [Need("m", Rel("==", x, 5 * sympy.floor(x / 5)), []), Need("e", Rel("==", b, sympy.floor(x / 5)), [])]
+    d = build_domain(needs, {b: DimSet.interval(1, None), s: DimSet.interval(1, None)})
+    assert d.text() == "batch >= 1, seq == 5" and [e.text for e in d.errors] == ["seq == 5"]
+
+
+@SETTINGS
+@given(st.integers(2, 6), st.integers(-3, 3), st.integers(1, 3), st.sampled_from(["==", "<=", ">="]))
+def test_the_domain_with_a_multiple_taken_out_admits_exactly_the_sizes_that_meet_every_condition(q, c, k, op):
+    b, s = symbol("batch"), symbol("seq")
+    x = b * s + c
+    rels = [Rel("==", x, q * sympy.floor(x / q)), Rel(op, k * b, sympy.floor(x / q))]
+    d = build_domain([Need(str(r), r, []) for r in rels], {b: DimSet.interval(1, None), s: DimSet.interval(1, None)})
+    fs = [holds(r, (b, s)) for r in rels]
+    for bv in range(1, 13):
+        for sv in range(1, 30):
+            got = d.admits({"batch": bv, "seq": sv})
+            if got is not None:
+                assert got == all(f((bv, sv)) for f in fs), (rels, bv, sv, d.text())

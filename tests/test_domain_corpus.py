@@ -29,8 +29,9 @@ from shapecheck.cli import main
 DOMAIN = Path(__file__).resolve().parent / "fixtures" / "domain"
 MANIFEST = json.loads((DOMAIN / "manifest.json").read_text())["models"]
 MODELS = sorted(p.stem for p in DOMAIN.glob("*.onnx"))
-PINNED = ("linear_time", "hardcoded_reshape", "pos_table16", "flatten_linear", "rnn_fixed_ts17", "baked_batch_ts17")
-HEALTHY = ("resnet_tiny", "mobilenet_tiny", "llama_tiny", "bert_pos_ts17", "gpt2_pos_ts17")
+PINNED = ("linear_time", "hardcoded_reshape", "pos_table16", "flatten_linear", "rnn_fixed_ts17", "baked_batch_ts17",
+          "rnn_stack_dynamo18")
+HEALTHY = ("resnet_tiny", "mobilenet_tiny", "llama_tiny", "bert_pos_ts17", "gpt2_pos_ts17", "rnn_stack_ts17")
 STRICT = ("resnet_tiny", "mobilenet_tiny", "llama_tiny")
 
 
@@ -151,3 +152,22 @@ def _recorded_of(path: str) -> dict:
     from shapecheck.model.sizes import recorded_ranges
     from shapecheck.registry import default_registry
     return recorded_ranges(load_graph(path, default_registry()))
+
+
+def test_a_pin_is_found_in_the_graph_when_the_recorded_ranges_are_gone(tmp_path):
+    """rnn_stack_dynamo18 with torch's range metadata stripped (as tools that rewrite a model may do):
+    the graph alone says ``(batch*seq) % 5 == 0`` and ``batch == floor(batch*seq/5)``, which together
+    are ``seq == 5`` -- where onnxruntime runs it, at every grid point."""
+    import onnx
+    from shapecheck.model.sizes import RANGES_KEY
+    model = onnx.load(str(DOMAIN / "rnn_stack_dynamo18.onnx"))
+    for holder in (model, model.graph):
+        kept = [p for p in holder.metadata_props if p.key != RANGES_KEY]
+        del holder.metadata_props[:]
+        holder.metadata_props.extend(kept)
+    path = tmp_path / "stripped.onnx"
+    onnx.save(model, str(path))
+    rep = shapecheck.check_model(str(path))
+    assert [f.constraint for f in rep.violations] == ["pinned"] and "seq == 5" in rep.domain.text()
+    wrong = [(dims, ok) for dims, ok in _points("rnn_stack_dynamo18") if rep.domain.admits(dims) is not ok]
+    assert not wrong, (rep.domain.text(), wrong)

@@ -10,7 +10,9 @@ its text and where it comes from) and the assumed sets of the input dims, and re
    of each dim are intersected: an empty one means no input meets the model's conditions, a
    finite one pins a dim the model declares dynamic (an error: the model runs only at a few
    sizes);
-3. a condition on several dims is made smaller under the other conditions' sets, and stays
+3. where one condition says ``x % q == 0``, ``floor(x/q)`` is ``x/q`` in the others (made smaller
+   again: ``batch == floor(batch*seq/5)`` is then ``seq == 5``);
+4. a condition on several dims is made smaller under the other conditions' sets, and stays
    when they do not decide it; an equality that bounds every dim it names (``floor(h/4) *
    floor(w/4) == 64``, each factor at least 1) pins them too.
 
@@ -34,12 +36,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..dims import expr_str, is_runtime, is_unknown
+from ..dims import is_runtime, is_unknown
 from ..notation import AnyOf, Rel
 from ..result import Indexable
 from .evaluate import Unsupported, holds
 from .intset import DimSet
 from .reduce import reduce_relation
+from .show import multiple_of, show
 from .relation import DomainRelation
 from .settle import always_ge, ceilings
 from .single import truth_set
@@ -118,12 +121,15 @@ def build_domain(needs: list[Need], assumed: dict, nonempty: bool = True, scoped
     per_dim: dict = {}                 # dim -> [(its set under one need, the need)]
     several: list = []
     out: list[DomainRelation] = []
+    reduced_needs = []
     for need in needs:
         rel = need.relation
         if rel is None or not hasattr(rel, "free_symbols"):
             out.append(_condition(need.text, need, ()))
             continue
-        reduced = reduce_relation(rel, {s: base.get(s, (0, None, 1)) for s in rel.free_symbols if _dim(s)})
+        reduced_needs.append((need, reduce_relation(rel, {s: base.get(s, (0, None, 1)) for s in rel.free_symbols
+                                                          if _dim(s)})))
+    for need, reduced in _multiples_taken_out(reduced_needs, base):
         if reduced is True:
             continue
         if reduced is False:
@@ -145,6 +151,33 @@ def build_domain(needs: list[Need], assumed: dict, nonempty: bool = True, scoped
     names = [s.name for s in assumed]
     return InputDomain("every input dim >= 1" if nonempty else "every input dim >= 0", out,
                        {s.name: sets[s] for s in assumed}, tuple(names))
+
+
+def _multiples_taken_out(reduced: list, base: dict) -> list:
+    """The reduced needs, where one says ``x % q == 0`` (``x == q*floor(x/q)``), with ``floor(x/q)``
+    read as ``x/q`` in the others -- the same values wherever the model runs -- and reduced again:
+    ``batch == floor(batch*seq/5)`` beside ``(batch*seq) % 5 == 0`` is ``seq == 5`` (a dynamo LSTM
+    export that bakes the sample's sequence length into a Reshape)."""
+    exact = {}
+    for _need, rel in reduced:
+        for part in _conjuncts(rel) if not isinstance(rel, bool) else ():
+            multiple = multiple_of(part) if isinstance(part, Rel) and part.op == "==" else None
+            if multiple is not None:
+                x, q = multiple
+                exact[sympy.floor(x / q)] = x / q
+    if not exact:
+        return reduced
+    out = []
+    for need, rel in reduced:
+        if isinstance(rel, Rel) and multiple_of(rel) is None and any(_has(rel, f) for f in exact):
+            again = Rel(rel.op, sympy.sympify(rel.lhs).xreplace(exact), sympy.sympify(rel.rhs).xreplace(exact))
+            rel = reduce_relation(again, {s: base.get(s, (0, None, 1)) for s in again.free_symbols if _dim(s)})
+        out.append((need, rel))
+    return out
+
+
+def _has(rel: Rel, f: Any) -> bool:
+    return any(hasattr(x, "has") and x.has(f) for x in (rel.lhs, rel.rhs))
 
 
 def _conjuncts(rel: Any) -> tuple:
@@ -277,48 +310,6 @@ def _grows(f: Any) -> bool:
         sympy.Poly(arg, *syms).LC() > 0
 
 
-def show(rel: Any) -> str:
-    """A relation's text, with floors that are ceilings written as such, and ``x == q*floor(x/q)``
-    written ``x % q == 0``.
-
-    >>> from shapecheck.dims import symbol
-    >>> b, s = symbol("batch"), symbol("seq")
-    >>> show(Rel("==", b * s, 16 * sympy.floor(b * s / 16)))
-    '(batch*seq) % 16 == 0'
-    >>> f = sympy.floor((b - 1) / 2)
-    >>> show(Rel(">=", f * f + 2 * f, 1))
-    'ceiling(batch/2)**2 >= 2'
-    """
-    if isinstance(rel, Rel):
-        multiple = _multiple(rel)
-        if multiple is not None:
-            x, q = multiple
-            text = expr_str(x)
-            return f"{text if x.is_Symbol else '(' + text + ')'} % {q} {'==' if rel.op == '==' else '!='} 0"
-        lhs, rhs = sympy.sympify(ceilings(rel.lhs)), sympy.sympify(ceilings(rel.rhs))
-        if rhs.is_Number and lhs.is_Add:   # the constant on the right: `ceiling(h/2)*ceiling(w/2) >= 2`
-            c, lhs = lhs.as_coeff_Add()
-            rhs = rhs - c
-        return f"{expr_str(lhs)} {rel.op} {expr_str(rhs)}"
-    if isinstance(rel, AnyOf):
-        return " or ".join(" and ".join(show(r) for r in conj) if len(conj) == 1 else
-                           "(" + " and ".join(show(r) for r in conj) + ")" for conj in rel.alts)
-    return str(rel)
-
-
-def _multiple(rel: Rel) -> tuple | None:
-    """``(x, q)`` when ``rel`` is ``x == q*floor(x/q)`` (or ``!=``), either way round."""
-    if rel.op not in ("==", "!="):
-        return None
-    for a, b in ((rel.lhs, rel.rhs), (rel.rhs, rel.lhs)):
-        if type(b) is int or not hasattr(b, "as_coeff_Mul"):
-            continue
-        q, f = b.as_coeff_Mul()
-        if q.is_Integer and q > 1 and isinstance(f, sympy.floor) and sympy.expand(f.args[0] * q - a) == 0:
-            return sympy.sympify(a), int(q)
-    return None
-
-
 def _refuted(need: Need, why: str) -> DomainRelation:
     return DomainRelation("refuted", tuple(sorted(s.name for s in getattr(need.relation, "free_symbols", ()))),
                           f"{need.text}: {why}", "error", sources=list(need.sources), relation=need.relation)
@@ -328,4 +319,4 @@ def _condition(text: str, need: Need, dims: tuple) -> DomainRelation:
     return DomainRelation("condition", dims, text, sources=list(need.sources), relation=need.relation)
 
 
-__all__ = ["build_domain", "InputDomain", "Need", "show"]
+__all__ = ["build_domain", "InputDomain", "Need"]
