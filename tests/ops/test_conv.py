@@ -305,6 +305,32 @@ def test_onnxruntime_refusals_are_refuted(op, opset, shapes, attrs, cid):
     assert exc.value.constraint == cid, exc.value
 
 
+@pytest.mark.parametrize("op,opset,D,attrs", [("MaxPool", 12, 2, {"kernel_shape": [3], "strides": [2]}),
+                                             ("AveragePool", 19, 4, {"kernel_shape": [5], "strides": [3]}),
+                                             ("LpPool", 18, 1, {"kernel_shape": [3], "strides": [2], "pads": [1, 0]})])
+def test_a_kernel_that_misses_the_input_by_less_than_a_stride_is_refuted_where_runtimes_disagree(op, opset, D, attrs):
+    """CP16: onnxruntime truncates (D + pads - ek) / s + 1 toward zero and pools one partial window;
+    onnx.reference and the page's floor give an empty Y. shapecheck refutes (C12); at D where the
+    kernel misses by exactly a stride both give an empty Y, and so does shapecheck."""
+    x = np.arange(1, D + 1, dtype=np.float32).reshape(1, 1, D)
+    ours = run_ort(op, opset, [("X", x)], attrs, [onnx.TensorProto.FLOAT])[0]
+    node = helper.make_node(op, ["X"], ["Y"], **attrs)
+    model = helper.make_model(helper.make_graph([node], "g", [helper.make_tensor_value_info("X", 1, [1, 1, D])],
+                                                [helper.make_tensor_value_info("Y", 1, None)]),
+                              opset_imports=[helper.make_opsetid("", opset)])
+    theirs = ReferenceEvaluator(model).run(None, {"X": x})[0]
+    assert ours.shape[-1] == 1 and theirs.shape[-1] == 0
+    with pytest.raises(ConstraintError) as exc:
+        shapecheck.execute(op, opset, {"X": x}, attrs)
+    assert exc.value.constraint == "C12"
+    k, s = attrs["kernel_shape"][0], attrs["strides"][0]
+    edge = k - sum(attrs.get("pads", [0, 0])) - s    # misses by exactly a stride: empty everywhere
+    if edge >= 1:
+        y = shapecheck.execute(op, opset, {"X": np.ones((1, 1, edge), np.float32)}, attrs)["Y"]
+        assert y.shape[-1] == 0 == run_ort(op, opset, [("X", np.ones((1, 1, edge), np.float32))], attrs,
+                                           [onnx.TensorProto.FLOAT])[0].shape[-1]
+
+
 def test_size_conditions_match_the_size_formulas():
     """The rules state output sizes >= m as conditions on the input dim (min_input): exhaustively on
     small attributes, D >= the bound exactly when the formula gives m or more."""
