@@ -181,3 +181,29 @@ def test_a_loop_built_sequence_annotates_and_passes_onnxs_full_check(exact):
     [y] = [o for o in out.graph.output if o.name == "y"]
     dims = [d.dim_param or d.dim_value for d in y.type.tensor_type.shape.dim]
     assert dims == ([4, "n"] if exact else ["4*n"])
+
+
+def test_a_scan_output_sized_by_the_lists_length_is_unknown_outside_the_loop():
+    """The body stacks zeros[len(list)] per iteration: the hypothesis's length l differs from one
+    iteration to the next, so outside the loop that dim is unknown, never l (onnxruntime refuses the
+    ragged stack, and shapecheck must not claim a size for it)."""
+    body_nodes = ROW + KEEP_GOING + [
+        helper.make_node("SequenceInsert", ["seq_in", "row"], ["grown"]),
+        helper.make_node("SequenceLength", ["grown"], ["count"]),
+        helper.make_node("Constant", [], ["axes"], value=helper.make_tensor("axes", T.INT64, [1], [0])),
+        helper.make_node("Unsqueeze", ["count", "axes"], ["count1"]),
+        helper.make_node("ConstantOfShape", ["count1"], ["zeros"], value=helper.make_tensor("v", T.FLOAT, [1], [0.0])),
+    ]
+    model = _loop_model(body_nodes, EMPTY)
+    body = model.graph.node[-1].attribute[0].g
+    body.output.append(helper.make_tensor_value_info("zeros", T.FLOAT, None))
+    loop = model.graph.node[-1]
+    loop.output.append("stacked")
+    model.graph.output.append(helper.make_tensor_value_info("stacked", T.FLOAT, None))
+    types = shapecheck.check_model(model).types
+    assert str(types["seq"]) == "seq(float[4], n)"
+    stacked = types["stacked"]
+    assert stacked.shape[0] == N and is_unknown(stacked.shape[1])
+    local = types["seq_in"].length.free_symbols          # the hypothesis's l, the body's own
+    outer = set().union(*(d.free_symbols for d in stacked.shape if is_symbolic(d)))
+    assert local and not local & outer, (str(stacked), local)

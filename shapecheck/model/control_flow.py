@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..frontends import ModelGraph, ModelNode
 from ..registry import ONNX_DOMAIN
-from ..dims import is_unknown, normalize_dim, runtime_dim, unknown_dim
+from ..dims import is_symbolic, is_unknown, normalize_dim, runtime_dim, unknown_dim
 from ..dims.rounding import provably_nonnegative
 from ..containers import SequenceType
 from ..types import TensorType
@@ -162,7 +162,15 @@ def _if(node: ModelNode, env: dict, _graph: Any = None) -> Outputs | None:
 
 
 def _body_dims(node: ModelNode, env: dict) -> set:
-    return set().union(*(dims_of(env.get(name)) for name in node.branch_inputs.get("body", [])))
+    """The symbols of the body inputs' dims, a bound sequence's length included (an induction's ``l``
+    differs from one iteration to the next: outside the loop it is unknown)."""
+    out: set = set()
+    for name in node.branch_inputs.get("body", []):
+        t = env.get(name)
+        out |= dims_of(t)
+        if isinstance(t, SequenceType) and is_symbolic(t.length):
+            out |= t.length.free_symbols
+    return out
 
 
 def _size(t: TensorType | None) -> Any:
