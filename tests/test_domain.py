@@ -271,3 +271,22 @@ def test_the_domain_with_a_multiple_taken_out_admits_exactly_the_sizes_that_meet
             got = d.admits({"batch": bv, "seq": sv})
             if got is not None:
                 assert got == all(f((bv, sv)) for f in fs), (rels, bv, sv, d.text())
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.integers(0, 60), st.integers(1, 7), st.integers(0, 30)), min_size=1, max_size=4),
+       st.lists(st.integers(0, 300), max_size=6))
+def test_points_made_progressions_are_the_same_set(progressions, stray):
+    """Every value of a bounded range tried one by one gives points; equally spaced ones become
+    progressions (``h == 1 or h % 2 == 0 and 2 <= h <= 1024``), the set unchanged (brute force)."""
+    values = {s + k * g for s, g, n in progressions for k in range(n)} | set(stray)
+    got = union([(v, v, 1) for v in values])
+    assert {x for x in range(0, 600) if x in got} == values
+    if len(progressions) == 1 and not stray and progressions[0][2] >= 3:
+        assert len(got.pieces) == 1
+
+
+def test_a_bounded_range_of_even_sizes_reads_as_a_progression():
+    h = symbol("h")
+    got = truth_set(AnyOf(((Rel("==", h, 1),), (Rel("==", h, 2 * sympy.floor(h / 2)),))), h, 1, 1024)
+    assert got.text("h") == "h == 1 or h % 2 == 0 and 2 <= h <= 1024"

@@ -217,8 +217,9 @@ def _meet(a: Piece, b: Piece) -> Optional[Piece]:
 
 
 def _normal(pieces: list) -> DimSet:
-    """Sorted, with single points and touching intervals merged."""
-    pieces = sorted(pieces, key=_order)
+    """Sorted, with equally spaced points made progressions (``_point_runs``) and single points and
+    touching intervals merged."""
+    pieces = sorted(_point_runs(pieces), key=_order)
     out: list = []
     for p in pieces:
         if out and out[-1][2] == 1 and p[2] == 1 and out[-1][1] is not None and p[0] <= out[-1][1] + 1:
@@ -227,6 +228,38 @@ def _normal(pieces: list) -> DimSet:
         else:
             out.append(p)
     return DimSet(tuple(out))
+
+
+def _point_runs(pieces: list) -> list:
+    """The single points among ``pieces`` as progressions where three or more are equally spaced, a
+    point left alone where the run after it is longer: ``{1, 2, 4, 6, ..., 1024}`` (every value a
+    bounded range admits, tried one by one) is ``{1}`` and ``2..1024`` by 2, not 512 points.
+
+    >>> [p for p in _point_runs([(v, v, 1) for v in (1, 2, 4, 6, 8, 9)])]
+    [(1, 1, 1), (2, 8, 2), (9, 9, 1)]
+    """
+    points = sorted({p[0] for p in pieces if p[1] == p[0]})
+    if len(points) < 3:
+        return pieces
+    out = [p for p in pieces if p[1] != p[0]]
+    n = len(points)
+
+    def run(i: int) -> int:
+        j = i + 1
+        while j + 1 < n and points[j + 1] - points[j] == points[i + 1] - points[i]:
+            j += 1
+        return j - i + 1 if i + 1 < n else 1
+
+    i = 0
+    while i < n:
+        length = run(i)
+        if length >= 3 and not (i + 1 < n and run(i + 1) > length):
+            out.append((points[i], points[i + length - 1], points[i + 1] - points[i]))
+            i += length
+        else:
+            out.append((points[i], points[i], 1))
+            i += 1
+    return out
 
 
 def _order(p: Piece) -> tuple:
