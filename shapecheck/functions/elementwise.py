@@ -23,7 +23,7 @@ from __future__ import annotations
 import operator
 from typing import TYPE_CHECKING, Any
 
-from ..notation import NO_VALUE, EvalError, Unknown, value_of
+from ..notation import NO_VALUE, EvalError, Unknown, compare_dims, value_of
 from ..notation.operators import int_like
 from ..dims.rounding import floor_div, provably_nonnegative
 from ..dims import is_unknown, normalize_dim, unknown_dim
@@ -82,12 +82,38 @@ def _exact_quotient(a, b):
 
 
 def mod(a, b):
-    """Integer ``Mod`` with fmod=0: the remainder takes the divisor's sign."""
+    """Integer ``Mod`` with fmod=0: the remainder takes the divisor's sign.
+
+    Symbolic, where one formula holds at every size the node runs at (a divisor of 0 fails it):
+    a dim ``a`` by a positive int ``b`` is ``a - b*floor(a/b)``; an int ``a`` by a dim ``b`` is ``a``
+    or ``a + b`` where ``b`` is provably past ``a`` (``-1 % seq == seq - 1``: dynamo's
+    ``torch.roll(x, 1)``), else unknown.
+
+    >>> from shapecheck.dims import symbol
+    >>> s = symbol("seq")
+    >>> mod(-1, s), mod(s + 3, 4), is_unknown(mod(5, s))
+    (seq - 1, seq - 4*floor(seq/4 + 3/4) + 3, True)
+    """
     if int_like(a) and int_like(b):
         if b == 0:
             raise EvalError("integer modulo by zero")
         return a % b   # Mod with fmod=0 takes the divisor's sign, as Python does
+    if any(is_unknown(x) for x in (*_symbols(a), *_symbols(b))):
+        return unknown_dim("remainder")
+    if int_like(b) and b > 0:
+        return normalize_dim(sympy.sympify(a) - b * floor_div(a, b))
+    if int_like(a) and provably_nonnegative(b):   # b >= 1 wherever the node runs
+        if a == 0:
+            return 0
+        if a < 0 and (a == -1 or compare_dims(b, ">=", -a) is True):
+            return normalize_dim(b + a)
+        if a > 0 and compare_dims(b, ">", a) is True:
+            return a
     return unknown_dim("remainder")
+
+
+def _symbols(x) -> set:
+    return set() if int_like(x) else set(getattr(sympy.sympify(x), "free_symbols", ()))
 
 
 def fmod(a, b):

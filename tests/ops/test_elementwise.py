@@ -432,3 +432,25 @@ def test_integer_div_of_a_length_that_may_be_negative_truncates_at_every_size():
             for w in range(0, 2 * k + 3 * b + 2):
                 want = -((k - w) // b) if w < k else (w - k) // b     # truncation toward zero, in integers
                 assert f((w,)) == want, (k, b, w, q)
+
+
+def test_integer_mod_of_symbolic_values_holds_at_every_size():
+    """Mod (fmod = 0) of a length by a positive constant, and of a constant by a length (dynamo writes
+    torch.roll(x, 1) as Mod(-1, seq)): the symbolic remainder equals Python's at every size where the
+    node runs (a divisor of 0 fails it); where no one formula holds, it is unknown (brute force)."""
+    from shapecheck.dims import is_symbolic, is_unknown, symbol
+    from shapecheck.functions.elementwise import mod
+    from shapecheck.domain.evaluate import compile_dim
+    S = symbol("S")
+    for k in (-7, -3, 0, 2, 5):
+        for b in (1, 2, 3, 8):
+            f = compile_dim(mod(S + k, b), (S,))
+            assert all(f((s,)) == (s + k) % b for s in range(0, 40)), (k, b)
+    for a in (-5, -1, 0, 3):
+        for divisor in (S, S + 4, 2 * S + 6):
+            r = mod(a, divisor)
+            if is_symbolic(r) and any(is_unknown(x) for x in r.free_symbols):
+                continue
+            f, g = compile_dim(r, (S,)), compile_dim(divisor, (S,))
+            assert all(f((s,)) == a % g((s,)) for s in range(0, 40) if g((s,)) != 0), (a, divisor, r)
+    assert mod(-1, S) == S - 1 and is_unknown(mod(-2, S)) and mod(-2, S + 4) == S + 2
