@@ -169,8 +169,7 @@ def check_declaration(graph: ModelGraph, report: ModelReport, env: dict, node: M
     d = decl.type
     if d.dtype == inf.dtype and d.shape == inf.shape and d.shape is not None:
         # the common case, decided without comparing dim by dim
-        text = str(d)
-        report.declarations.append(DeclarationReport(tname, node.name, decl.kind, text, text, "agrees", "info"))
+        report.declarations.append(DeclarationReport(tname, node.name, decl.kind, d, d, "agrees", "info"))
         return
     before = len(names.bound) if names is not None else 0
     c = _compare(d, inf, names)
@@ -181,7 +180,7 @@ def check_declaration(graph: ModelGraph, report: ModelReport, env: dict, node: M
     if c.contradictions:
         severity = "error" if decl.kind == "graph output" else "warning"
         report.declarations.append(DeclarationReport(
-            tname, node.name, decl.kind, str(d), str(inf), "contradicts", severity,
+            tname, node.name, decl.kind, d, inf, "contradicts", severity,
             f"{decl.kind} {tname!r} is declared {d} but inference gives {inf}: " + "; ".join(c.contradictions),
             f"declare {tname!r} as {inf}"))
     elif c.conditions:
@@ -189,7 +188,7 @@ def check_declaration(graph: ModelGraph, report: ModelReport, env: dict, node: M
         for text, rel in c.conditions:
             assume(text, who, relation=rel)
         report.declarations.append(DeclarationReport(
-            tname, node.name, decl.kind, str(d), str(inf), "condition", "info",
+            tname, node.name, decl.kind, d, inf, "condition", "info",
             f"the {decl.kind} of {tname!r} names its dims differently from inference; valid only if " + ", ".join(texts),
             f"declare {tname!r} as {inf}", texts))
     elif c.refined:
@@ -197,10 +196,10 @@ def check_declaration(graph: ModelGraph, report: ModelReport, env: dict, node: M
         for r in c.refined:
             assume(f"{tname} {r}, taken from {decl.kind}", who, refinement=True)
         report.declarations.append(DeclarationReport(
-            tname, node.name, decl.kind, str(d), str(inf), "refines", "info",
+            tname, node.name, decl.kind, d, inf, "refines", "info",
             f"inference left part of {tname!r} unknown; the {decl.kind} fills in " + ", ".join(c.refined)))
     else:
         named = (f"the {decl.kind} of {tname!r} names dims no input of the model names, which inference "
                  "defines: " + ", ".join(defined)) if defined else ""
-        report.declarations.append(DeclarationReport(tname, node.name, decl.kind, str(d), str(inf), "agrees", "info",
+        report.declarations.append(DeclarationReport(tname, node.name, decl.kind, d, inf, "agrees", "info",
                                                      named))

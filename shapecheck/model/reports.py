@@ -61,13 +61,21 @@ class DeclarationReport(Indexable):
     tensor: str
     node: str
     kind: str            # graph output | value_info | subgraph output | port
-    declared: str
-    inferred: str
+    declared_type: Any   # the declared and inferred types (or their texts): written as text when asked,
+    inferred_type: Any   # since most declarations agree and no one reads them
     status: str          # agrees | refines | condition | contradicts
     severity: str        # info | warning | error
     message: str = ""
     fix: str = ""
     conditions: list[str] = field(default_factory=list)
+
+    @property
+    def declared(self) -> str:
+        return str(self.declared_type)
+
+    @property
+    def inferred(self) -> str:
+        return str(self.inferred_type)
 
     def to_dict(self) -> dict[str, Any]:
         d = {"tensor": self.tensor, "node": self.node, "kind": self.kind, "declared": self.declared,
