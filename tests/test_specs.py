@@ -68,6 +68,14 @@ def test_every_spec_file_loads_into_the_registry():
         assert spec.outputs, f"{spec.name} has no outputs"
 
 
+def test_every_shipped_spec_binds_its_kernels_arguments():
+    """The shipped specs are loaded without importing the kernels (a check never executes a node);
+    here each one's [semantics] is checked against its kernel as a user's spec directory is."""
+    from shapecheck.registry import load_specs, spec_files, specs_dir
+    loaded = load_specs(spec_files(specs_dir()), check_kernels=True)
+    assert len(loaded) == len(list(REG)) and all(spec is not None for spec, _ in loaded)
+
+
 def test_spec_versions_match_their_file_names():
     # the file name says op-version; the loaded spec must agree (extends must not leak the parent's version)
     # a [family] file is named after its first member

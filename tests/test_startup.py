@@ -27,10 +27,11 @@ def _fresh(code: str, *argv: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT, timeout=120)
 
 
-IMPORTED = "json.dumps(sorted(m for m in ('onnx', 'numpy', 'sympy') if m in sys.modules))"
+IMPORTED = "json.dumps(sorted(m for m in ('onnx', 'numpy', 'sympy', 'shapecheck.kernels') if m in sys.modules))"
 
 
 def test_the_cli_checks_a_model_without_values_importing_neither_onnx_nor_numpy():
+    """Nor the kernels: the shipped specs load without them (tests/test_specs.py checks their bindings)."""
     code = ("import sys, json; from shapecheck.cli import main; "
             f"c = main(['check', {str(KV)!r}, '--json']); print({IMPORTED}); sys.exit(c)")
     run = _fresh(code)

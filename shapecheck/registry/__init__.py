@@ -23,7 +23,7 @@ This module reads the files and is the package's face: consumers import ``Spec``
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Iterable
 
@@ -70,11 +70,13 @@ def _read_all(paths: Iterable[Path]) -> tuple[dict[str, tuple[dict, FileCtx]], d
 
 
 def load_specs(paths: Iterable[Path], base: Registry | None = None, *,
-               raw_only: frozenset[Path] | set[Path] = frozenset()) -> list[tuple[Spec | None, dict]]:
+               raw_only: frozenset[Path] | set[Path] = frozenset(),
+               check_kernels: bool = True) -> list[tuple[Spec | None, dict]]:
     """Each spec with the merged data it was built from, parents before their children.
 
     A file in ``raw_only`` is merged but not compiled (its entries are ``(None, data)``): a
-    registry that needs only the data a child extends need not compile the parent."""
+    registry that needs only the data a child extends need not compile the parent.
+    ``check_kernels``: see ``build_spec``."""
     raw_paths = {str(p) for p in raw_only}
     pending, families = _read_all(paths)
     # a child's name is known only once its parent is merged, so resolve in rounds
@@ -98,7 +100,7 @@ def load_specs(paths: Iterable[Path], base: Registry | None = None, *,
             if ctx.path in raw_paths and all(k in full for k in ("op", "domain", "version")):
                 name = spec_name(normalize_domain(str(full["domain"])), str(full["op"]), full["version"])
             else:
-                spec = build_spec(full, ctx, families.get(key, ()))
+                spec = build_spec(full, ctx, families.get(key, ()), check_kernels)
                 name = spec.name
             if name in where:
                 raise ctx.err(f"{name} is defined twice: here and in {where[name]}",
@@ -140,7 +142,9 @@ def spec_files(root: Path) -> list[Path]:
 @lru_cache(maxsize=1)
 def default_registry() -> Registry:
     """The shipped specs, each operator's compiled once per process, when first needed."""
-    reg = LazyRegistry(spec_files(specs_dir()), load_specs)
+    # the shipped specs' kernels are checked by the test suite (tests/test_specs.py): a check that never
+    # executes a node need not import every kernel module
+    reg = LazyRegistry(spec_files(specs_dir()), partial(load_specs, check_kernels=False))
     reg.domains = load_domains(specs_dir())
     return reg
 

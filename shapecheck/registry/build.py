@@ -20,8 +20,10 @@ from .source import WHERE, FileCtx
 from .attributes import ATTR_TYPES, convert_attr
 
 
-def build_spec(data: dict, ctx: FileCtx, family: tuple[str, ...] = ()) -> Spec:
-    """Turn merged spec data into a compiled ``Spec``; every error names file and line."""
+def build_spec(data: dict, ctx: FileCtx, family: tuple[str, ...] = (), check_kernels: bool = True) -> Spec:
+    """Turn merged spec data into a compiled ``Spec``; every error names file and line.  ``check_kernels``:
+    check ``[semantics]`` against its kernel's arguments (importing every kernel); the shipped specs,
+    which the test suite checks so, are loaded without it (``default_registry``)."""
     for key in ("op", "domain", "version"):
         if key not in data:
             raise ctx.err(f"missing required key {key!r}")
@@ -40,7 +42,8 @@ def build_spec(data: dict, ctx: FileCtx, family: tuple[str, ...] = ()) -> Spec:
     input_names = {i.name for i in inputs}
     outputs = _outputs(data, ctx, known, input_names, let_trees)
     constraints, warnings = _rules(data, ctx, known, let_trees, input_names)
-    semantics, semantics_fns, kernel_inputs = _semantics(dict(data.get("semantics", {})), ctx, known, inputs)
+    semantics, semantics_fns, kernel_inputs = _semantics(dict(data.get("semantics", {})), ctx, known, inputs,
+                                                         check_kernels)
     return Spec(op=data["op"], domain=normalize_domain(str(data["domain"])), version=data["version"], file=ctx.path,
                 summary=data.get("summary", "").strip(), source=data.get("source", ""),
                 extends=data.get("extends"), deprecated=str(data.get("deprecated", "") or ""),
@@ -202,7 +205,7 @@ def _case(ctx: FileCtx, raw: Any, rid: str, line: int) -> Case:
                 at or line, path)
 
 
-def _semantics(sem: dict, ctx: FileCtx, known: set[str], inputs: list[InputDecl]
+def _semantics(sem: dict, ctx: FileCtx, known: set[str], inputs: list[InputDecl], check_kernels: bool = True
                ) -> tuple[dict[str, Any], dict[str, Fn], dict[str, str]]:
     """``[semantics]`` (optional): the kernel kind and a binding for every kernel argument.
 
@@ -214,10 +217,6 @@ def _semantics(sem: dict, ctx: FileCtx, known: set[str], inputs: list[InputDecl]
     if not sem:
         return {}, fns, kernel_inputs
     line0 = ctx.find("[semantics]")
-    from ..kernels import KERNELS
-    kind = sem.get("kind")
-    if kind not in KERNELS:
-        raise ctx.err(f"[semantics] kind {kind!r} has no kernel; known kinds are {', '.join(sorted(KERNELS))}", line0)
     names = {i.name for i in inputs}
     for key, text in sem.items():
         if key == "kind":
@@ -228,6 +227,16 @@ def _semantics(sem: dict, ctx: FileCtx, known: set[str], inputs: list[InputDecl]
         fns[key] = compile_expr(tree)
         if tree.kind == "name" and tree.value in names:
             kernel_inputs[key] = tree.value
+    if check_kernels:
+        _check_kernel(sem.get("kind"), fns, ctx, line0)
+    return sem, fns, kernel_inputs
+
+
+def _check_kernel(kind: Any, fns: dict[str, Fn], ctx: FileCtx, line0: int) -> None:
+    """``[semantics]`` names a kernel and binds each of its arguments by name."""
+    from ..kernels import KERNELS
+    if kind not in KERNELS:
+        raise ctx.err(f"[semantics] kind {kind!r} has no kernel; known kinds are {', '.join(sorted(KERNELS))}", line0)
     params = inspect.signature(KERNELS[kind]).parameters.values()
     required = {p.name for p in params if p.default is p.empty and p.kind is not p.VAR_KEYWORD}
     accepted = {p.name for p in params}
@@ -236,4 +245,3 @@ def _semantics(sem: dict, ctx: FileCtx, known: set[str], inputs: list[InputDecl]
         raise ctx.err(f"[semantics] must bind every argument of kernel {kind!r} by name: "
                       f"{', '.join(sorted(accepted))}" + (f"; missing {', '.join(sorted(missing))}" if missing else "")
                       + (f"; unknown {', '.join(sorted(extra))}" if extra else ""), line0)
-    return sem, fns, kernel_inputs
