@@ -36,6 +36,9 @@ class Unsupported(Exception):
     """An expression this evaluator does not know (a symbolic exponent, a function of tensors)."""
 
 
+SMALL_RANGE = 4096   # a range of at most this many values is decided by trying each one
+
+
 def _exact(x: Any) -> Any:
     return x.numerator if type(x) is Fraction and x.denominator == 1 else x
 
@@ -174,4 +177,4 @@ def free_dims(rel: Any) -> set:
     return set(rel.free_symbols) if not isinstance(rel, tuple) else set().union(*(r.free_symbols for r in rel))
 
 
-__all__ = ["compile_dim", "holds", "constants", "denominators", "free_dims", "Unsupported"]
+__all__ = ["compile_dim", "holds", "constants", "denominators", "free_dims", "Unsupported", "SMALL_RANGE"]

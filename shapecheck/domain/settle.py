@@ -32,14 +32,13 @@ from typing import TYPE_CHECKING, Any, Optional
 from ..dims import normalize_dim, rebuild
 from ..notation import compare_dims
 from ..dims.rounding import floor_argument, polynomial_sign, provably_nonnegative
-from .evaluate import Unsupported, compile_dim
+from .evaluate import SMALL_RANGE, Unsupported, compile_dim
 
 if TYPE_CHECKING:
     import sympy
 else:
     from ..deferred import sympy
 
-EXHAUST = 4096   # allowed values tried one by one at most
 
 Bound = tuple        # (lo, hi or None, step)
 SPLIT = 8            # smallest values split off to settle a Min/Max of one dim
@@ -111,7 +110,7 @@ def always_ge(gap: Any, bounds: dict) -> bool:
 
 def _every_value(gap: Any, syms: list, bounds: dict) -> Optional[bool]:
     """Whether ``gap >= 0`` at every allowed value, each one tried, where the dims' ranges hold at most
-    ``EXHAUST`` points together (a dynamo export's ``1 <= height <= 1024``); else None.  Exact, and a
+    ``SMALL_RANGE`` points together (a dynamo export's ``1 <= height <= 1024``); else None.  Exact, and a
     few milliseconds where sympy's reasoning over floors takes tens."""
     ranges, total = [], 1
     for s in syms:
@@ -120,7 +119,7 @@ def _every_value(gap: Any, syms: list, bounds: dict) -> Optional[bool]:
             return None
         ranges.append(range(lo, hi + 1, step))
         total *= len(ranges[-1])
-        if total > EXHAUST:
+        if total > SMALL_RANGE:
             return None
     try:
         f = compile_dim(gap, tuple(syms))

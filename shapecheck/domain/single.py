@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 from ..dims import normalize_dim, rebuild
 from ..notation import compare_dims
 from ..notation import AnyOf, Rel
-from .evaluate import Unsupported, compile_dim, constants, denominators, holds
+from .evaluate import SMALL_RANGE, Unsupported, compile_dim, constants, denominators, holds
 from .intset import DimSet, union
 
 if TYPE_CHECKING:
@@ -53,10 +53,10 @@ def truth_set(cond: Any, s: Any, lo: int, hi: Optional[int] = None) -> Optional[
         consts = constants(cond)
     except Unsupported:
         return None
-    linear = _by_class(cond, s, period, lo, hi) if period <= MAX_PERIOD else None
+    linear = _by_class(cond, s, f1, period, lo, hi) if period <= MAX_PERIOD else None
     if linear is not None:    # each side linear along each residue class: solved
         return linear
-    if hi is not None and hi - lo <= 4096:      # a small range: every value tried
+    if hi is not None and hi - lo <= SMALL_RANGE:      # a small range: every value tried
         try:
             return union([(x, x, 1) for x in range(lo, hi + 1) if _at(f1, x)])
         except Unsupported:
@@ -92,7 +92,7 @@ def _classes(lo: int, hi: Optional[int], period: int) -> list[tuple[int, Optiona
             for r in range(period) if hi is None or lo + r <= hi]
 
 
-def _by_class(cond: Any, s: Any, period: int, lo: int, hi: Optional[int]) -> Optional[DimSet]:
+def _by_class(cond: Any, s: Any, f1: Callable, period: int, lo: int, hi: Optional[int]) -> Optional[DimSet]:
     """The truth set, solved class by class, where along each residue class ``s = base + period*t``
     the condition is a relation between two linear functions of ``t`` (their slopes from ``_slope``,
     their values at ``t = 0`` computed): a relation, or relations whose sides rise alike; else None."""
@@ -108,7 +108,6 @@ def _by_class(cond: Any, s: Any, period: int, lo: int, hi: Optional[int]) -> Opt
         return None
     try:
         gap = compile_dim(sympy.sympify(cond.lhs) - sympy.sympify(cond.rhs), (s,)) if isinstance(cond, Rel) else None
-        f1 = holds(cond, (s,))
         pieces = []
         for base, top in _classes(lo, hi, period):
             if gap is None or slopes[0] == 0:

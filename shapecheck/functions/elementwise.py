@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..notation import NO_VALUE, EvalError, Unknown, compare_dims, value_of
 from ..notation.operators import int_like
 from ..dims.rounding import floor_div, provably_nonnegative
-from ..dims import is_unknown, normalize_dim, unknown_dim
+from ..dims import has_unknown, is_unknown, normalize_dim, unknown_dim
 from .core import _elems, _fresh, _is_int, _value
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ def mod(a, b):
         if b == 0:
             raise EvalError("integer modulo by zero")
         return a % b   # Mod with fmod=0 takes the divisor's sign, as Python does
-    if any(is_unknown(x) for x in (*_symbols(a), *_symbols(b))):
+    if has_unknown(a) or has_unknown(b):
         return unknown_dim("remainder")
     if int_like(b) and b > 0:
         return normalize_dim(sympy.sympify(a) - b * floor_div(a, b))
@@ -113,10 +113,6 @@ def mod(a, b):
         if a > 0 and compare_dims(b, ">", a) is True:
             return a
     return unknown_dim("remainder")
-
-
-def _symbols(x) -> set:
-    return set() if int_like(x) else set(getattr(sympy.sympify(x), "free_symbols", ()))
 
 
 def fmod(a, b):

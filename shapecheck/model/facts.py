@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable
 
-from ..domain.evaluate import Unsupported, holds
+from ..domain.evaluate import SMALL_RANGE, Unsupported, holds
 from ..domain.intset import DimSet, union
 from ..domain.reduce import reduce_relation
 from ..domain.settle import settle_dim
@@ -157,7 +157,7 @@ class Facts:
         if _fails_somewhere(reduced, s, cur):
             return False   # a value the dim may take breaks it: no proof needed (a new condition, mostly)
         lo = cur.lo if cur.lo is not None else 0
-        short = cur.hi is not None and cur.hi - lo <= 4096   # every value tried: milliseconds
+        short = cur.hi is not None and cur.hi - lo <= SMALL_RANGE   # every value tried: milliseconds
         got = truth_set(reduced, s, lo, cur.hi if short else None)
         if got is None and reduced is relation:   # one dim, no proved set: the bounds may still decide it
             return reduce_relation(relation, self.bounds_of(syms)) is True
