@@ -171,3 +171,23 @@ def test_a_pin_is_found_in_the_graph_when_the_recorded_ranges_are_gone(tmp_path)
     assert [f.constraint for f in rep.violations] == ["pinned"] and "seq == 5" in rep.domain.text()
     wrong = [(dims, ok) for dims, ok in _points("rnn_stack_dynamo18") if rep.domain.admits(dims) is not ok]
     assert not wrong, (rep.domain.text(), wrong)
+
+
+def test_a_range_torch_recorded_is_named_as_the_exports_not_the_graphs(tmp_path):
+    """A dynamo export whose recorded range caps a dim the graph runs at freely (Dim.AUTO on a sample of
+    batch 1 records s99: VR[0, 2]; onnxruntime runs batch 4): pinned by the export's record, said so."""
+    import onnx
+    from shapecheck.model.sizes import RANGES_KEY
+    model = onnx.load(str(DOMAIN / "resnet_tiny_dynamo18.onnx"))
+    for holder in (model, model.graph):
+        kept = [p for p in holder.metadata_props if p.key != RANGES_KEY]
+        del holder.metadata_props[:]
+        holder.metadata_props.extend(kept)
+    model.metadata_props.add(key=RANGES_KEY, value="{batch: VR[0, 2], height: VR[1, 4096], width: VR[1, 4096]}")
+    onnx.save(model, str(tmp_path / "capped.onnx"))
+    [pin] = [f for f in shapecheck.check_model(str(tmp_path / "capped.onnx")).violations if f.constraint == "pinned"]
+    assert pin.message.startswith("the export is valid only where 1 <= batch <= 2") and "runs only" not in pin.message
+    assert "torch.export.Dim" in pin.fix and "range the exporter recorded" in pin.values["from"]
+    assert main(["check", "--quiet", str(DOMAIN / "rnn_fixed_ts17.onnx")]) == 1   # a graph's own pin says "runs only"
+    assert [f.message for f in _report("rnn_fixed_ts17").violations if f.constraint == "pinned"][0].startswith(
+        "the model runs only where")

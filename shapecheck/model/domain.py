@@ -84,8 +84,13 @@ def domain_findings(domain: InputDomain, graph: ModelGraph, declared: dict | Non
                f"above fix{'es' if len(consts) == 1 else ''} {'it' if len(rel.dims) == 1 else 'them'}), or declare "
                f"{dims} static: {_static(rel)}") if consts else \
             f"re-export with {dims} dynamic in the graph too, or declare {dims} static: {_static(rel)}"
-        out.append(Finding(PINNED, rel.text, f"the model runs only where {rel.text}, though {inputs} declare"
-                           f"{'s' if ' and ' not in inputs and ', ' not in inputs else ''} {dims} dynamic", values, fix))
+        declares = f"{inputs} declare{'s' if ' and ' not in inputs and ', ' not in inputs else ''} {dims} dynamic"
+        if rel.declared and not consts:   # the exporter's record: the graph's own conditions may allow more
+            out.append(Finding(PINNED, rel.text, f"the export is valid only where {rel.text}, though {declares}", values,
+                               f"re-export with {dims} dynamic (a torch.export.Dim with the range it must run on: "
+                               f"torch then says which line specializes it), or declare {dims} static: {_static(rel)}"))
+            continue
+        out.append(Finding(PINNED, rel.text, f"the model runs only where {rel.text}, though {declares}", values, fix))
     return out
 
 
