@@ -46,3 +46,15 @@ def test_renaming_a_dim_with_floors_is_xreplace(parts, q, fn, order):
     e = getattr(sympy, fn)(sympy.Add(*parts) / q) + sympy.floor(sympy.Add(*parts) / (q + 1)) * 2
     mapping = dict(zip([N, M, K], order))
     assert rebuild(e, mapping) == e.xreplace(mapping), (e, mapping)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(-9, 9), st.sampled_from(["N", "M", "N*M", "1"])), min_size=1, max_size=3),
+       st.integers(1, 64), st.integers(-3, 3))
+def test_a_parsed_floor_division_is_sympys(terms, q, c):
+    # a dim_param torch writes, ``((N - 1)//32) + 1``, is parsed with floor_of: the very floor sympy builds
+    from shapecheck.dims import parse_dim
+    text = " + ".join(f"({k})*{t}" if k < 0 else f"{k}*{t}" for k, t in terms)
+    env = {"N": N, "M": M}
+    value = sum(k * sympy.sympify(t, locals=env) for k, t in terms)
+    assert parse_dim(f"(({text})//{q}) + {c}") == sympy.floor(value / q) + c

@@ -212,7 +212,7 @@ class _DimParser:
         while self.peek() in ("*", "//", "%"):
             op = self.take()
             r = self.atom()
-            v = v * r if op == "*" else (sympy.floor(v / r) if op == "//" else sympy.Mod(v, r))
+            v = v * r if op == "*" else (floor_of(v / r) if op == "//" else sympy.Mod(v, r))
         return v
 
     def add(self) -> Any:

@@ -14,7 +14,7 @@ from ..findings import CONTROL_FLOW, ONNX_INFERENCE, OPSET
 from ..frontends.graph import ModelGraph, ModelNode, NodeInferenceError
 from ..domain.relation import Source
 from ..result import Finding
-from ..solver.cache import SolveCache, attrs_key
+from ..solver.cache import MAX_PASSED, SolveCache, attrs_key
 from ..solver import output_slots
 from ..registry import Registry
 from ..containers import is_container, tensors_in
@@ -43,6 +43,7 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False, run
 
 
 PROGRESS_EVERY = 1024
+MEMO = True   # remember queries by their inputs' identity (ForwardPass._solved); False: every node asks the cache
 
 
 class ForwardPass(RegionWalk):
@@ -56,7 +57,7 @@ class ForwardPass(RegionWalk):
             from ..runtimes import load_runtime
             self.portability = load_runtime(runtime)
         self.report = ModelReport(model=graph.path, format=graph.format, strict=strict, notes=list(graph.notes))
-        self.env: dict[str, TensorType] = dict(graph.sources)
+        self.env: dict[str, TensorType] = interned(graph.sources)
         self.origin: dict[str, str] = dict(graph.source_kind)
         self.assumptions: dict[str, dict[str, None]] = {}   # condition -> the nodes needing it, in order
         self.relations: dict[str, Any] = {}   # condition text -> its relation (never parsed back from the text)
@@ -75,6 +76,8 @@ class ForwardPass(RegionWalk):
         self.coverage: dict[str, dict[str, int]] = {}   # op type -> how its nodes were covered -> count
         self.cache = SolveCache.of(registry)   # shared by every model checked against this registry
         self.resolved: dict[tuple, tuple] = {}
+        self.memo: dict[tuple, tuple] = {}     # a node's query by the identity of its inputs -> (result, folded)
+        self.memo_on = MEMO
         self.slots: dict[tuple, list] = {}     # (spec, output count) -> output slots
         source_names = names_in(graph.sources.values())
         self.unknowns = Unknowns(source_names)
@@ -203,8 +206,7 @@ class ForwardPass(RegionWalk):
                      for k, t in types.items()}
         n_out = len(node.outputs)
         items = attrs_key(node.attrs) if node.attrs else ()
-        result = self.cache.solve(spec, types, node.attrs, items=items, opset=node.opset, unknown_attrs="finding",
-                                  output_count=n_out, registry=self.registry)
+        result, folded = self._solved(spec, node, types, items, n_out)
         slots = self.slots.get((spec.name, n_out))
         if slots is None:
             slots = self.slots[(spec.name, n_out)] = output_slots(spec, n_out)
@@ -212,7 +214,7 @@ class ForwardPass(RegionWalk):
             result.outputs, types, node, {key: t for (key, _d, _p), t in zip(slots, node.outputs) if t})
         outputs, overflow = int64_overflow(outputs)
         status = "invalid" if overflow else result.status
-        folded = fold(spec, types, node.attrs, n_out, self.cache.folds, result, items) if status == "valid" else None
+        folded = folded if status == "valid" else None
         if self.needs(node, spec, result) and status == "conditional":
             # what the node needs narrowed the input dims: its inputs, settled under that, may now give
             # exact outputs (a broadcast of seq against Min(64, seq) is seq once seq <= 64)
@@ -244,6 +246,26 @@ class ForwardPass(RegionWalk):
                     self.origin[tname] = "inferred"
                 check_declaration(self.graph, self.report, self.env, node, tname, self.assume, self.names,
                                   self.facts.implies)
+
+    def _solved(self, spec, node: ModelNode, types: dict, items: Any, n_out: int) -> tuple[Any, dict | None]:
+        """(the solver's result, the folded outputs or None) for the node's query.  Both are pure
+        functions of the spec, the input types, the attributes and the output count, and types are
+        never changed once built: a query is remembered by the identity of its input types (a
+        decoder's layers hand the same type objects on), which skips the cache's signatures."""
+        key = None
+        if items is not None and self.memo_on:
+            key = (spec.name, n_out, items, node.opset,
+                   tuple((k, tuple(map(id, t)) if type(t) is tuple else id(t)) for k, t in types.items()))
+            hit = self.memo.get(key)
+            if hit is not None:
+                return hit[0], hit[1]
+        result = self.cache.solve(spec, types, node.attrs, items=items, opset=node.opset, unknown_attrs="finding",
+                                  output_count=n_out, registry=self.registry)
+        folded = fold(spec, types, node.attrs, n_out, self.cache.folds, result, items) \
+            if result.status == "valid" else None
+        if key is not None:
+            self.memo[key] = (result, folded, types)   # the types kept alive: their ids stay theirs
+        return result, folded
 
     def needs(self, node: ModelNode, spec, result) -> bool:
         """Record the conditions ``result`` states for ``node``; True when they narrowed an input dim."""
@@ -285,6 +307,19 @@ class ForwardPass(RegionWalk):
         report = finish_report(self)
         report.types = self.env
         return report
+
+
+def interned(sources: dict[str, TensorType]) -> dict[str, TensorType]:
+    """``sources`` with equal types one object: a decoder's layers each have their own Constant
+    nodes of the same shape values, and ``ForwardPass._solved`` remembers queries by identity.
+    Weights (values past ``MAX_PASSED`` elements) keep their own objects: their bytes are not read."""
+    seen: dict[tuple, TensorType] = {}
+    out = {}
+    for name, t in sources.items():
+        if type(t) is TensorType and (t.value is None or t.value.size <= MAX_PASSED):
+            t = seen.setdefault(t.signature(), t)
+        out[name] = t
+    return out
 
 
 def _defined(t: TensorType | None) -> bool:
