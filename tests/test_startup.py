@@ -109,3 +109,28 @@ def test_verify_refuses_a_variadic_operator_with_a_clear_error(capsys):
     assert main(["verify", "Concat", "--opset", "13", "-i", "inputs=float[N,4]", "-a", "axis=0"]) == 2
     err = capsys.readouterr().err
     assert "variable number" in err and "Traceback" not in err
+
+
+def test_the_cli_checks_an_export_with_constants_without_importing_onnx():
+    # Constant nodes are read from their protobuf fields: a model that needs sympy and numpy
+    # (a T5 export folds its constants) still never pays for onnx's import in the CLI
+    t5 = ROOT / "tests" / "fixtures" / "zoo" / "t5_ts17.onnx"
+    code = ("import sys, json; from shapecheck.cli import main; "
+            f"c = main(['check', {str(t5)!r}, '--json']); print({IMPORTED}); sys.exit(c)")
+    run = _fresh(code)
+    doc, imported = run.stdout.rsplit("\n", 2)[:2]
+    assert "onnx" not in json.loads(imported) and "sympy" in json.loads(imported), run.stderr
+    assert {k: v for k, v in json.loads(doc).items() if k != "exit_code"} == check_model(str(t5)).to_dict()
+
+
+@pytest.mark.parametrize("attrs", [{"value_int": -3}, {"value_float": 2.5}, {"value_ints": [1, 2, 3]},
+                                   {"value_floats": [1.5, -2.0]}, {"value": numpy_helper.from_array(np.ones((2, 1), np.int32))}])
+def test_a_constant_node_reads_as_onnx_reference_runs_it(attrs):
+    from onnx import helper
+    from onnx.reference import ReferenceEvaluator
+    from shapecheck.frontends.onnx_types import constant_node_value
+    node = helper.make_node("Constant", [], ["y"], **attrs)
+    graph = helper.make_graph([node], "g", [], [helper.make_tensor_value_info("y", 0, None)])
+    want = ReferenceEvaluator(helper.make_model(graph)).run(None, {})[0]
+    got = constant_node_value(node, "y").value
+    assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)

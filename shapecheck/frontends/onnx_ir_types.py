@@ -21,7 +21,8 @@ import onnx_ir as ir
 
 from ..dims import unknown_dim
 from ..types import ONNX_CODES, TensorType, tensor_type_of
-from .onnx_types import MADE_UP, MAX_CONST, const_type, dim_from_param, read_directly
+from ..tensor_data import read_directly
+from .onnx_types import MADE_UP, MAX_CONST, const_type, dim_from_param
 
 if TYPE_CHECKING:
     import numpy as np

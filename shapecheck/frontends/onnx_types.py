@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 from functools import lru_cache
 from typing import Any, TYPE_CHECKING
 
@@ -23,7 +22,8 @@ else:
 from ..errors import UsageError
 from ..dims import Name, NeedsAlgebra, parse_dim, symbol, unknown_dim
 from ..containers import from_proto
-from ..types import ONNX_CODES, TensorType
+from ..types import ONNX_CODES, TensorType, tensor_type_of
+from ..tensor_data import proto_array
 
 MAX_CONST = 1 << 20   # constants larger than this are kept as types only
 
@@ -130,13 +130,6 @@ def attr_value(attr) -> Any:
     return v
 
 
-# element types whose raw bytes are one numpy dtype (little-endian, as ONNX stores them)
-_RAW_DTYPES = {1: "<f4", 2: "u1", 3: "i1", 4: "<u2", 5: "<i2", 6: "<i4", 7: "<i8", 9: "?", 10: "<f2",
-               11: "<f8", 12: "<u4", 13: "<u8"}
-_TYPED_FIELDS = {1: ("float_data", "float32"), 6: ("int32_data", "int32"), 7: ("int64_data", "int64"),
-                 11: ("double_data", "float64")}
-
-
 def const_type(tensor_proto, name: str) -> TensorType:
     dtype = ONNX_CODES.get(tensor_proto.data_type)
     shape = tuple(tensor_proto.dims)
@@ -144,43 +137,24 @@ def const_type(tensor_proto, name: str) -> TensorType:
     if external or math.prod(shape) > MAX_CONST:
         return TensorType(dtype, shape)
     try:
-        value = _array(tensor_proto, shape)
+        value = proto_array(tensor_proto, shape)
     except Exception:  # unreadable raw data: keep the type
         return TensorType(dtype, shape)
     return TensorType(dtype, shape, value)
 
 
-def read_directly(tp) -> bool:
-    """Whether ``const_type`` reads this TensorProto's values without onnx (the common element types,
-    in raw bytes or their typed field)."""
-    code = tp.data_type
-    return sys.byteorder == "little" and code in _RAW_DTYPES and not tp.HasField("segment") and \
-        (tp.HasField("raw_data") or code in _TYPED_FIELDS)
-
-
-def _array(tp, shape: tuple) -> np.ndarray:
-    """A TensorProto's values: the common element types read directly, the rest by onnx."""
-    code = tp.data_type
-    raw_dtype = _RAW_DTYPES.get(code) if sys.byteorder == "little" else None
-    if raw_dtype is not None and not tp.HasField("segment"):
-        if tp.HasField("raw_data"):
-            return np.frombuffer(tp.raw_data, dtype=raw_dtype).reshape(shape)
-        typed = _TYPED_FIELDS.get(code)
-        if typed is not None:
-            return np.array(getattr(tp, typed[0]), dtype=typed[1]).reshape(shape)
-    from onnx import numpy_helper
-    return numpy_helper.to_array(tp)
+_CONSTANT_FIELDS = {"value_int": "i", "value_float": "f", "value_ints": "ints", "value_floats": "floats"}
 
 
 def constant_node_value(node, name: str) -> TensorType | None:
-    """The type (and value) a Constant node produces."""
-    import onnx
+    """The type (and value) a Constant node produces (its attribute read from the protobuf fields,
+    without importing onnx)."""
     for a in node.attribute:
         if a.name == "value":
             return const_type(a.t, name)
-        if a.name in ("value_int", "value_float", "value_ints", "value_floats"):
-            v = onnx.helper.get_attribute_value(a)
-            arr = np.array(v, dtype=np.int64 if "int" in a.name else np.float32)
-            from ..types import tensor_type_of
+        field = _CONSTANT_FIELDS.get(a.name)
+        if field is not None:
+            v = getattr(a, field)
+            arr = np.array(list(v) if a.name.endswith("s") else v, dtype=np.int64 if "int" in a.name else np.float32)
             return tensor_type_of(arr)
     return None

@@ -23,6 +23,7 @@ else:
 from ..containers import type_attr
 from ..errors import UsageError
 from ..types import TensorType, parse_type, tensor_type_of
+from ..tensor_data import proto_array
 from ..notation import TensorVal
 
 
@@ -57,8 +58,7 @@ def tensor_attr(value: Any) -> TensorAttr | None:
         return TensorAttr(t) if t.value is not None else None
     kind = type(value).__name__
     if kind == "TensorProto":
-        from onnx import numpy_helper
-        return TensorAttr(tensor_type_of(numpy_helper.to_array(value)))
+        return TensorAttr(tensor_type_of(proto_array(value)))
     if kind == "SparseTensorProto":
         return TensorAttr(tensor_type_of(_dense(value)))
     return None
