@@ -12,21 +12,24 @@ Engines, each an in-place pass over an ``onnx_ir.Model``:
 Models: the export corpus (tests/fixtures/exports/) and the static-KV-cache decoder of
 bench/make_decoder.py (``setitem`` style, ~12k nodes), value_info stripped as
 bench_wholegraph.py strips it, so that both engines infer every value rather than keep a
-declaration.  Each run is a fresh process per engine (the engines taking turns), which imports its
-engine, warms it up on examples/kv_cache.onnx (shapecheck also compiles every spec then and
-imports the kernels it folds constant nodes with, as the peer registers every op handler at
-import) and on bench_wholegraph's two-node model whose dim is computed (``2*N``), and collects
-garbage; then, per model, the IR model is built from the stripped proto (not timed) and the pass
-is timed.  Each model's time is the median over ``--repeats`` runs (3).  The ratio is
-shapecheck's nodes/s over the peer's: above 1, shapecheck's pass is faster.  Both clocks are
-reported: the process's CPU time, which another
-process's load on the machine hardly moves, and wall time.
+declaration.  The bench runs in rounds (``--repeats``, 3): in each, both engines run at the
+same time, each in a fresh process pinned to a core of its own (the cores swapped every other
+round), so that a slow spell of the machine, which moves a run by 20% here, falls on both; on a
+one-core machine they take turns.  Each process imports its engine, warms it up on
+examples/kv_cache.onnx (shapecheck also compiles every spec then and imports the kernels it folds
+constant nodes with, as the peer registers every op handler at import) and on bench_wholegraph's
+two-node model whose dim is computed (``2*N``), and collects garbage; then, per model, the IR model
+is built from the stripped proto (not timed) and the pass is timed.  Each model's time is its
+median over the rounds.  The ratio is shapecheck's nodes/s over the peer's: above 1, shapecheck's
+pass is faster; the ratio of each round is printed too.  Both clocks are reported: the process's
+CPU time and wall time.
 """
 from __future__ import annotations
 
 import argparse
 import gc
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -76,23 +79,44 @@ def worker(engine: str, paths: list[str]) -> None:
         print(json.dumps({"model": Path(path).stem, "nodes": nodes, "seconds": seconds, "cpu": cpu}), flush=True)
 
 
-def _spawn(engine: str, paths: list[Path]) -> list[dict]:
+def _spawn(engine: str, paths: list[Path], core: int | None = None) -> subprocess.Popen:
+    """A worker process for ``engine``, pinned to ``core`` where the machine lets it."""
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", engine, *map(str, paths)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, check=False, timeout=1800)
+    pin = None
+    if core is not None and hasattr(os, "sched_setaffinity") and core in os.sched_getaffinity(0):
+        def pin() -> None:
+            os.sched_setaffinity(0, {core})
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            preexec_fn=pin)
+
+
+def _results(engine: str, proc: subprocess.Popen) -> list[dict]:
+    out, err = proc.communicate(timeout=1800)
     if proc.returncode:
-        raise SystemExit(f"{engine} failed: {proc.stderr.strip()[-500:]}")
-    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+        raise SystemExit(f"{engine} failed: {err.strip()[-500:]}")
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+def _round(paths: list[Path], k: int) -> dict[str, list[dict]]:
+    """One round: both engines at once, one per core (the cores swapped every other round), so that
+    a slow spell of the machine falls on both; on a one-core machine, in turn."""
+    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    if len(cores) < 2:
+        return {e: _results(e, _spawn(e, paths)) for e in ENGINES}
+    pair = cores[:2] if k % 2 == 0 else cores[1::-1]
+    procs = {e: _spawn(e, paths, c) for e, c in zip(ENGINES, pair)}
+    return {e: _results(e, p) for e, p in procs.items()}
 
 
 def bench(label: str, paths: list[Path], repeats: int) -> dict[str, float]:
     """Per engine, nodes/s over ``paths`` from the median time of each model, in CPU time and in wall
     time; prints the ratios."""
     runs: dict[str, list[list[dict]]] = {e: [] for e in ENGINES}
-    for _ in range(repeats):
-        for engine in ENGINES:   # in turn: a slow spell of the machine falls on both
-            runs[engine].append(_spawn(engine, paths))
+    for k in range(repeats):
+        for engine, got in _round(paths, k).items():
+            runs[engine].append(got)
     rates: dict[str, dict[str, float]] = {}
-    print(f"\n## {label} ({len(paths)} models; median of {repeats} fresh processes per engine)")
+    print(f"\n## {label} ({len(paths)} models; median of {repeats} rounds, each engine a fresh process per round)")
     for engine, got in runs.items():
         nodes = sum(r["nodes"] for r in got[0])
         rates[engine] = {}
@@ -105,6 +129,9 @@ def bench(label: str, paths: list[Path], repeats: int) -> dict[str, float]:
     cpu = rates["shapecheck"]["cpu"] / rates["onnx-shape-inference"]["cpu"]
     wall = rates["shapecheck"]["seconds"] / rates["onnx-shape-inference"]["seconds"]
     print(f"   shapecheck / onnx-shape-inference: {cpu:.2f}x the speed in CPU time ({wall:.2f}x in wall time)")
+    per_round = sorted(sum(r["cpu"] for r in b) / sum(r["cpu"] for r in a)
+                       for a, b in zip(runs["shapecheck"], runs["onnx-shape-inference"]))
+    print(f"   per round (CPU time, the two engines side by side): {', '.join(f'{x:.2f}x' for x in per_round)}")
     return rates["shapecheck"]
 
 

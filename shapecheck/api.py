@@ -95,7 +95,7 @@ def _from_bytes(data: bytes) -> onnx.ModelProto:
     return m
 
 
-def _is_path(x: str) -> bool:
+def is_model_path(x: str) -> bool:
     """An op name (``ScatterND``, ``openvino:ScatterElementsUpdate``) never looks like a file path."""
     return x.lower().endswith((".onnx", ".xml")) or os.sep in x or "/" in x
 
@@ -123,7 +123,7 @@ def infer(op: Any, opset: int = 18, inputs: dict[str, Any] | None = None, attrs:
     Given a model instead (any form ``check_model`` accepts), returns ``{tensor name: TensorType}``
     for every tensor of the model, as inferred by the forward pass.
     """
-    if not isinstance(op, str) or _is_path(op):
+    if not isinstance(op, str) or is_model_path(op):
         try:
             source = model_source(op, "infer")
         except TypeError:

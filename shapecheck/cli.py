@@ -70,7 +70,8 @@ def _build() -> argparse.ArgumentParser:
     _globals(p)
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
 
-    q = sub.add_parser("infer", help="check one operator query and infer its output types", epilog=INFER_EPILOG,
+    q = sub.add_parser("infer", help="check one operator query and infer its output types (given a model: every "
+                       "tensor's type)", epilog=INFER_EPILOG,
                        formatter_class=fmt)
     _query_args(q)
     q.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -104,7 +105,8 @@ def _build() -> argparse.ArgumentParser:
 
 
 def _query_args(q: argparse.ArgumentParser) -> None:
-    q.add_argument("op", help="operator, e.g. ScatterND, TensorScatter or openvino:ScatterNDUpdate (shapecheck specs lists them)")
+    q.add_argument("op", help="operator, e.g. ScatterND, TensorScatter or openvino:ScatterNDUpdate (shapecheck specs "
+                   "lists them); for infer, a model file too")
     q.add_argument("--opset", type=int, default=18, help="opset of the operator's domain (default 18)")
     q.add_argument("-i", "--input", action="append", default=[], metavar="NAME=TYPE",
                    help='an input type, e.g. data=float[N,C] or indices="int64[2,1] = [[0],[3]]"')
@@ -160,9 +162,19 @@ def _query(args) -> tuple[dict, dict]:
 
 
 def cmd_infer(args, out: Console, err: Console) -> int:
-    from .api import infer
+    from .api import infer, is_model_path, model_types
     from .report.text import render_result
     inputs, attrs = _query(args)
+    if is_model_path(args.op):   # a model: every tensor's inferred type (``check`` gives its findings)
+        if inputs or attrs:
+            raise UsageError(f"{args.op}: -i and -a describe an operator query; a model's inputs are its own")
+        types = model_types(args.op, registry=_registry(args))
+        if args.json:
+            print(json.dumps({k: str(v) for k, v in types.items()}, indent=2))
+        else:
+            for name, t in types.items():
+                out.print(f"{name}: {t}", markup=False, highlight=False)
+        return 0
     result = infer(args.op, args.opset, inputs, attrs, registry=_registry(args), light=True)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))

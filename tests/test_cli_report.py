@@ -193,3 +193,14 @@ def test_configuration_in_pyproject_and_flags_over_it(capsys, tmp_path, monkeypa
     (tmp_path / "other.toml").write_text('select = ["pinned"]\n')
     code, out, err = run(capsys, "check", "--config", "other.toml", "models")
     assert code == 1 and "error[pinned]" in err and "runtime-check" not in err
+
+
+def test_infer_on_a_model_prints_every_tensors_type(capsys):
+    # `shapecheck infer MODEL` once ended in a traceback (the op query's printer got the model's types)
+    code, out, err = run(capsys, "infer", "examples/kv_cache.onnx")
+    want = shapecheck.infer("examples/kv_cache.onnx")
+    assert code == 0 and not err and out.splitlines() == [f"{k}: {v}" for k, v in want.items()]
+    code, out, _ = run(capsys, "infer", "examples/kv_cache.onnx", "--json")
+    assert code == 0 and json.loads(out) == {k: str(v) for k, v in want.items()}
+    code, _, err = run(capsys, "infer", "examples/kv_cache.onnx", "-i", "x=float[2]")
+    assert code == 2 and "operator query" in err and "Traceback" not in err

@@ -90,6 +90,11 @@ def dim_str(d: Dim, unknown_as: str = "?") -> str:
         return str(int(d))
     if not hasattr(d, "is_Symbol"):   # not a dim (a float or complex value element): its text, never an error
         return str(d)
+    return _dim_text(d, unknown_as)
+
+
+@lru_cache(maxsize=1 << 14)   # keyed by the dim (an unknown by its identity) and the text of an unknown
+def _dim_text(d: Any, unknown_as: str) -> str:
     if is_unknown(d):
         return d.name if is_runtime(d) else unknown_as
     if d.is_Symbol:

@@ -70,13 +70,24 @@ class InputDomain(Indexable):
     relations: list = field(default_factory=list)      # DomainRelation, per dim first, then over several
     sets: dict = field(default_factory=dict)           # input dim name -> DimSet
     dims: tuple = ()
+    # nodes that always run and are invalid at every size the conditions before them admit: then
+    # no input size makes the model valid, whatever the sets say
+    invalid_nodes: list = field(default_factory=list)
 
     @property
     def errors(self) -> list:
         return [r for r in self.relations if r.severity == "error"]
 
+    @property
+    def valid(self) -> bool:
+        """Whether some input size may make the model valid."""
+        return not self.invalid_nodes and not any(r.kind == "refuted" for r in self.relations)
+
     def text(self) -> str:
-        """``batch >= 1, 1 <= seq <= 64``: every input dim's set, then the relations over several."""
+        """``batch >= 1, 1 <= seq <= 64``: every input dim's set, then the relations over several;
+        ``no input size`` when a node that always runs is invalid at every size."""
+        if self.invalid_nodes:
+            return "no input size"
         parts = [self.sets[n].text(n) for n in self.dims if n in self.sets]
         parts += [r.text for r in self.relations if len(r.dims) != 1 or r.dims[0] not in self.sets]
         return ", ".join(parts)
@@ -84,6 +95,8 @@ class InputDomain(Indexable):
     def admits(self, sizes: dict[str, int]) -> bool | None:
         """Whether the domain holds at these input sizes (by dim name); None when a relation of it
         cannot be evaluated there (it names a size known only at run time)."""
+        if self.invalid_nodes:
+            return False
         for name, ds in self.sets.items():
             if name in sizes and sizes[name] not in ds:
                 return False
@@ -105,8 +118,8 @@ class InputDomain(Indexable):
         return True
 
     def to_dict(self) -> dict[str, Any]:
-        return {"assumption": self.assumption, "text": self.text(), "valid": not any(r.kind == "refuted" for r in
-                                                                                          self.relations),
+        return {"assumption": self.assumption, "text": self.text(), "valid": self.valid,
+                "invalid_nodes": list(self.invalid_nodes),
                 "dims": {n: self.sets[n].text(n) for n in self.dims if n in self.sets},
                 "relations": [r.to_dict() for r in self.relations]}
 

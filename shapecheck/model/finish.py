@@ -22,6 +22,7 @@ def finish_report(fp: Any) -> ModelReport:
     report.domain = model_domain(fp.graph, [n for t, n in needs.items() if t not in fp.scoped],
                                  [n for t, n in needs.items() if t in fp.scoped], fp.assumed, fp.nonempty,
                                  set(fp.declared_ranges))
+    report.domain.invalid_nodes = list(fp.invalid_nodes)
     if fp.float_sizes:
         shown = ", ".join(fp.float_sizes[:3]) + (f" and {len(fp.float_sizes) - 3} more" if len(fp.float_sizes) > 3 else "")
         report.domain.assumption += f"; every size held in float below 2**24 ({shown})"

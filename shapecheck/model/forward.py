@@ -67,6 +67,7 @@ class ForwardPass(RegionWalk):
         self.progress: Any = None
         self.refinements: set[str] = set()
         self.float_sizes: list[str] = []       # nodes whose float output holds sizes (exact below 2**24)
+        self.invalid_nodes: list[str] = []     # invalid nodes that always run
         # the values each input dim may take: assumed, then narrowed by the conditions of nodes that always run
         dims = input_dims(graph)
         self.declared_ranges = {s: declared[s.name] for s in dims if s.name in (declared or {})}
@@ -140,8 +141,13 @@ class ForwardPass(RegionWalk):
         self._node(node)
         if len(self.report.nodes) > before and self.report.nodes[-1].status == "invalid":
             # an output the invalid node still defines (ScatterND's is data's type) flows on and is checked;
-            # one it leaves unknown would only make findings downstream that this one explains
-            self.invalid.update((t, node.name) for t in node.outputs if t and not _defined(self.env.get(t)))
+            # one it leaves unknown, or empty where no input is (a kernel larger than its input gives a
+            # 0-sized Conv output), would only make findings downstream that this one explains
+            if not node.scope:   # it always runs: no input size makes the model valid
+                self.invalid_nodes.append(node.name)
+            made_empty = not any(_has_empty(self.env.get(t)) for t in node.inputs if t)
+            self.invalid.update((t, node.name) for t in node.outputs
+                                if t and (not _defined(self.env.get(t)) or (made_empty and _has_empty(self.env.get(t)))))
 
     def _node(self, node: ModelNode) -> None:
         key = (node.op_type, node.domain, node.opset, node.version)
@@ -320,6 +326,13 @@ def interned(sources: dict[str, TensorType]) -> dict[str, TensorType]:
             t = seen.setdefault(t.signature(), t)
         out[name] = t
     return out
+
+
+def _has_empty(t: TensorType | None) -> bool:
+    """Whether a tensor type has a dim that is 0."""
+    if is_container(t):
+        return any(_has_empty(x) for x in tensors_in(t))
+    return t is not None and t.shape is not None and any(type(d) is int and d == 0 for d in t.shape)
 
 
 def _defined(t: TensorType | None) -> bool:

@@ -153,6 +153,11 @@ def verdict_markup(report) -> str:
 def domain_lines(domain) -> list[str]:
     """The input domain: ``valid for: batch >= 1, 1 <= seq <= 64 (assuming every input dim >= 1)``,
     then each relation that is not an error (errors are findings) with the nodes that need it."""
+    if domain.invalid_nodes:
+        shown = ", ".join(repr(n) for n in domain.invalid_nodes[:3])
+        more = f" and {len(domain.invalid_nodes) - 3} more" if len(domain.invalid_nodes) > 3 else ""
+        return [f"valid for: no input size: node{'s' if len(domain.invalid_nodes) > 1 else ''} {shown}{more} "
+                f"{'are' if len(domain.invalid_nodes) > 1 else 'is'} invalid at every size"]
     if not domain.dims and not domain.relations:
         return []
     lines = [f"valid for: {domain.text() or 'every size'} (assuming {domain.assumption})"]
