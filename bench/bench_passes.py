@@ -48,7 +48,7 @@ def _pass(engine: str):
         from shapecheck.passes import infer_shapes
         from shapecheck.registry import default_registry
         default_registry().load_all()
-        import shapecheck.kernels  # noqa: F401 - folding a node with known inputs runs them; the peer imports its folding with it
+        import shapecheck.executor  # noqa: F401 - folding a node with known inputs runs its kernels; the peer imports its folding with it
         return infer_shapes
     from onnx_shape_inference import infer_symbolic_shapes
     return lambda model: infer_symbolic_shapes(model, warn_on_missing=False)

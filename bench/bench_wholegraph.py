@@ -83,7 +83,7 @@ def worker(engine: str, paths: list[str]) -> None:
         if engine == "shapecheck":   # every spec compiled up front, as the peers load every op handler at import
             from shapecheck.registry import default_registry
             getattr(default_registry(), "load_all", lambda: None)()
-            import shapecheck.kernels  # noqa: F401 - what folds a node with known inputs
+            import shapecheck.executor  # noqa: F401 - what folds a node with known inputs, with its kernels
     except Exception as e:  # noqa: BLE001 - the warm-up only loads the engine; a failure shows below
         print(f"warm-up: {type(e).__name__}: {e}", file=sys.stderr)
     # what the warm-up allocated is collected now, for every engine alike, so that no engine's
