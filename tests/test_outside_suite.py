@@ -560,3 +560,37 @@ def test_annotated_models_pass_onnx_checkers_full_check(path):
         onnx.checker.check_model(shapecheck.annotate(m), full_check=True)
     except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError):
         assert path.parent.name == "broken" and shapecheck.check_model(m).failed
+
+
+def test_a_slice_ending_one_or_two_short_of_its_dim_is_exact_at_every_size():
+    # an end computed in the graph, x[:, :x.shape[1] - 1]: its sign is unknown (seq may be 0), yet for
+    # k = 1, 2 the runtime's end is max(0, seq - k) at every seq; for k = 3 it is not (seq = 2 gives 1)
+    import sympy
+    from shapecheck.dims import symbol
+    from shapecheck.functions.slicing import slice_dim
+    s = symbol("S")
+    for k in (1, 2):
+        for start in (0, 1, 2, -1, -3):
+            for step in (1, 2, 3):
+                d = slice_dim(s, start, s - k, step)
+                for n in range(0, 12):
+                    want = len(range(n)[start:n - k:step])
+                    got = d.subs(s, n) if isinstance(d, sympy.Basic) else d
+                    assert got == want, (k, start, step, n, d)
+    assert not isinstance(slice_dim(s, 0, s - 3, 1), int) and "sliced" in str(slice_dim(s, 0, s - 3, 1))
+
+
+def test_a_model_slicing_to_seq_minus_one_is_exact_in_onnxruntime():
+    from onnx import numpy_helper
+    c = lambda n, v: numpy_helper.from_array(np.array(v, np.int64), n)  # noqa: E731
+    nodes = [helper.make_node("Shape", ["x"], ["s"], start=1, end=2), helper.make_node("Sub", ["s", "one"], ["e"]),
+             helper.make_node("Slice", ["x", "zero", "e", "ax"], ["y"])]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", T.FLOAT, ["B", "seq", 4])],
+                          [helper.make_tensor_value_info("y", T.FLOAT, None)],
+                          [c("one", [1]), c("zero", [0]), c("ax", [1])])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    assert str(shapecheck.infer(model)["y"]) == "float[B,seq-1,4]"
+    assert str(shapecheck.check_model(model, assume_nonempty=False).types["y"]) == "float[B,Max(0,seq-1),4]"
+    sess = ort.InferenceSession(model.SerializeToString())
+    for seq in (1, 2, 5):
+        assert sess.run(None, {"x": np.zeros((2, seq, 4), np.float32)})[0].shape == (2, seq - 1, 4)

@@ -60,6 +60,14 @@ def _sign(x) -> int | None:
     return known
 
 
+def _just_short_of(dim, end) -> bool:
+    """Whether ``end`` is ``dim - 1`` or ``dim - 2`` (a dim, not a number)."""
+    if int_like(dim) or int_like(end):
+        return False
+    gap = sympy.sympify(dim) - sympy.sympify(end)
+    return gap.is_Integer and 1 <= int(gap) <= 2
+
+
 def _start_end(dim, start, end, step):
     """The effective [start, end) of one axis after ONNX's negative-index and clamping rules."""
     # a bound past every int64 dim is the dim itself, whatever expression the dim is (a dim is a size, so
@@ -77,6 +85,10 @@ def _start_end(dim, start, end, step):
         e_fixed = False
     s_sign = 0 if s_dim and not int_like(start) else _sign(start)
     e_sign = 0 if e_dim and not int_like(end) else _sign(end)
+    if e_sign is None and not e_fixed and step > 0 and s_sign is not None and _just_short_of(dim, end):
+        # end = dim - 1 or dim - 2 (``x[:, :x.shape[1] - 1]``): negative only where dim < k, and there
+        # the runtime's end (end + dim, clamped) is 0 as max(0, end) is (k = 3 at dim 2 gives 1: not so)
+        end, e_sign, e_fixed = sympy.Max(0, end), 0, True
     if s_sign is None or (e_sign is None and not e_fixed):
         return None
     s = start + dim if s_sign < 0 else start
