@@ -82,3 +82,23 @@ def test_equal_sources_are_one_object_and_weights_keep_theirs():
     other = forward.interned({"a": shape_a, "c": tensor_type_of(np.array([2, 3], np.int32)),
                               "d": tensor_type_of(np.array([2, 4], np.int64))})
     assert len({id(t) for t in other.values()}) == 3
+
+
+@pytest.mark.parametrize("layer", ["kv_setitem_ts17", "yolo_anchors_ts17", "loop_stack_ts17"])
+def test_an_annotated_copy_writes_each_tensors_own_type(layer):
+    # annotate writes a type shared by many tensors once and copies it to the others: each
+    # value_info must still be what that tensor's own type gives, written alone
+    from shapecheck.frontends.onnx_model import fill_type_proto
+    src = onnx.load(str(ROOT / "tests" / "fixtures" / "exports" / f"{layer}.onnx"))
+    model = _make_decoder().stack(src, 3) if layer.startswith("kv_") else src
+    del model.graph.value_info[:]
+    types = shapecheck.check_model(model).types
+    out = shapecheck.annotate(model)
+    checked = 0
+    for g in [out.graph] + [a.g for n in out.graph.node for a in n.attribute if a.type == onnx.AttributeProto.GRAPH]:
+        for vi in g.value_info:
+            alone = onnx.TypeProto()
+            fill_type_proto(alone, types[vi.name])
+            assert vi.type == alone, vi.name
+            checked += 1
+    assert checked >= 10

@@ -290,6 +290,8 @@ def annotate_proto(m, types: dict[str, TensorType]) -> None:
     """Set value_info (and graph outputs) of ``m`` in place to ``types``; a tensor of which nothing
     is known (it may be a sequence) is not written."""
 
+    written: dict[int, Any] = {}   # id of a type -> the value_info type written for it (types are shared)
+
     def visit(g, top: bool):
         inputs = {i.name for i in g.input} | {i.name for i in g.initializer}
         produced = [o for n in g.node for o in n.output if o]
@@ -302,11 +304,16 @@ def annotate_proto(m, types: dict[str, TensorType]) -> None:
             if t is None or name in inputs or kind_of(t) is None:
                 continue
             if name in outputs:
-                fill_type_proto(outputs[name].type, t)
+                fill_type_proto(outputs[name].type, t)   # in place: the output's other fields stay
             else:
                 vi = g.value_info.add()
                 vi.name = name
-                fill_type_proto(vi.type, t)
+                done = written.get(id(t))
+                if done is None:
+                    fill_type_proto(vi.type, t)
+                    written[id(t)] = vi.type
+                else:
+                    vi.type.CopyFrom(done)
         for _n, _a, _k, sg in _subgraphs(g.node):
             visit(sg, False)
     visit(m.graph, True)

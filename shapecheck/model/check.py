@@ -169,12 +169,12 @@ def annotate(model: Any, *, registry: Registry | None = None, assume_nonempty: b
     with no_gc_pauses():
         graph = load_graph(model, registry)
         report = run_checks(graph, registry, False, None, assume_nonempty, parse_sizes(dims) if dims else None)
-    m = onnx.ModelProto()
-    m.CopyFrom(graph.proto)
-    # a tensor of a known element type, or a sequence, optional or map whose every tensor has one (the
-    # ONNX TypeProto of a container needs its elements' types; nothing else is written)
-    annotate_proto(m, {k: v for k, v in report.types.items()
-                       if v.dtype is not None or (is_container(v) and all(x.dtype for x in tensors_in(v)))})
+        m = onnx.ModelProto()
+        m.CopyFrom(graph.proto)
+        # a tensor of a known element type, or a sequence, optional or map whose every tensor has one (the
+        # ONNX TypeProto of a container needs its elements' types; nothing else is written)
+        annotate_proto(m, {k: v for k, v in report.types.items()
+                           if v.dtype is not None or (is_container(v) and all(x.dtype for x in tensors_in(v)))})
     return m
 
 
