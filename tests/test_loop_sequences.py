@@ -14,6 +14,7 @@ import pytest
 from onnx import TensorProto as T, helper
 
 import shapecheck
+from tests.harness.corpora import ROOT
 from shapecheck.containers import SequenceType
 from shapecheck.dims import is_symbolic, is_unknown, symbol
 
@@ -207,3 +208,30 @@ def test_a_scan_output_sized_by_the_lists_length_is_unknown_outside_the_loop():
     local = types["seq_in"].length.free_symbols          # the hypothesis's l, the body's own
     outer = set().union(*(d.free_symbols for d in stacked.shape if is_symbolic(d)))
     assert local and not local & outer, (str(stacked), local)
+
+
+def test_an_abandoned_walk_leaves_no_state_behind():
+    # a body is walked as its first iteration sees it, then again: restore() must undo every piece of
+    # state a walk changes (a tensor marked invalid in the first walk would make its readers in the
+    # second "fed by an invalid node"; a condition's sources would gather duplicates)
+    from shapecheck.domain.relation import Source
+    from shapecheck.frontends import read_onnx
+    from shapecheck.model.forward import ForwardPass
+    from shapecheck.registry import default_registry
+    model = onnx.load(str(ROOT / "tests" / "fixtures" / "exports" / "loop_stack_ts17.onnx"))
+    fp = ForwardPass(read_onnx(model, default_registry()), default_registry(), False, None)
+    fp.assume("seq >= 2", "n0", source=Source("n0", "Op", "Op-1"))
+    fp.scoped.add("seq >= 2")
+    before = (fp.snapshot(), {k: list(v) for k, v in fp.sources.items()}, set(fp.scoped), dict(fp.invalid),
+              list(fp.invalid_nodes), list(fp.float_sizes))
+    saved = fp.snapshot()
+    fp.assume("seq >= 2", "n1", source=Source("n1", "Op", "Op-1"))
+    fp.assume("seq <= 9", "n1", source=Source("n1", "Op", "Op-1"))
+    fp.scoped.add("seq <= 9")
+    fp.invalid["t"] = "n1"
+    fp.invalid_nodes.append("n1")
+    fp.float_sizes.append("n1")
+    fp.restore(saved)
+    after = (fp.snapshot(), {k: list(v) for k, v in fp.sources.items()}, set(fp.scoped), dict(fp.invalid),
+             list(fp.invalid_nodes), list(fp.float_sizes))
+    assert after[1:] == before[1:] and after[0][2] == before[0][2]

@@ -103,11 +103,6 @@ def _dim_text(d: Any, unknown_as: str) -> str:
         if all(is_runtime(s) for s in d.free_symbols if is_unknown(s)):
             return expr_str(d).replace(" ", "")
         return unknown_as
-    return _sym_text(d)
-
-
-@lru_cache(maxsize=4096)   # keyed by the expression: its text depends on nothing else
-def _sym_text(d: sympy.Expr) -> str:
     return sympy.sstr(d).replace(" ", "")
 
 

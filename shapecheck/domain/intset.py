@@ -65,6 +65,20 @@ class DimSet:
             return None
         return [v for s, e, st in self.pieces for v in range(s, e + 1, st)]
 
+    def first(self, n: int) -> list[int]:
+        """The ``n`` smallest values (fewer when the set has fewer).
+
+        >>> DimSet.progression(4, None, 3).first(3), DimSet.interval(1, 2).first(5)
+        ([4, 7, 10], [1, 2])
+        """
+        out: list[int] = []
+        for s, e, st in self.pieces:
+            stop = s + st * (n - len(out)) if e is None else min(e + 1, s + st * (n - len(out)))
+            out.extend(range(s, stop, st))
+            if len(out) >= n:
+                break
+        return out
+
     def __contains__(self, x: int) -> bool:
         return any(x >= s and (e is None or x <= e) and (x - s) % st == 0 for s, e, st in self.pieces)
 

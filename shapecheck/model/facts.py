@@ -221,28 +221,16 @@ def _learnable(s: Any) -> bool:
     return getattr(s, "is_integer", False) and getattr(s, "is_nonnegative", False) and not is_unknown(s)
 
 
-__all__ = ["Facts"]
-
-
 def _fails_somewhere(relation: Any, s: Any, values: DimSet, count: int = 64) -> bool:
-    """Whether ``relation`` is false at one of the first ``count`` values of ``values`` (a counterexample,
-    found exactly, so ``implies`` need not try to prove it); False when none is found or one cannot be
-    evaluated."""
+    """Whether ``relation`` is false at one of the ``count`` smallest values of ``values`` (a
+    counterexample, found exactly, so ``implies`` need not try to prove it); False when none is found
+    or one cannot be evaluated."""
     try:
         f = holds(relation, (s,))
-    except Unsupported:
+        return any(not f((x,)) for x in values.first(count))
+    except (ZeroDivisionError, OverflowError, ValueError, TypeError, Unsupported):
         return False
-    seen = 0
-    for start, end, step in values.pieces:
-        x = start
-        while seen < count and (end is None or x <= end):
-            try:
-                if not f((x,)):
-                    return True
-            except (ZeroDivisionError, OverflowError, ValueError, TypeError, Unsupported):
-                return False
-            x += step
-            seen += 1
-        if seen >= count:
-            break
-    return False
+
+
+__all__ = ["Facts"]
+

@@ -25,6 +25,11 @@ class RegionWalk:
     assumptions: dict
     relations: dict
     refinements: set
+    sources: dict
+    scoped: set
+    invalid: dict
+    invalid_nodes: list
+    float_sizes: list
     coverage: dict
     unknowns: Any
     skipped: int
@@ -76,16 +81,20 @@ class RegionWalk:
             self.env[name], self.origin[name] = t, "owner input"
 
     def snapshot(self) -> tuple:
+        """Everything a walk changes but the types (a later walk binds and writes those again)."""
         return (len(self.report.nodes), len(self.report.declarations), {k: dict(v) for k, v in self.assumptions.items()},
-                dict(self.relations), set(self.refinements), {k: dict(v) for k, v in self.coverage.items()},
-                self.unknowns.snapshot(), self.skipped, self.dead, set(self.entered), self.facts.snapshot(),
-                dict(self.names.bound))
+                dict(self.relations), set(self.refinements), {k: list(v) for k, v in self.sources.items()},
+                set(self.scoped), dict(self.invalid), len(self.invalid_nodes), len(self.float_sizes),
+                {k: dict(v) for k, v in self.coverage.items()}, self.unknowns.snapshot(), self.skipped, self.dead,
+                set(self.entered), self.facts.snapshot(), dict(self.names.bound))
 
     def restore(self, saved: tuple) -> None:
-        (n_nodes, n_decls, self.assumptions, self.relations, self.refinements, self.coverage, unknowns,
-         self.skipped, self.dead, self.entered, facts, self.names.bound) = saved
+        (n_nodes, n_decls, self.assumptions, self.relations, self.refinements, self.sources, self.scoped, self.invalid,
+         n_invalid, n_float, self.coverage, unknowns, self.skipped, self.dead, self.entered, facts,
+         self.names.bound) = saved
         self.facts.restore(facts)
         del self.report.nodes[n_nodes:], self.report.declarations[n_decls:]
+        del self.invalid_nodes[n_invalid:], self.float_sizes[n_float:]
         self.unknowns.restore(unknowns)
 
     def bind_bodies(self, node: ModelNode) -> None:

@@ -18,6 +18,7 @@ from rich.table import Table
 
 from ..findings import states_a_rule
 from ..result import Finding, Result
+from .grouping import cut
 
 STATUS_STYLE = {"valid": "bold green", "conditional": "bold yellow", "invalid": "bold red",
                 "proved": "green", "refuted": "red", "unchecked": "cyan", "skipped": "dim", "skip": "dim"}
@@ -154,10 +155,9 @@ def domain_lines(domain) -> list[str]:
     """The input domain: ``valid for: batch >= 1, 1 <= seq <= 64 (assuming every input dim >= 1)``,
     then each relation that is not an error (errors are findings) with the nodes that need it."""
     if domain.invalid_nodes:
-        shown = ", ".join(repr(n) for n in domain.invalid_nodes[:3])
-        more = f" and {len(domain.invalid_nodes) - 3} more" if len(domain.invalid_nodes) > 3 else ""
-        return [f"valid for: no input size: node{'s' if len(domain.invalid_nodes) > 1 else ''} {shown}{more} "
-                f"{'are' if len(domain.invalid_nodes) > 1 else 'is'} invalid at every size"]
+        many = len(domain.invalid_nodes) > 1
+        return [f"valid for: no input size: node{'s' if many else ''} {cut([repr(n) for n in domain.invalid_nodes], 3)} "
+                f"{'are' if many else 'is'} invalid at every size"]
     if not domain.dims and not domain.relations:
         return []
     lines = [f"valid for: {domain.text() or 'every size'} (assuming {domain.assumption})"]
