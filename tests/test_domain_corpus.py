@@ -191,3 +191,22 @@ def test_a_range_torch_recorded_is_named_as_the_exports_not_the_graphs(tmp_path)
     assert main(["check", "--quiet", str(DOMAIN / "rnn_fixed_ts17.onnx")]) == 1   # a graph's own pin says "runs only"
     assert [f.message for f in _report("rnn_fixed_ts17").violations if f.constraint == "pinned"][0].startswith(
         "the model runs only where")
+
+
+def test_a_pin_over_several_dims_gives_a_size_that_runs():
+    # floor(height/4)*floor(width/4) == 64 (a Flatten -> Linear after two stride-2 stages): the fix
+    # names the smallest size meeting it at every dim, and onnxruntime runs there (and not one below)
+    import numpy as np
+    import onnxruntime as ort
+    from shapecheck.findings import PINNED
+    path = str(DOMAIN / "flatten_linear_ts17.onnx")
+    rep = shapecheck.check_model(path)
+    (pin,) = [v for v in rep.violations if v.constraint == PINNED]
+    assert pin.fix.endswith("(for example height = width = 32)"), pin.fix
+    assert rep.domain.admits({"batch": 1, "height": 32, "width": 32}) and \
+        not rep.domain.admits({"batch": 1, "height": 31, "width": 31})
+    sess = ort.InferenceSession(path)
+    name = sess.get_inputs()[0].name
+    sess.run(None, {name: np.zeros((1, 3, 32, 32), np.float32)})
+    with pytest.raises(Exception):
+        sess.run(None, {name: np.zeros((1, 3, 31, 31), np.float32)})

@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..domain.build import InputDomain, Need, build_domain
+from ..domain.evaluate import SMALL_RANGE, Unsupported, holds
 from ..findings import CONTRADICTION, DECLARED_RANGE, PINNED
 from ..frontends.graph import ModelGraph
 from ..result import Finding
@@ -112,7 +113,22 @@ def _static(rel) -> str:
         return f"{rel.dims[0]} = {rel.values[0]}"
     if rel.values:
         return f"{rel.dims[0]} in {{{', '.join(map(str, rel.values))}}}"
-    return f"sizes where {rel.text}"
+    return f"sizes where {rel.text}{_example(rel)}"
+
+
+def _example(rel) -> str:
+    """`` (for example height = width = 32)``: the smallest size that, given to every dim of a
+    relation over several, meets it (at most ``SMALL_RANGE``); "" when none does or it cannot be
+    evaluated."""
+    syms = {s.name: s for s in getattr(rel.relation, "free_symbols", ())}
+    if len(syms) < 2 or set(rel.dims) != set(syms):
+        return ""
+    try:
+        f = holds(rel.relation, tuple(syms[n] for n in rel.dims))
+        size = next((x for x in range(1, SMALL_RANGE + 1) if f((x,) * len(syms))), None)
+    except (Unsupported, ZeroDivisionError, OverflowError, ValueError, TypeError):
+        return ""
+    return "" if size is None else f" (for example {' = '.join(rel.dims)} = {size})"
 
 
 __all__ = ["model_domain", "domain_findings"]
