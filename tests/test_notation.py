@@ -294,3 +294,24 @@ def test_loading_and_solving_never_call_eval_or_exec(monkeypatch):
         solve(spec, {i.name: (["float[N,C]"] if i.variadic else "float[N,C]") if i.name != "axis" else "int64[]"
                      for i in spec.inputs})
     assert calls == []
+
+
+
+def test_an_equal_tree_gets_the_closure_compiled_first_and_a_literal_of_another_type_does_not():
+    # specs repeat their trees (an op's versions share constraints): one closure serves them all
+    a, b = parse("x.shape[0] + 1 <= y.rank"), parse("x.shape[0] + 1 <= y.rank")
+    assert a is not b and compile_expr(a) is compile_expr(b)
+    one, one_f = Node("list", None, (Node("num", 1),)), Node("list", None, (Node("num", 1.0),))
+    assert one == one_f   # Node's own equality has 1 == 1.0
+    f, g = compile_expr(one), compile_expr(one_f)
+    assert f is not g
+    assert type(f({})[0]) is int and type(g({})[0]) is float
+
+
+def test_the_versions_of_an_op_share_the_closures_of_the_constraints_they_share():
+    reg = default_registry()
+    old, new = reg.get("Gather-11"), reg.get("Gather-13")
+    shared = {r.expanded for r in old.constraints} & {r.expanded for r in new.constraints}   # lets replaced
+    assert shared
+    by_text = {r.expanded: r.fn for r in old.constraints}
+    assert all(r.fn is by_text[r.expanded] for r in new.constraints if r.expanded in shared)

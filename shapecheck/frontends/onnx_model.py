@@ -18,6 +18,7 @@ from ..registry import normalize_domain
 from ..containers import is_container, kind_of
 from ..types import TensorType
 from .graph import Declaration, ModelGraph, ModelNode, model_file, sort_topologically
+from .onnx_fields import GraphFields, NodeFields, graph_fields, node_fields
 from .onnx_functions import Functions, call_mismatch, check_depth, inline
 from .onnx_proto import is_model_proto, is_protobuf_file, parse_model
 from .onnx_types import attr_value, const_type, constant_node_value, value_type_from_proto
@@ -86,23 +87,17 @@ def _subgraphs(nodes):
                     yield n, a.name, k, sg
 
 
-def _model_node(n, op: str, full: str, scope: str, idx: int, domain: str, opsets: dict[str, int]) -> ModelNode:
-    """One NodeProto as a ``ModelNode``; a domain the model does not declare is a finding on it.
-    (Each protobuf field is read once: reading one builds Python objects every time.)"""
+def _model_node(n: NodeFields, op: str, full: str, scope: str, idx: int, domain: str, opsets: dict[str, int]) -> ModelNode:
+    """One node as a ``ModelNode``; a domain the model does not declare is a finding on it."""
     findings = undeclared_domain(op, n.domain, domain, opsets)
     attrs: dict[str, Any] = {}
-    subs: list = []
     for a in n.attribute:
-        kind = a.type
-        if kind == _GRAPH:
-            subs.append((a.name, a.g))
-        elif kind == _GRAPHS:
-            subs.extend((f"{a.name}[{k}]", sg) for k, sg in enumerate(a.graphs))
-        else:
+        if a.type not in (_GRAPH, _GRAPHS):
             attrs[a.name] = attr_value(a)
-    node = ModelNode(full, op, domain, opsets.get(domain), list(n.input), list(n.output), attrs, scope,
-                     f"node {full!r} (#{idx})", proto=n, findings=findings)
-    if subs:
+    node = ModelNode(full, op, domain, opsets.get(domain), n.input, n.output, attrs, scope,
+                     f"node {full!r} (#{idx})", proto=n.proto, findings=findings)
+    if n.subgraphs:
+        subs = [(a if k is None else f"{a}[{k}]", sg.proto) for a, k, sg in n.subgraphs]
         node.branches = {a: [o.name for o in sg.output] for a, sg in subs}
         node.branch_inputs = {a: [i.name for i in sg.input] for a, sg in subs}
     return node
@@ -132,11 +127,12 @@ def read_onnx(source: Any, registry, load_external_data: bool = False, light: bo
     model, path, stored = load_model(source, load_external_data)
     opsets = {normalize_domain(imp.domain): int(imp.version) for imp in model.opset_import}
     graph = ModelGraph(path=path, format="onnx", opsets=opsets, proto=stored)
-    wf = check_wellformed(model)
+    fields = graph_fields(model.graph)
+    wf = check_wellformed(model, fields)
     graph.violations.extend(wf.violations)
     graph.notes.extend(wf.notes)
     reader = _Reader(graph, registry, Functions(model), light)
-    reader.walk(model.graph, "", True)
+    reader.walk(fields, "", True)
     if any(getattr(v, "constraint", "") == TOPOLOGICAL for v in wf.violations):
         sort_topologically(graph)   # G2 is the finding; the rest is checked in the order onnxruntime runs it
     if reader.needs_onnx:
@@ -154,8 +150,8 @@ class _Reader:
         self.needs_onnx = False   # a node without a spec: onnx's per-node inference is needed
         self.counter = 0
 
-    def walk(self, g, scope: str, top: bool) -> None:
-        graph = self.graph
+    def walk(self, gf: GraphFields, scope: str, top: bool) -> None:
+        graph, g = self.graph, gf.proto
         for i in list(g.input):
             if i.name not in graph.sources:
                 graph.sources[i.name] = value_type_from_proto(i.type, i.name, self.light, source=top)
@@ -169,10 +165,10 @@ class _Reader:
             if o.type.WhichOneof("value"):
                 graph.declared.setdefault(o.name, Declaration(o.name, value_type_from_proto(o.type, o.name, self.light),
                                                               "graph output" if top else "subgraph output"))
-        for n in g.node:
+        for n in gf.nodes:
             self.visit(n, scope, graph.opsets, [])
 
-    def visit(self, n, scope: str, ops: dict[str, int], calls: list) -> None:
+    def visit(self, n: NodeFields, scope: str, ops: dict[str, int], calls: list) -> None:
         idx = self.counter
         self.counter += 1
         op, name = n.op_type, n.name
@@ -189,7 +185,7 @@ class _Reader:
             check_depth(calls, fn)
             inner = self.functions.opsets(fn, ops)
             for body in inline(n, fn):
-                self.visit(body, scope, inner, [*calls, (fn.domain, fn.name)])
+                self.visit(node_fields(body), scope, inner, [*calls, (fn.domain, fn.name)])
             return
         source = _SOURCE_NODES.get((domain, op))
         if source is not None:
@@ -200,7 +196,7 @@ class _Reader:
                 self.graph.source_kind[out[0]] = "constant"
                 return
         node = _model_node(n, op, full, scope, idx, domain, ops)
-        for _n, aname, k, sg in _subgraphs([n]) if node.branches else ():
+        for aname, k, sg in n.subgraphs:
             attr = aname if k is None else f"{aname}[{k}]"
             self.graph.regions[f"{full}/{attr}"] = (node, attr)
             self.walk(sg, f"{full}/{attr}", False)

@@ -33,6 +33,7 @@ from typing import Callable
 from ..findings import DEFINED, ELEMENT_TYPE, INITIALIZER_INPUT, NEGATIVE_DIM, SSA, TENSOR_DATA, TOPOLOGICAL
 from ..result import Finding
 from ..types import ONNX_CODES
+from .onnx_fields import GraphFields, NodeFields, graph_fields
 
 # bytes per element of raw_data, by ONNX data type code (strings have no raw_data), as the
 # schema fixes them; written out so that reading a model imports no numpy (a test checks the
@@ -64,8 +65,9 @@ class Wellformed:
         return self.counts[cid] <= _MAX_EACH
 
 
-def check_wellformed(model) -> Wellformed:
-    """Every well-formedness problem of an ONNX ``ModelProto``, each naming its tensor."""
+def check_wellformed(model, fields: GraphFields | None = None) -> Wellformed:
+    """Every well-formedness problem of an ONNX ``ModelProto``, each naming its tensor (``fields``:
+    its graph's nodes as ``onnx_fields.graph_fields`` read them, when the caller has)."""
     out = Wellformed()
     for imp in model.opset_import:
         if imp.domain not in ("", "ai.onnx") or imp.version <= KNOWN_TO_EVERY_ONNX:
@@ -75,7 +77,7 @@ def check_wellformed(model) -> Wellformed:
             out.notes.append(f"warning: the model imports opset {imp.version} of the ai.onnx domain, but the installed "
                              f"onnx {onnx.__version__} knows opsets up to {known}; nodes are checked with the newest "
                              "spec and schema each op has, which may not match what that opset means")
-    _graph(model.graph, frozenset(), "graph", out)
+    _graph(fields if fields is not None else graph_fields(model.graph), frozenset(), "graph", out)
     _cap(out)
     return out
 
@@ -99,7 +101,7 @@ def _cap(out: Wellformed) -> None:
             out.notes.append(f"{n - _MAX_EACH} more {cid} problems like the first {_MAX_EACH} are not shown")
 
 
-def _definitions(g, nodes: list, where: str, out: Wellformed) -> tuple[dict[str, str | int], list[list[str]]]:
+def _definitions(g, nodes: list[NodeFields], where: str, out: Wellformed) -> tuple[dict[str, str | int], list[list[str]]]:
     """What defines each tensor of ``g`` (``G1``: each once), its initializers' data (``G4``) and its
     dims (``G5``) checked on the way; and each node's outputs."""
     defined: dict[str, str | int] = {}   # tensor -> what defines it: "graph input", "initializer" or a node index
@@ -132,7 +134,7 @@ def _definitions(g, nodes: list, where: str, out: Wellformed) -> tuple[dict[str,
             _initializer_input(t, inputs[t.name], where, out)
     for vi in list(g.input) + list(g.output) + list(g.value_info):
         _negative_dims(vi, where, out)
-    outs = [list(n.output) for n in nodes]
+    outs = [n.output for n in nodes]
     for k, os_ in enumerate(outs):
         for o in os_:
             if o:
@@ -143,23 +145,19 @@ def _definitions(g, nodes: list, where: str, out: Wellformed) -> tuple[dict[str,
     return defined, outs
 
 
-def _graph(g, outer: frozenset, where: str, out: Wellformed) -> None:
-    nodes = list(g.node)
-    defined, outs = _definitions(g, nodes, where, out)
+def _graph(gf: GraphFields, outer: frozenset, where: str, out: Wellformed) -> None:
+    nodes = gf.nodes
+    defined, outs = _definitions(gf.proto, nodes, where, out)
     producer = {t: d for t, d in defined.items() if type(d) is int}
     visible = set(outer) | {t for t, d in defined.items() if type(d) is str}
     late: list[tuple[int, str, int]] = []   # (reader, tensor, producer) for reads before the write
-    graph_attr, graphs_attr, tensor_attr = 5, 10, 4   # onnx.AttributeProto.GRAPH, GRAPHS, TENSOR (fixed by the schema)
     for k, n in enumerate(nodes):
-        for a in n.attribute:
-            kind = a.type
-            if kind == tensor_attr:
-                _tensor_data(a.t, lambda: f"attribute {a.name!r} of node {_label(n, k)} in {where}", out)
-                continue
-            subs = [a.g] if kind == graph_attr else list(a.graphs) if kind == graphs_attr else ()
-            for j, sg in enumerate(subs):
-                sub_where = f"{where}/{_label(n, k)}/{a.name}" + (f"[{j}]" if len(subs) > 1 else "")
-                _graph(sg, frozenset(visible), sub_where, out)
+        for a in n.tensors:
+            _tensor_data(a.t, lambda: f"attribute {a.name!r} of node {_label(n, k)} in {where}", out)
+        for name, j, sg in n.subgraphs:
+            several = j is not None and sum(x[0] == name for x in n.subgraphs) > 1
+            sub_where = f"{where}/{_label(n, k)}/{name}" + (f"[{j}]" if several else "")
+            _graph(sg, frozenset(visible), sub_where, out)
         for t in n.input:
             if not t or t in visible:
                 continue
@@ -173,15 +171,15 @@ def _graph(g, outer: frozenset, where: str, out: Wellformed) -> None:
                     f"produce {t!r} before this node, add it as a graph input, or fix the input name"))
         visible.update(outs[k])
     if late:
-        _order(g, late, producer, where, out)
+        _order(nodes, late, producer, where, out)
 
 
-def _order(g, late, producer: dict[str, int], where: str, out: Wellformed) -> None:
+def _order(nodes: list[NodeFields], late, producer: dict[str, int], where: str, out: Wellformed) -> None:
     """Reads before writes: a cycle when the producer depends on the reader, otherwise just out of order."""
     reads: dict[int, list[tuple[str, int]]] = {}
-    for k, n in enumerate(g.node):
+    for k, n in enumerate(nodes):
         reads[k] = [(t, producer[t]) for t in n.input if t in producer]
-    label = lambda k: _label(g.node[k], k)
+    label = lambda k: _label(nodes[k], k)
     order: list[str] = []      # reads out of order, not in a cycle: one finding for the graph
     for reader, t, writer in late:
         if not out.room(TOPOLOGICAL):

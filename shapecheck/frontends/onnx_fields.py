@@ -1,0 +1,73 @@
+"""An ONNX graph's nodes, each protobuf field read once.
+
+Reading a protobuf field builds Python objects every time: a node's input list, its output
+list, a wrapper per attribute.  Two walks read every node of a model: the well-formedness check
+(``wellformed``: what each node reads and writes, its tensors' data, its subgraphs) and the
+reader (``onnx_model``: the nodes the check walks).  Both read the records made here, so that a
+60k-node model's fields are read once, not twice.
+
+A ``NodeFields`` has the field names of the ``NodeProto`` it was read from (``op_type``,
+``name``, ``domain``, ``input``, ``output``, ``attribute``), so code that reads a node reads
+either; ``proto`` is the node itself, for what needs the protobuf (onnx's per-node inference).
+
+>>> from onnx import helper
+>>> body = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "body", [], [])
+>>> n = helper.make_node("If", ["c"], ["z"], then_branch=body, else_branch=body)
+>>> f = node_fields(n)
+>>> f.op_type, f.input, f.output, [(a, k, [b.op_type for b in g.nodes]) for a, k, g in f.subgraphs]
+('If', ['c'], ['z'], [('else_branch', None, ['Relu']), ('then_branch', None, ['Relu'])])
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+# onnx.AttributeProto.TENSOR / GRAPH / GRAPHS (fixed by the protobuf schema)
+_TENSOR, _GRAPH, _GRAPHS = 4, 5, 10
+
+
+class GraphFields(NamedTuple):
+    """A GraphProto (``proto``: its inputs, initializers, outputs and value_info) and its nodes' fields."""
+
+    proto: Any
+    nodes: list[NodeFields]
+
+
+class NodeFields(NamedTuple):
+    """One NodeProto's fields (see the module's text)."""
+
+    proto: Any
+    op_type: str
+    name: str
+    domain: str           # as the model writes it ("" for ai.onnx)
+    input: list[str]
+    output: list[str]
+    attribute: tuple      # the AttributeProtos
+    tensors: tuple        # the TENSOR attributes among them
+    subgraphs: tuple      # (attribute name, index in a GRAPHS attribute or None, GraphFields)
+
+
+def graph_fields(g: Any) -> GraphFields:
+    """``g``'s nodes read once, with their subgraphs' nodes (recursively)."""
+    return GraphFields(g, [node_fields(n) for n in g.node])
+
+
+def node_fields(n: Any) -> NodeFields:
+    """One NodeProto read once (its subgraphs too)."""
+    attributes = tuple(n.attribute)
+    tensors: tuple = ()
+    subgraphs: tuple = ()
+    if attributes:
+        found_t, found_g = [], []
+        for a in attributes:
+            kind = a.type
+            if kind == _TENSOR:
+                found_t.append(a)
+            elif kind == _GRAPH:
+                found_g.append((a.name, None, graph_fields(a.g)))
+            elif kind == _GRAPHS:
+                found_g.extend((a.name, k, graph_fields(sg)) for k, sg in enumerate(a.graphs))
+        tensors, subgraphs = tuple(found_t), tuple(found_g)
+    return NodeFields(n, n.op_type, n.name, n.domain, n.input[:], n.output[:], attributes, tensors, subgraphs)
+
+
+__all__ = ["GraphFields", "NodeFields", "graph_fields", "node_fields"]
