@@ -24,6 +24,8 @@ CONSTRAINT_STATUSES = ("proved", "refuted", "conditional", "unchecked", "skipped
 class Indexable:
     """Reports index like the JSON they mirror: ``report["nodes"][0]["status"]``, as well as by attribute."""
 
+    __slots__ = ()   # a subclass of many instances (``NodeReport``) may then keep no ``__dict__``
+
     def to_dict(self) -> dict[str, Any]:
         raise NotImplementedError
 
