@@ -67,6 +67,17 @@ class ModelGraph:
     # {output: (type, origin)}, or None to use ``fallback``
     infer_node: Callable[[ModelNode, dict], dict | None] | None = None
 
+    def drop_model(self) -> None:
+        """Let go of the parsed model once only the check reads the graph: of a 60k-node model it is
+        the largest object (30 MB), and nothing but ``annotate`` (``proto``), the exporter's metadata
+        (read before) and the frontend's per-node inference (``infer_node``: it reads each node's
+        ``proto``) needs it.  The reader keeps nothing else of it (``onnx_types.detached``)."""
+        if self.infer_node is not None:
+            return
+        self.proto = None
+        for node in self.nodes:
+            node.proto = None
+
 
 def sort_topologically(graph: ModelGraph) -> None:
     """Put the graph's nodes in topological order, as onnxruntime runs them (a model's nodes out of

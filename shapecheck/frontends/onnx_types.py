@@ -107,7 +107,8 @@ def _element_type(tp, tensor: str, light: bool) -> TensorType:
 
 
 def attr_value(attr) -> Any:
-    """An AttributeProto's value: strings decoded, lists as tuples, tensors as protos."""
+    """An AttributeProto's value: strings decoded, lists as tuples, tensors (and other messages) as
+    ``detached`` copies."""
     kind = attr.type
     if kind == 2:        # INT
         return attr.i
@@ -120,14 +121,27 @@ def attr_value(attr) -> Any:
     if kind == 6:        # FLOATS
         return tuple(attr.floats)
     if kind == 4:        # TENSOR
-        return attr.t
+        return detached(attr.t)
     from onnx import helper
     v = helper.get_attribute_value(attr)
     if isinstance(v, bytes):
         return v.decode("utf-8", "replace")
     if isinstance(v, list):
-        return tuple(x.decode("utf-8", "replace") if isinstance(x, bytes) else x for x in v)
-    return v
+        return tuple(x.decode("utf-8", "replace") if isinstance(x, bytes) else _own(x) for x in v)
+    return _own(v)
+
+
+def detached(message: Any) -> Any:
+    """A copy of a protobuf message that keeps nothing else alive.  protobuf (upb) keeps a parsed
+    model's whole arena while any message in it is referenced: a node's tensor attribute kept
+    by the check would keep a 60k-node model's 30 MB (``ModelGraph.drop_model``)."""
+    copy = type(message)()
+    copy.CopyFrom(message)
+    return copy
+
+
+def _own(v: Any) -> Any:
+    return detached(v) if hasattr(v, "CopyFrom") else v
 
 
 def const_type(tensor_proto, name: str) -> TensorType:

@@ -20,6 +20,7 @@ compared with the inferred type; it may only fill in what inference left unknown
 from __future__ import annotations
 
 import gc
+import os
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
@@ -77,11 +78,14 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
     sizes = parse_sizes(dims) if dims else None
     with no_gc_pauses() if pause_gc else nullcontext():
         report = None
+        owned = isinstance(model, (str, os.PathLike)) and not output   # parsed here, for the check alone
         if light and not output:
             report, model = _light_check(model, registry, strict, runtime, load_external_data, assume_nonempty, sizes)
         if report is None:
             graph = load_graph(model, registry, load_external_data)
-            report = run_checks(graph, registry, strict, runtime, assume_nonempty, sizes, progress)
+            if owned:
+                model = None   # the graph holds what is left of the parsed model, and run_checks drops it
+            report = run_checks(graph, registry, strict, runtime, assume_nonempty, sizes, progress, drop_model=owned)
     if output:
         if graph.format != "onnx":
             raise UsageError("--output writes ONNX models only; this model is OpenVINO IR")
@@ -91,12 +95,17 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
 
 
 def run_checks(graph: ModelGraph, registry: Registry, strict: bool = False, runtime: str | None = None,
-               assume_nonempty: bool = True, sizes: dict[str, int] | None = None, progress: Any = None) -> ModelReport:
+               assume_nonempty: bool = True, sizes: dict[str, int] | None = None, progress: Any = None,
+               drop_model: bool = False) -> ModelReport:
     """The forward pass over a loaded graph, with the user's sizes bound and the exporter's recorded
-    ranges as declared ranges of the input dims."""
+    ranges as declared ranges of the input dims (``drop_model``: the parsed model is let go once they
+    are read, ``ModelGraph.drop_model``)."""
     if sizes:
         bind_sizes(graph, sizes)
-    return check_graph(graph, registry, strict, runtime, assume_nonempty, recorded_ranges(graph), progress)
+    ranges = recorded_ranges(graph)
+    if drop_model:
+        graph.drop_model()
+    return check_graph(graph, registry, strict, runtime, assume_nonempty, ranges, progress)
 
 
 def domain_metadata(domain) -> dict[str, str]:
