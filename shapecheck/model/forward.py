@@ -28,6 +28,7 @@ from .finish import finish_report
 from .facts import Facts
 from .node import UNCHECKED, Unknowns, bind_inputs, fill, fold, holds_sizes_in_float, int64_overflow, resolve
 from .reports import FED_BY_INVALID, ModelReport, NodeReport
+from .unranked import UnrankedNames, unranked_owners
 from .sizes import input_dims, names_in
 
 
@@ -82,6 +83,7 @@ class ForwardPass(RegionWalk):
         self.slots: dict[tuple, list] = {}     # (spec, output count) -> output slots
         source_names = names_in(graph.sources.values())
         self.unknowns = Unknowns(source_names)
+        self.unranked = UnrankedNames()
         # dim names declarations introduce, defined on first use: every name but the main graph's inputs'
         # (a subgraph's or a function body's own names, B or d_v, are local: its owner binds its inputs)
         self.names = Names(names_in(t for k, t in graph.sources.items() if graph.source_kind.get(k) == "graph input"))
@@ -213,6 +215,9 @@ class ForwardPass(RegionWalk):
         n_out = len(node.outputs)
         items = attrs_key(node.attrs) if node.attrs else ()
         result, folded = self._solved(spec, node, types, items, n_out)
+        owners = unranked_owners(sources)
+        if owners:   # the symbols made for an input of unknown rank are its tensor's (model/unranked.py)
+            result = self.unranked.named(result, owners)
         slots = self.slots.get((spec.name, n_out))
         if slots is None:
             slots = self.slots[(spec.name, n_out)] = output_slots(spec, n_out)
@@ -227,6 +232,7 @@ class ForwardPass(RegionWalk):
             again = self._resolved(spec, types, node, items, n_out)
             if again is not None:
                 types, result_out = again
+                result_out = self.unranked.named(result_out, owners) if owners else result_out
                 outputs = result_out.outputs if not result_out.has_unknowns else self.unknowns.own(
                     result_out.outputs, types, node, {key: t for (key, _d, _p), t in zip(slots, node.outputs) if t})
         if self.facts.active:    # the report shows the dims that flow on

@@ -21,10 +21,11 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from ..result import ConstraintResult, Finding, Result
+from ..result import Result
+from .rename import renamed, renamed_result
 from .solve import solve
 from ..registry import Spec
-from ..dims import rebuild, Name, is_runtime, is_symbolic, runtime_dim, is_unknown, normalize_dim
+from ..dims import Name, is_runtime, is_symbolic, runtime_dim, is_unknown, normalize_dim
 from ..containers import dims_in, is_container, rebuilt
 from ..types import TensorType
 
@@ -225,14 +226,6 @@ def _name(s: sympy.Symbol) -> str:
     return s.name
 
 
-@lru_cache(maxsize=1 << 14)   # keyed by the expression and the renaming: a pure function of both
-def renamed(d: sympy.Basic, pairs: tuple) -> Any:
-    """``d`` with its symbols renamed (``pairs``: (old, new)); remembered, because rebuilding a
-    ``Min``/``Max`` or a ``floor`` costs sympy milliseconds and a model renames the same few dims
-    to and from canonical symbols at every node that uses them."""
-    return normalize_dim(rebuild(d, dict(pairs))) if pairs else d
-
-
 def signature_of(t) -> tuple:
     return tuple(x.signature() for x in t) if isinstance(t, tuple) else t.signature()
 
@@ -263,35 +256,4 @@ def _rename(r: Result, back: dict) -> Result:
     def text(s: str) -> str:
         return _TOKEN.sub(lambda m: names.get(m.group(), m.group()), s) if ("_c" in s or "_u" in s) else s
 
-    def finding(f: Finding) -> Finding:
-        return replace(f, rule=text(f.rule), message=text(f.message), fix=text(f.fix), detail=text(f.detail),
-                       values={k: text(v) for k, v in f.values.items()})
-
-    back = _with_runtime_dims(r.outputs.values(), back)
-
-    def dims(ds):
-        if ds is None:
-            return None
-        return tuple(d if type(d) in (int, bool) else d.xreplace(back) if d.is_Symbol else
-                     renamed(d, tuple((s, back[s]) for s in sorted(d.free_symbols, key=_name) if s in back))
-                     for d in ds)
-
-    def ttype(t: TensorType) -> TensorType:
-        if is_container(t):
-            return rebuilt(t, ttype, lambda d: dims((d,))[0])
-        if t.shape is None and t.sym is None and t.bounds is None:
-            return t
-        return TensorType(t.dtype, dims(t.shape), t.value, dims(t.sym), dims(t.bounds))
-
-    return Result(
-        status=r.status, spec=r.spec, op=r.op, opset=r.opset,
-        outputs={k: ttype(v) for k, v in r.outputs.items()},
-        conditions=[text(c) for c in r.conditions],
-        violations=[finding(f) for f in r.violations],
-        warnings=[finding(f) for f in r.warnings],
-        constraints=[c if not (c.conditions or c.values) else
-                     ConstraintResult(c.id, c.rule, c.message, c.status, [text(x) for x in c.conditions],
-                                      {k: text(v) for k, v in c.values.items()}) for c in r.constraints],
-        condition_sources={text(k): v for k, v in r.condition_sources.items()},
-        relations={text(k): (v.xreplace(back) if v is not None else None) for k, v in r.relations.items()},
-    )
+    return renamed_result(r, _with_runtime_dims(r.outputs.values(), back), text)
