@@ -214,8 +214,8 @@ class ForwardPass(RegionWalk):
                      for k, t in types.items()}
         n_out = len(node.outputs)
         items = attrs_key(node.attrs) if node.attrs else ()
-        result, folded = self._solved(spec, node, types, items, n_out)
-        owners = unranked_owners(sources)
+        result, folded, unranked = self._solved(spec, node, types, items, n_out)
+        owners = unranked_owners(sources) if unranked else None
         if owners:   # the symbols made for an input of unknown rank are its tensor's (model/unranked.py)
             result = self.unranked.named(result, owners)
         slots = self.slots.get((spec.name, n_out))
@@ -259,25 +259,26 @@ class ForwardPass(RegionWalk):
                 check_declaration(self.graph, self.report, self.env, node, tname, self.assume, self.names,
                                   self.facts.implies)
 
-    def _solved(self, spec, node: ModelNode, types: dict, items: Any, n_out: int) -> tuple[Any, dict | None]:
-        """(the solver's result, the folded outputs or None) for the node's query.  Both are pure
-        functions of the spec, the input types, the attributes and the output count, and types are
-        never changed once built: a query is remembered by the identity of its input types (a
-        decoder's layers hand the same type objects on), which skips the cache's signatures."""
+    def _solved(self, spec, node: ModelNode, types: dict, items: Any, n_out: int) -> tuple[Any, dict | None, bool]:
+        """(the solver's result, the folded outputs or None, whether an input's rank is unknown): pure
+        functions of the spec, input types, attributes and output count; types are never changed once
+        built, so a query is remembered by the identity of its input types (a decoder's layers hand
+        the same objects on), which skips the cache's signatures."""
         key = None
         if items is not None and self.memo_on:
             key = (spec.name, n_out, items, node.opset,
                    tuple((k, tuple(map(id, t)) if type(t) is tuple else id(t)) for k, t in types.items()))
             hit = self.memo.get(key)
             if hit is not None:
-                return hit[0], hit[1]
+                return hit[0], hit[1], hit[3]
         result = self.cache.solve(spec, types, node.attrs, items=items, opset=node.opset, unknown_attrs="finding",
                                   output_count=n_out, registry=self.registry)
         folded = fold(spec, types, node.attrs, n_out, self.cache.folds, result, items) \
             if result.status == "valid" else None
+        unranked = any(getattr(x, "shape", 0) is None for t in types.values() for x in (t if type(t) is tuple else (t,)))
         if key is not None:
-            self.memo[key] = (result, folded, types)   # the types kept alive: their ids stay theirs
-        return result, folded
+            self.memo[key] = (result, folded, types, unranked)   # the types kept alive: their ids stay theirs
+        return result, folded, unranked
 
     def needs(self, node: ModelNode, spec, result) -> bool:
         """Record the conditions ``result`` states for ``node``; True when they narrowed an input dim."""

@@ -5,6 +5,8 @@ input: ``rank(X)`` and the dims ``X.shape[i]``.  In a model two nodes' ``X`` are
 one tensor is read by many nodes.  The model names these symbols by the tensor (``rank(image) ==
 4``, ``image.shape[1] == 3``), one set per tensor: what two nodes need of one tensor is stated of
 the same dims (and found contradictory when it is), and what they need of two tensors never is.
+A tensor's dims are named symbols, as a graph input's named dims are: they are the same at every
+node that reads the tensor, so they flow on into outputs and into the model's input domain.
 
 >>> from shapecheck.registry import default_registry
 >>> from shapecheck.solver import solve
@@ -22,7 +24,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..containers import dims_in
-from ..dims import is_symbolic, is_unknown, unknown_dim
+from ..dims import is_symbolic, is_unknown, symbol
 from ..result import Result
 from ..solver.rename import renamed_result
 
@@ -60,7 +62,7 @@ class UnrankedNames:
             if m is not None and is_unknown(s) and m.group(1) in owners:
                 key = (owners[m.group(1)], int(m.group(2)))
                 if key not in self.dims:
-                    self.dims[key] = unknown_dim(f"{key[0]}.shape[{key[1]}]")
+                    self.dims[key] = symbol(f"{key[0]}.shape[{key[1]}]")
                 back[s] = self.dims[key]
         if not back:
             return result
