@@ -64,8 +64,17 @@ def test_what_two_nodes_need_of_one_tensor_contradicts_and_onnxruntime_agrees(tm
     path = _convs(tmp_path, ["image"], [("image", [8, 3, 3, 3]), ("image", [8, 5, 3, 3])])
     rep = shapecheck.check_model(path)
     assert rep.failed and not rep.domain.valid
-    assert "no value of image.shape[1] meets image.shape[1] == 3 and image.shape[1] == 5" in rep.domain.text()
+    assert rep.domain.text() == "no input size: no value of image.shape[1] meets image.shape[1] == 3 and image.shape[1] == 5"
     assert not _runs(path, {"image": (1, channels, 5, 5)})
+
+
+def test_the_cli_says_no_input_size_and_why(tmp_path, capsys):
+    from shapecheck.cli import main
+    path = _convs(tmp_path, ["image"], [("image", [8, 3, 3, 3]), ("image", [8, 5, 3, 3])])
+    assert main(["check", path]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == ("valid for: no input size: no value of image.shape[1] meets image.shape[1] == 3 "
+                                   "and image.shape[1] == 5")
 
 
 def test_the_names_are_the_models_whatever_the_process_checked_before(tmp_path):

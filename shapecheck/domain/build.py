@@ -85,9 +85,13 @@ class InputDomain(Indexable):
 
     def text(self) -> str:
         """``batch >= 1, 1 <= seq <= 64``: every input dim's set, then the relations over several;
-        ``no input size`` when a node that always runs is invalid at every size."""
+        ``no input size`` when a node that always runs is invalid at every size, and ``no input
+        size: `` with the conditions no size meets when the nodes need what cannot hold together."""
         if self.invalid_nodes:
             return "no input size"
+        refuted = [r.text for r in self.relations if r.kind == "refuted"]
+        if refuted:
+            return "no input size: " + "; ".join(refuted)
         parts = [self.sets[n].text(n) for n in self.dims if n in self.sets]
         parts += [r.text for r in self.relations if len(r.dims) != 1 or r.dims[0] not in self.sets]
         return ", ".join(parts)

@@ -160,7 +160,8 @@ def domain_lines(domain) -> list[str]:
                 f"{'are' if many else 'is'} invalid at every size"]
     if not domain.dims and not domain.relations:
         return []
-    lines = [f"valid for: {domain.text() or 'every size'} (assuming {domain.assumption})"]
+    text = domain.text() or "every size"
+    lines = [f"valid for: {text}" + ("" if not domain.valid else f" (assuming {domain.assumption})")]
     for r in domain.relations:
         if r.severity == "error":
             continue
