@@ -106,6 +106,8 @@ class Result(Indexable):
     # each condition as an object (a Rel, an AnyOf for a disjunction; .sympy() for sympy's form), None
     # where only the rule's text can say it (an unknown rank): the object behind the text, never re-parsed
     relations: dict[str, Any] = field(default_factory=dict, repr=False)
+    # a constraint left to the runtime -> when it holds for every input value anyway (solver/loose.py)
+    runtime_when: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def ok(self) -> bool:

@@ -73,6 +73,9 @@ class InputDomain(Indexable):
     # nodes that always run and are invalid at every size the conditions before them admit: then
     # no input size makes the model valid, whatever the sets say
     invalid_nodes: list = field(default_factory=list)
+    # sizes at which the index values a node reads are in range for every input value, and beyond
+    # which the values decide (RoBERTa's positions): [{"condition": "seq <= 62", "nodes": [...]}]
+    every_value: list = field(default_factory=list)
 
     @property
     def errors(self) -> list:
@@ -123,7 +126,7 @@ class InputDomain(Indexable):
 
     def to_dict(self) -> dict[str, Any]:
         return {"assumption": self.assumption, "text": self.text(), "valid": self.valid,
-                "invalid_nodes": list(self.invalid_nodes),
+                "invalid_nodes": list(self.invalid_nodes), "every_value": list(self.every_value),
                 "dims": {n: self.sets[n].text(n) for n in self.dims if n in self.sets},
                 "relations": [r.to_dict() for r in self.relations]}
 

@@ -49,7 +49,9 @@ def bounds(x: Any) -> Any:
             return int(min(elems)), int(max(elems)), True
         return (normalize_dim(sympy.Min(*elems)), normalize_dim(sympy.Max(*elems)), True) if len(elems) > 1 else \
             (elems[0], elems[0], True)
-    return x.bounds if x.bounds is not None else NO_VALUE
+    if x.bounds is not None:
+        return x.bounds
+    return (0, 1, False) if x.dtype == "bool" else NO_VALUE   # a bool is 0 or 1 (a mask cast to int)
 
 
 def _has_unknown(e: Any) -> bool:
@@ -112,13 +114,89 @@ def shifted(b: Any, c: Any, op: str) -> Any:
 
 def with_bounds(a: Any, b: Any, op: str) -> Any:
     """The bounds of ``a op b`` (``+``, ``-``, ``*``) where one side is bounded and the other a
-    known scalar: an Add or Sub of a constant to positions."""
+    known scalar (an Add or Sub of a constant to positions), or both are bounded and not negative
+    (a running count times a mask): then loose, as the two extremes need not meet in one element.
+
+    >>> from shapecheck.dims import symbol
+    >>> from shapecheck.types import TensorType
+    >>> s = symbol("seq")
+    >>> count = TensorVal("c", TensorType("int32", (2, s), bounds=(0, s, False)))
+    >>> with_bounds(count, TensorVal("m", TensorType("bool", (2, s))), "*")
+    (0, seq, False)
+    """
     ba, bb = bounds(a), bounds(b)
     if isinstance(ba, tuple) and _scalar(b) is not None and op in ("+", "-", "*"):
         return shifted(ba, _scalar(b), op)
     if isinstance(bb, tuple) and _scalar(a) is not None and op in ("+", "*"):
         return shifted(bb, _scalar(a), op)
+    if isinstance(ba, tuple) and isinstance(bb, tuple) and op in ("+", "*") and _nonneg(ba[0]) and _nonneg(bb[0]):
+        combine = (lambda x, y: x + y) if op == "+" else (lambda x, y: x * y)
+        return normalize_dim(combine(ba[0], bb[0])), normalize_dim(combine(ba[1], bb[1])), False
     return NO_VALUE
+
+
+def _nonneg(v: Any) -> bool:
+    return (int_like(v) and v >= 0) or (is_symbolic(v) and not _has_unknown(v) and v.is_nonnegative is True)
+
+
+# the values of each integer element type (bool as 0 and 1)
+_RANGES = {"bool": (0, 1), "int8": (-(1 << 7), (1 << 7) - 1), "uint8": (0, (1 << 8) - 1),
+           "int16": (-(1 << 15), (1 << 15) - 1), "uint16": (0, (1 << 16) - 1),
+           "int32": (-(1 << 31), (1 << 31) - 1), "uint32": (0, (1 << 32) - 1),
+           "int64": (-(1 << 63), (1 << 63) - 1), "uint64": (0, (1 << 64) - 1)}
+
+
+def cast_bounds(x: Any, target: Any) -> Any:
+    """The bounds of ``Cast(x, to=target)``: ``x``'s, when every value of ``x``'s element type is
+    one of the target's (a bool mask to int32, int32 to int64); none otherwise (a narrowing cast
+    may wrap, a float one is not tracked).
+
+    >>> from shapecheck.types import TensorType
+    >>> mask = TensorVal("m", TensorType("bool", (4,)))
+    >>> cast_bounds(mask, "int32"), cast_bounds(TensorVal("c", TensorType("int64", (4,), bounds=(0, 9, True))), "int32")
+    ((0, 1, False), Unknown(value))
+    """
+    if type(x) is not TensorVal or not isinstance(target, str):
+        return NO_VALUE
+    have, want = _RANGES.get(x.dtype or ""), _RANGES.get(target)
+    if have is None or want is None or not (want[0] <= have[0] and have[1] <= want[1]):
+        return NO_VALUE
+    return bounds(x)
+
+
+def running_bounds(x: Any, axis: Any, exclusive: Any) -> Any:
+    """The bounds of ``CumSum(x, axis)`` for ``x`` within integer bounds ``[lo, hi]``: with ``n``
+    elements along the axis, a running sum of ``k <= n`` of them lies in ``[min(lo, n*lo), max(hi,
+    n*hi)]`` (``k <= n - 1`` and 0 included when ``exclusive``).  Loose: a sum reaches ``n*hi`` only
+    when every element is ``hi`` (RoBERTa's positions, a running count of a mask, reach ``seq``
+    only without padding).
+
+    >>> from shapecheck.dims import symbol
+    >>> from shapecheck.types import TensorType
+    >>> s = symbol("seq")
+    >>> mask = TensorVal("m", TensorType("int32", (2, s), bounds=(0, 1, False)))
+    >>> running_bounds(mask, 1, 0), running_bounds(mask, -1, 1), running_bounds(mask, 0, 0)
+    ((0, seq, False), (0, seq - 1, False), (0, 2, False))
+    """
+    b = bounds(x)
+    if not isinstance(b, tuple) or type(x) is not TensorVal or x.shape is None or isinstance(exclusive, Unknown):
+        return NO_VALUE
+    if not isinstance(axis, int):
+        axis = getattr(axis, "size", 0) == 1 and axis.dtype.kind in "iu" and int(axis.reshape(-1)[0])
+        if axis is False:
+            return NO_VALUE
+    rank = len(x.shape)
+    if not -rank <= axis < rank:
+        return NO_VALUE
+    n = x.shape[axis] - (1 if exclusive else 0)
+    lo, hi = b[0], b[1]
+    if not (int_like(lo) and int_like(hi)) or (is_symbolic(n) and _has_unknown(n)):
+        return NO_VALUE
+    low = lo if lo >= 0 else lo * n
+    high = hi * n if hi >= 0 else hi
+    if exclusive:
+        low, high = (0 if lo >= 0 else low), (high if hi >= 0 else 0)
+    return normalize_dim(low), normalize_dim(high), False
 
 
 def _scalar(x: Any) -> Any:
@@ -132,4 +210,4 @@ def _scalar(x: Any) -> Any:
     return None
 
 
-NOTATION = (bounds, range_bounds, hull, loose, shifted, with_bounds)
+NOTATION = (bounds, range_bounds, hull, loose, shifted, with_bounds, cast_bounds, running_bounds)

@@ -28,6 +28,17 @@ def model_domain(graph: ModelGraph, needs: list[Need], scoped: list[Need], assum
     return domain
 
 
+def every_value(nodes: list) -> list[dict]:
+    """The sizes at which the index values nodes read are in range for every input value, each with
+    the nodes that read them (``NodeReport.runtime_when``, ``solver/loose.py``), in node order."""
+    found: dict[str, list[str]] = {}
+    for n in nodes:
+        if n.runtime_when and n.status != "invalid":
+            for when in dict.fromkeys(n.runtime_when.values()):
+                found.setdefault(when, []).append(n.name)
+    return [{"condition": c, "nodes": names} for c, names in found.items()]
+
+
 def _name_constants(graph: ModelGraph, domain: InputDomain) -> None:
     """Each source of a relation that pins, bounds or refutes gets the constants behind its node."""
     producers = None
@@ -131,4 +142,4 @@ def _example(rel) -> str:
     return "" if size is None else f" (for example {' = '.join(rel.dims)} = {size})"
 
 
-__all__ = ["model_domain", "domain_findings"]
+__all__ = ["model_domain", "domain_findings", "every_value"]

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..domain.build import Need
 from ..solver import contradiction_of, equalities
-from .domain import domain_findings, model_domain
+from .domain import domain_findings, every_value, model_domain
 from .reports import ModelReport, node_counts
 
 
@@ -23,6 +23,7 @@ def finish_report(fp: Any) -> ModelReport:
                                  [n for t, n in needs.items() if t in fp.scoped], fp.assumed, fp.nonempty,
                                  set(fp.declared_ranges))
     report.domain.invalid_nodes = list(fp.invalid_nodes)
+    report.domain.every_value = every_value(report.nodes)
     if fp.float_sizes:
         shown = ", ".join(fp.float_sizes[:3]) + (f" and {len(fp.float_sizes) - 3} more" if len(fp.float_sizes) > 3 else "")
         report.domain.assumption += f"; every size held in float below 2**24 ({shown})"

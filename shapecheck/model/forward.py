@@ -81,8 +81,7 @@ class ForwardPass(RegionWalk):
         self.memo: dict[tuple, tuple] = {}     # a node's query by the identity of its inputs -> (result, folded)
         self.memo_on = MEMO
         self.slots: dict[tuple, list] = {}     # (spec, output count) -> output slots
-        source_names = names_in(graph.sources.values())
-        self.unknowns = Unknowns(source_names)
+        self.unknowns = Unknowns(names_in(graph.sources.values()))
         self.unranked = UnrankedNames()
         # dim names declarations introduce, defined on first use: every name but the main graph's inputs'
         # (a subgraph's or a function body's own names, B or d_v, are local: its owner binds its inputs)
@@ -243,7 +242,8 @@ class ForwardPass(RegionWalk):
             outputs = {**outputs, **{key: body[t][0] for (key, _d, _p), t in zip(slots, node.outputs) if t in body}}
         nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, status, node.location,
                         outputs, list(result.conditions), [*result.violations, *([overflow] if overflow else [])],
-                        list(result.warnings), sources, runtime_checks=result.runtime_checks)
+                        list(result.warnings), sources, runtime_checks=result.runtime_checks,
+                        runtime_when=result.runtime_when or None)
         if self.portability is not None and status != "invalid":
             nr.warnings.extend(self.portability.warnings(spec, types, node.attrs))
         self.report.nodes.append(nr)

@@ -30,6 +30,8 @@ class NodeReport(Indexable):
     reason: str = ""          # why an "unchecked" node was not checked
     # constraints not proved because they read values known only at run time (checked by the runtime)
     runtime_checks: list[str] = field(default_factory=list)
+    # a constraint of runtime_checks -> when it holds for every input value anyway (solver/loose.py)
+    runtime_when: dict[str, str] | None = None
 
     # the text forms are made when a report is read, not for every node of every check
     @property
@@ -48,7 +50,8 @@ class NodeReport(Indexable):
              "spec": self.spec, "status": self.status, "location": self.location,
              "inputs": self.inputs, "outputs": self.outputs, "conditions": self.conditions,
              "violations": [v.to_dict() for v in self.violations],
-             "warnings": [w.to_dict() for w in self.warnings], "runtime_checks": list(self.runtime_checks)}
+             "warnings": [w.to_dict() for w in self.warnings], "runtime_checks": list(self.runtime_checks),
+             **({"runtime_when": dict(self.runtime_when)} if self.runtime_when else {})}
         if self.reason:
             d["reason"] = self.reason
         return d

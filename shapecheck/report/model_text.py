@@ -18,7 +18,7 @@ from rich.table import Table
 
 from .grouping import cut, group
 from .text import (coverage_line, declaration_lines, diagnostic_lines, domain_lines, node_where, print_diagnostic_to,
-                   styled, summary_text, symbol_lines, verdict_markup)
+                   runtime_check_lines, styled, summary_text, symbol_lines, verdict_markup)
 
 ATTENTION = ("invalid", "conditional", "unchecked")
 ROWS = 200          # table rows shown before the rest is cut
@@ -47,12 +47,9 @@ def findings(report, quiet: bool) -> Iterator[tuple[str, str, list[str], str, st
     if quiet:
         return
     for n in report.nodes:
-        checks = getattr(n, "runtime_checks", None) or []
-        if checks and n.status != "invalid":
-            yield "note", "runtime-check", [
-                f"note[runtime-check]: {node_where(n)}: {', '.join(checks)} not proved here: the values it reads "
-                "(index values) are known only at run time; the runtime checks them"], n.name, \
-                f"runtime-check {n.op_type} {n.spec} {checks}"
+        checks = runtime_check_lines(n)
+        if checks:
+            yield "note", "runtime-check", checks, n.name, f"runtime-check {n.op_type} {n.spec} {n.runtime_checks} {checks[1:]}"
         if n.status == "unchecked" and not n.reason.startswith("input from invalid node"):
             yield "note", "unchecked", [f"note[unchecked]: {node_where(n)}: {n.reason}"], n.name, \
                 f"unchecked {n.op_type} {n.reason}"

@@ -123,12 +123,16 @@ def declaration_lines(d) -> tuple[str, list[str]]:
 
 
 def runtime_check_lines(n) -> list[str]:
-    """The note a node carries for constraints on values known only at run time (``C8``)."""
+    """The note a node carries for constraints on values known only at run time (``C8``), and for
+    each of them that holds for every input value at some sizes, those sizes (``solver/loose.py``)."""
     checks = getattr(n, "runtime_checks", None) or []
     if not checks or n.status == "invalid":
         return []
-    return [f"note[runtime-check]: {node_where(n)}: {', '.join(checks)} not proved here: "
-            "the values it reads (index values) are known only at run time; the runtime checks them"]
+    lines = [f"note[runtime-check]: {node_where(n)}: {', '.join(checks)} not proved here: "
+             "the values it reads (index values) are known only at run time; the runtime checks them"]
+    for cid, when in (getattr(n, "runtime_when", None) or {}).items():
+        lines.append(f"  = {cid} holds for every input value when {when}; at other sizes it depends on the values")
+    return lines
 
 
 def summary_text(report, label: str = "") -> str:
@@ -171,6 +175,9 @@ def domain_lines(domain) -> list[str]:
         if consts:
             why += "; from " + ", ".join(consts[:2])
         lines.append(f"  {r.text}    ({why})" if nodes else f"  {r.text}")
+    for e in getattr(domain, "every_value", ()):
+        lines.append(f"  for every input value: {e['condition']}    (the index values {cut([repr(n) for n in e['nodes']], 2)} "
+                     "read; at other sizes they depend on the input values, and the runtime checks them)")
     return lines
 
 

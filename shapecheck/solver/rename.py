@@ -65,6 +65,7 @@ def renamed_result(r: Result, back: dict, text: Callable[[str], str]) -> Result:
                                       {k: text(v) for k, v in c.values.items()}) for c in r.constraints],
         condition_sources={text(k): v for k, v in r.condition_sources.items()},
         relations={text(k): (v.xreplace(back) if v is not None else None) for k, v in r.relations.items()},
+        runtime_when={k: text(v) for k, v in r.runtime_when.items()},
     )
 
 

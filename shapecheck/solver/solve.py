@@ -23,6 +23,7 @@ from ..containers import dims_in, is_container, tensors_in
 from ..dims import is_symbolic, is_unknown
 from .contradiction import contradiction
 from .explain import deprecation_fix, fix, values_involved
+from .loose import holds_when
 from .outputs import output_slots, output_type
 from .query import lacks_value, prepare_attrs, prepare_inputs, spec_env, versions
 from .unify import Bindings, learn
@@ -99,6 +100,11 @@ def solve(spec: Spec, inputs: dict[str, Any], attrs: dict[str, Any] | None = Non
             out_env["i"] = pos
         result.outputs[key] = output_type(out, out_env)
 
+    for rule, status, *_rest in statuses:
+        if status == "unchecked" and rule.value_inputs:
+            when = holds_when(spec, rule, types, attr_values, output_count)
+            if when:
+                result.runtime_when[rule.id] = when
     result.warnings.extend(_warnings(spec, env, types))
     if spec.deprecated:
         # onnx.checker and onnxruntime reject a deprecated op at the opsets where it is deprecated

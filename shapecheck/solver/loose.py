@@ -1,0 +1,71 @@
+"""When a rule left to the runtime holds for every input value anyway.
+
+A rule that reads elements known only by loose bounds (``functions/bounds.py``: RoBERTa's
+positions, a running count of the tokens that are not padding, lie in ``[1, seq + 1]``) is left
+to the runtime: the elements need not reach their bounds.  But where the bounds themselves meet
+the rule, every element does: that condition (``seq <= 62`` for a table of 64 positions) is when
+the rule holds for every input value, and the report says so.  It is found by asking the rule
+again with the bounds taken as attained.
+
+>>> from shapecheck.dims import symbol
+>>> from shapecheck.registry import default_registry
+>>> from shapecheck.types import TensorType
+>>> spec = default_registry().resolve("Gather", 13)
+>>> seq = symbol("seq")
+>>> pos = TensorType("int64", (2, seq), bounds=(1, seq + 1, False))
+>>> holds_when(spec, spec.rule("C5"), {"data": TensorType("float", (64, 32)), "indices": pos}, {"axis": 0})
+'seq <= 62'
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..notation import EvalError, NeedInt, as_cond
+from ..notation.relations import AnyOf
+from ..registry import Rule, Spec
+from ..types import TensorType
+from .query import spec_env
+
+
+def holds_when(spec: Spec, rule: Rule, types: dict[str, Any], attrs: dict[str, Any],
+               output_count: int | None = None) -> str:
+    """The condition under which ``rule``, left to the runtime, holds for every value of the inputs
+    it reads that are known by loose bounds; "" when there is none (no such input, or the bounds
+    meet the rule nowhere)."""
+    loose = [n for n in rule.value_inputs if _loose(types.get(n))]
+    if not loose:
+        return ""
+    attained = dict(types)
+    for n in loose:
+        t = types[n]
+        attained[n] = TensorType(t.dtype, t.shape, None, None, (t.bounds[0], t.bounds[1], True))
+    try:
+        v = rule.fn(spec_env(spec, attained, attrs, output_count))
+    except (EvalError, NeedInt):
+        return ""
+    if isinstance(v, bool):
+        return ""
+    c = as_cond(v)
+    if c.needs_value or c.opaque:
+        return ""
+    dims = {d for n in loose for d in types[n].shape or ()}
+    texts = [str(_nonempty(r, dims)) for r in c.relations()]
+    return " and ".join(texts)
+
+
+def _nonempty(r: Any, dims: set) -> Any:
+    """``r`` without the alternatives that hold only for an empty input (``seq == 0``): the rule
+    holds there too, but a condition that is enough without them reads plainer and is still enough."""
+    if not isinstance(r, AnyOf):
+        return r
+    alts = tuple(conj for conj in r.alts if not all(x.op == "==" and x.rhs == 0 and x.lhs in dims for x in conj))
+    if not alts or len(alts) == len(r.alts):
+        return r
+    return alts[0][0] if len(alts) == 1 and len(alts[0]) == 1 else AnyOf(alts)
+
+
+def _loose(t: Any) -> bool:
+    return isinstance(t, TensorType) and t.value is None and t.sym is None and t.bounds is not None and not t.bounds[2]
+
+
+__all__ = ["holds_when"]

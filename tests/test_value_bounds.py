@@ -1,0 +1,140 @@
+"""Index values known by loose bounds (``functions/bounds.py``, ``solver/loose.py``).
+
+RoBERTa numbers its positions by a running count of the tokens that are not padding:
+``cumsum(input_ids != pad) * mask + pad``.  The positions reach ``seq + 1`` only without padding,
+so a table of 64 positions is read in range for every input when ``seq <= 62``, and at longer
+sizes only for inputs with enough padding.  A new user's trial found it reported as a bare
+run-time check; the domain now says at which sizes every input value is in range.  onnxruntime
+decides each case here; each bound rule has a brute-force test.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from hypothesis import given, settings, strategies as st
+from onnx import TensorProto as T, helper
+
+import shapecheck
+from shapecheck.dims import symbol
+from shapecheck.functions.bounds import _RANGES, cast_bounds, running_bounds, with_bounds
+from shapecheck.notation import TensorVal
+from shapecheck.types import TensorType
+
+PAD, ROWS = 1, 64
+
+
+def _positions_model(path) -> str:
+    """RoBERTa's position ids (as torch's TorchScript exporter writes them) reading a 64-row table."""
+    nodes = [
+        helper.make_node("Equal", ["input_ids", "pad"], ["is_pad"]),
+        helper.make_node("Not", ["is_pad"], ["keep"]),
+        helper.make_node("Cast", ["keep"], ["mask"], to=T.INT32),
+        helper.make_node("CumSum", ["mask", "axis"], ["count"]),
+        helper.make_node("Mul", ["count", "mask"], ["masked"]),
+        helper.make_node("Cast", ["masked"], ["masked64"], to=T.INT64),
+        helper.make_node("Add", ["masked64", "pad"], ["positions"]),
+        helper.make_node("Gather", ["table", "positions"], ["y"], name="position_embeddings"),
+    ]
+    inits = [helper.make_tensor("pad", T.INT64, [], [PAD]), helper.make_tensor("axis", T.INT64, [], [1]),
+             helper.make_tensor("table", T.FLOAT, [ROWS, 4], np.zeros(ROWS * 4, np.float32).tolist())]
+    g = helper.make_graph(nodes, "positions", [helper.make_tensor_value_info("input_ids", T.INT64, ["batch", "seq"])],
+                          [helper.make_tensor_value_info("y", T.FLOAT, None)], inits)
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    return str(path)
+
+
+def _runs(path: str, ids: np.ndarray) -> bool:
+    try:
+        ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, {"input_ids": ids})
+        return True
+    except Exception:  # noqa: BLE001 - onnxruntime refusing the values is the answer
+        return False
+
+
+def test_the_domain_says_at_which_sizes_every_input_value_is_in_range(tmp_path):
+    path = _positions_model(tmp_path / "positions.onnx")
+    rep = shapecheck.check_model(path)
+    assert not rep.failed and rep.domain.text() == "batch >= 1, seq >= 1"
+    assert rep.domain.every_value == [{"condition": "seq <= 62", "nodes": ["position_embeddings"]}]
+    gather = next(n for n in rep.nodes if n.name == "position_embeddings")
+    assert gather.runtime_checks == ["C5"] and gather.runtime_when == {"C5": "seq <= 62"}
+    # onnxruntime: no padding is the largest position; at seq 62 it runs, at 63 it needs padding
+    tokens = lambda seq, fill: np.full((2, seq), fill, np.int64)
+    assert _runs(path, tokens(62, 5)) and not _runs(path, tokens(63, 5)) and _runs(path, tokens(63, PAD))
+
+
+def test_at_a_size_within_it_the_index_values_are_proved(tmp_path):
+    path = _positions_model(tmp_path / "positions.onnx")
+    inside = shapecheck.check_model(path, dims="batch=2,seq=62")
+    outside = shapecheck.check_model(path, dims="batch=2,seq=63")
+    assert [n.runtime_checks for n in inside.nodes if n.name == "position_embeddings"] == [[]]
+    assert [n.runtime_checks for n in outside.nodes if n.name == "position_embeddings"] == [["C5"]]
+
+
+def test_the_cli_shows_it_under_the_domain(tmp_path, capsys):
+    from shapecheck.cli import main
+    path = _positions_model(tmp_path / "positions.onnx")
+    assert main(["check", path]) == 0
+    got = capsys.readouterr()
+    assert "  for every input value: seq <= 62    (the index values 'position_embeddings' read;" in got.out
+    assert "  = C5 holds for every input value when seq <= 62; at other sizes it depends on the values" in got.err
+
+
+# -- each bound rule against brute force
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(-3, 3), st.integers(0, 3), st.lists(st.integers(1, 4), min_size=1, max_size=3), st.data())
+def test_running_bounds_hold_every_running_sum(lo, width, shape, data):
+    hi = lo + width
+    axis = data.draw(st.integers(-len(shape), len(shape) - 1))
+    exclusive = data.draw(st.sampled_from([0, 1]))
+    x = np.array(data.draw(st.lists(st.integers(lo, hi), min_size=int(np.prod(shape)), max_size=int(np.prod(shape)))),
+                 np.int64).reshape(shape)
+    got = running_bounds(TensorVal("x", TensorType("int64", tuple(shape), bounds=(lo, hi, False))), axis, exclusive)
+    sums = np.cumsum(x, axis=axis) - (x if exclusive else 0)
+    assert got[0] <= sums.min() and sums.max() <= got[1] and got[2] is False
+
+
+def test_running_bounds_of_a_symbolic_axis_name_the_dim():
+    s = symbol("seq")
+    mask = TensorVal("m", TensorType("int32", (2, s), bounds=(0, 1, False)))
+    assert running_bounds(mask, np.array(1), 0) == (0, s, False)
+
+
+def test_cast_bounds_only_where_every_value_of_the_source_type_fits_the_target():
+    for src, dst in itertools.product(_RANGES, _RANGES):
+        got = cast_bounds(TensorVal("x", TensorType(src, (3,), bounds=(0, 1, False))), dst)
+        fits = _RANGES[dst][0] <= _RANGES[src][0] and _RANGES[src][1] <= _RANGES[dst][1]
+        assert (got == (0, 1, False)) == fits, (src, dst)
+    # a float is not tracked; a bool is 0 or 1 without bounds of its own
+    assert not isinstance(cast_bounds(TensorVal("f", TensorType("float", (3,))), "int64"), tuple)
+    assert cast_bounds(TensorVal("b", TensorType("bool", (3,))), "int64") == (0, 1, False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 4), st.integers(0, 4), st.integers(0, 4), st.integers(0, 4), st.sampled_from(["+", "*"]), st.data())
+def test_two_bounded_operands_not_negative(lo_a, wa, lo_b, wb, op, data):
+    a = np.array(data.draw(st.lists(st.integers(lo_a, lo_a + wa), min_size=4, max_size=4)))
+    b = np.array(data.draw(st.lists(st.integers(lo_b, lo_b + wb), min_size=4, max_size=4)))
+    got = with_bounds(TensorVal("a", TensorType("int64", (4,), bounds=(lo_a, lo_a + wa, False))),
+                      TensorVal("b", TensorType("int64", (4,), bounds=(lo_b, lo_b + wb, False))), op)
+    out = a + b if op == "+" else a * b
+    assert got[0] <= out.min() and out.max() <= got[1] and got[2] is False
+
+
+def test_a_negative_operand_gives_no_bounds():
+    got = with_bounds(TensorVal("a", TensorType("int64", (4,), bounds=(-1, 2, False))),
+                      TensorVal("b", TensorType("int64", (4,), bounds=(0, 2, False))), "*")
+    assert not isinstance(got, tuple)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_a_narrowing_cast_of_symbolic_bounds_is_not_trusted(dtype):
+    # int64 -> int32 may wrap: RoBERTa's dynamo export casts its running count so, and keeps a bare run-time check
+    s = symbol("seq")
+    count = TensorVal("c", TensorType("int64", (2, s), bounds=(0, s, False)))
+    assert isinstance(cast_bounds(count, dtype), tuple) == (dtype == "int64")
