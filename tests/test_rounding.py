@@ -58,3 +58,41 @@ def test_a_parsed_floor_division_is_sympys(terms, q, c):
     env = {"N": N, "M": M}
     value = sum(k * sympy.sympify(t, locals=env) for k, t in terms)
     assert parse_dim(f"(({text})//{q}) + {c}") == sympy.floor(value / q) + c
+
+
+# integer-valued terms a ceiling's numerator is made of (dims, their products, floors of them)
+integer_atoms = st.sampled_from([N, M, N * M, sympy.floor(N / 4), sympy.floor(M / 3), sympy.floor((N + M) / 2),
+                                 sympy.Min(N, 4), sympy.ceiling(M / 2)])
+integer_terms = st.one_of(st.integers(-6, 6).map(sympy.Integer), st.builds(lambda c, a: c * a, st.integers(-3, 3), integer_atoms))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(integer_terms, min_size=1, max_size=3), st.integers(1, 6), st.integers(1, 3),
+       st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), min_size=4, max_size=4))
+def test_ceilings_as_floors_is_the_same_value_everywhere(parts, k, scale, points):
+    # ceiling(p/k) == floor((p + k - 1)/k) for an integer p: brute force at random dims
+    from shapecheck.dims.rounding import ceilings_as_floors
+    e = scale * sympy.ceiling(sympy.Add(*parts) / k) - sympy.floor(sympy.Add(*parts) / (k + 1))
+    got = ceilings_as_floors(e)
+    for n, m in points:
+        at = {N: n, M: m}
+        assert got.xreplace(at) == e.xreplace(at), (e, got, at)
+
+
+def test_ceilings_as_floors_leaves_a_symbolic_divisor_alone():
+    # ceiling(N/M) divides by a dim, not by an integer: left as it is
+    from shapecheck.dims.rounding import ceilings_as_floors
+    e = sympy.ceiling(N / M) + 1
+    assert ceilings_as_floors(e) == e
+
+
+def test_swins_two_forms_of_one_size_broadcast_to_it():
+    # a window padding rounds up, a strided pool a half: ceiling(floor(h/4)/2) is floor(h/8 + 1/2)
+    from shapecheck.functions.shape import broadcast
+    from shapecheck.notation.compare import compare_dims
+    h, w = symbol("height"), symbol("width")
+    up = sympy.ceiling(sympy.floor(h / 4) / 2) * sympy.ceiling(sympy.floor(w / 4) / 2)
+    half = sympy.floor(h / 8 + sympy.Rational(1, 2)) * sympy.floor(w / 8 + sympy.Rational(1, 2))
+    assert compare_dims(up, "==", half) is True
+    out = broadcast((2, up, 32), (2, half, 32))
+    assert out[1] in (up, half)

@@ -30,7 +30,7 @@ else:
 from .core import normalize_dim
 
 
-__all__ = ["floor_of", "ceiling_of", "floor_div", "floor_bounds", "floor_argument", "provably_nonnegative",
+__all__ = ["floor_of", "ceiling_of", "floor_div", "ceilings_as_floors", "floor_bounds", "floor_argument", "provably_nonnegative",
            "polynomial_sign", "integral", "monomial"]
 
 
@@ -108,6 +108,27 @@ def floor_div(a: Any, s: int) -> Any:
         if m.is_Integer and m > 0 and rest.is_integer and not rest.has(sympy.floor, sympy.ceiling):
             return _normalize(floor_of(sympy.expand(num + m * rest) / (m * s)))
     return _normalize(floor_of(a / s))
+
+
+def ceilings_as_floors(d: Any) -> Any:
+    """``d`` with each ``ceiling(p/k)`` of an integer ``p`` and an integer ``k > 0`` written as the
+    floor it equals, ``floor((p + k - 1)/k)``, taken in by ``floor_div``: a padding that rounds up
+    and a pool that rounds a half then compare as one floor (Swin's ``ceiling(floor(h/4)/2)`` is
+    ``floor(h/8 + 1/2)``).  The same ``d`` where it has no such ceiling.
+
+    >>> from shapecheck.dims import symbol
+    >>> h = symbol("h")
+    >>> ceilings_as_floors(sympy.ceiling(sympy.floor(h / 4) / 2)), ceilings_as_floors(sympy.ceiling(h / 3) + 1)
+    (floor(h/8 + 1/2), floor(h/3 + 2/3) + 1)
+    """
+    if not isinstance(d, sympy.Basic) or not d.has(sympy.ceiling):
+        return d
+    swap = {}
+    for c in d.atoms(sympy.ceiling):
+        num, k = sympy.fraction(sympy.together(c.args[0]))
+        if k.is_Integer and k > 0 and integral(sympy.expand(num)):
+            swap[c] = floor_div(sympy.expand(num) + k - 1, int(k))
+    return sympy.expand(d.xreplace(swap)) if swap else d
 
 
 def floor_bounds(d: Any) -> tuple[Any, Any] | None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..notation import NO_VALUE, UNKNOWN, EvalError, NeedInt, Unknown, UnknownShape, and_, compare_dims, or_
 from ..notation.operators import int_like
-from ..dims.rounding import ceiling_of, floor_of, integral
+from ..dims.rounding import ceiling_of, ceilings_as_floors, floor_of, integral
 from ..dims import is_unknown, normalize_dim, unknown_dim, is_symbolic
 from .core import _elems
 
@@ -122,8 +122,9 @@ def _ordered_broadcast(a: Any, b: Any) -> Any:
     if _unknown(a) or _unknown(b):
         return unknown_dim("broadcast")
     a, b = sympy.sympify(a), sympy.sympify(b)
-    # one polynomial in two forms (a sum of products, expanded); two distinct symbols never are
-    if not (a.is_Symbol and b.is_Symbol) and sympy.expand(a - b) == 0:
+    # one polynomial in two forms (a sum of products, expanded; a ceiling and the floor it equals);
+    # two distinct symbols never are
+    if not (a.is_Symbol and b.is_Symbol) and ceilings_as_floors(sympy.expand(a - b)) == 0:
         return a
     top = sympy.Max(a, b)                  # sympy folds Max when it can order the two (Min(64, S) <= S)
     if top == b:

@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..dims import Name, NeedsAlgebra, normalize_dim
-from ..dims.rounding import floor_bounds, integral, monomial
+from ..dims.rounding import ceilings_as_floors, floor_bounds, integral, monomial
 from .relations import PYOP, Rel
 from .logic import Cond
 from .probe import is_open
@@ -80,7 +80,7 @@ def _compare_symbolic(a, op: str, b):
     signed = _product_sign(a, op, b)
     if signed is not None:
         return signed
-    d = sympy.expand(sympy.sympify(a) - sympy.sympify(b))
+    d = ceilings_as_floors(sympy.expand(sympy.sympify(a) - sympy.sympify(b)))
     if d.is_Integer:
         return PYOP[op](int(d), 0)
     known = _linear(d, op) if op not in ("==", "!=") else _residue(d, op)
