@@ -166,7 +166,7 @@ def build_domain(needs: list[Need], assumed: dict, nonempty: bool = True, scoped
                     sets[s] = start.meet(got)
                     continue
             several.append((part, need))
-    out = _per_dim(sets, assumed, per_dim, declared) + _several(several, sets) + _several(
+    out = _per_dim(sets, assumed, per_dim, declared, nonempty) + _several(several, sets) + _several(
         [(n.relation, n) for n in scoped if hasattr(n.relation, "free_symbols")], sets, pins=False) + out
     names = [s.name for s in assumed]
     return InputDomain("every input dim >= 1" if nonempty else "every input dim >= 0", out,
@@ -214,9 +214,12 @@ def _bound(ds: DimSet) -> tuple:
     return shape if shape is not None else (ds.lo or 0, ds.hi, 1)
 
 
-def _per_dim(sets: dict, assumed: dict, per_dim: dict, declared: set = frozenset()) -> list[DomainRelation]:
+def _per_dim(sets: dict, assumed: dict, per_dim: dict, declared: set = frozenset(), nonempty: bool = True
+             ) -> list[DomainRelation]:
     """One relation per input dim whose set the conditions (or a declared range) narrowed; a dim left
-    with a few values is pinned (an error) however it came to be, declared ranges included."""
+    with a few values is pinned (an error) however it came to be, declared ranges included; a range
+    the exporter recorded is said where it narrows a dim (``declared``), so that a bound no node
+    needs is traced to it."""
     out = []
     for s in dict.fromkeys([*assumed, *per_dim]):
         contributions = per_dim.get(s, [])
@@ -234,6 +237,8 @@ def _per_dim(sets: dict, assumed: dict, per_dim: dict, declared: set = frozenset
                                       values=tuple(values), sources=sources, declared=not contributions))
             continue
         if not contributions:
+            if s in declared and input_dim and final != DimSet.interval(1 if nonempty else 0, None):
+                out.append(DomainRelation("bound", (name,), final.text(name), lo=final.lo, hi=final.hi, declared=True))
             continue
         if final == assumed.get(s, DimSet.interval(0, None)):
             continue

@@ -153,7 +153,9 @@ class ModelReport(Indexable):
             return True
         if any(d.severity == "error" for d in self.declarations):
             return True
-        if self.strict and ((self.domain is not None and self.domain.relations and not self.conditions_ignored)
+        # the exporter's recorded range is the model's contract, not a condition of the graph
+        needed = self.domain is not None and any(r.severity == "error" or not r.declared for r in self.domain.relations)
+        if self.strict and ((needed and not self.conditions_ignored)
                             or any(d.status == "condition" for d in self.declarations)
                             or (self.domain is None and any(a["kind"] == "condition" for a in self.assumptions))
                             or any(d.status == "contradicts" for d in self.declarations)

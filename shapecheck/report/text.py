@@ -174,7 +174,9 @@ def domain_lines(domain) -> list[str]:
         why = f"needed by {', '.join(nodes[:4])}" + (f" and {len(nodes) - 4} more" if len(nodes) > 4 else "")
         if consts:
             why += "; from " + ", ".join(consts[:2])
-        lines.append(f"  {r.text}    ({why})" if nodes else f"  {r.text}")
+        if not nodes and r.declared:
+            why = "recorded by the exporter and taken as the model's contract; the graph itself may run on more: try a size with --dims"
+        lines.append(f"  {r.text}    ({why})" if nodes or r.declared else f"  {r.text}")
     for e in getattr(domain, "every_value", ()):
         lines.append(f"  for every input value: {e['condition']}    (the index values {cut([repr(n) for n in e['nodes']], 2)} "
                      "read; at other sizes they depend on the input values, and the runtime checks them)")

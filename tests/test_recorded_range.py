@@ -1,0 +1,53 @@
+"""A range the exporter recorded (torch.export's ``range_constraints``) that narrows a dim beyond
+what the graph needs is the model's contract: the domain keeps it, and now says where it comes
+from.  A new user's trial on a Wav2Vec2 dynamo export (``s76: VR[60, int_oo]``, its convolutions
+needing 40 samples) saw ``valid for: s76 >= 60`` with nothing behind it, while onnxruntime ran
+at 40.
+"""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto as T, helper
+
+import shapecheck
+from shapecheck.model.sizes import RANGES_KEY
+
+
+def _conv(tmp_path, recorded: str | None) -> str:
+    """A Conv with a kernel of 40 over [1, 1, samples]: the graph needs samples >= 40."""
+    w = helper.make_tensor("w", T.FLOAT, [2, 1, 40], np.zeros(80, np.float32).tolist())
+    g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name="conv")], "g",
+                          [helper.make_tensor_value_info("x", T.FLOAT, [1, 1, "samples"])],
+                          [helper.make_tensor_value_info("y", T.FLOAT, None)], [w])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    if recorded:
+        m.metadata_props.add(key=RANGES_KEY, value=recorded)
+    path = str(tmp_path / "conv.onnx")
+    onnx.save(m, path)
+    return path
+
+
+def test_a_recorded_range_narrower_than_the_graph_needs_is_said_to_be_the_exporters(tmp_path, capsys):
+    from shapecheck.cli import main
+    path = _conv(tmp_path, "{samples: VR[60, int_oo]}")
+    rep = shapecheck.check_model(path)
+    assert rep.domain.text() == "samples >= 60"
+    (rel,) = rep.domain.relations
+    assert rel.declared and rel.severity == "info" and rel.to_dict()["declared"] is True
+    assert main(["check", path]) == 0
+    out = capsys.readouterr().out
+    assert "  samples >= 60    (recorded by the exporter and taken as the model's contract;" in out
+    # the exporter's contract is no condition of the graph: --strict passes
+    assert shapecheck.check_model(path, strict=True).exit_code == 0
+    # what the graph itself needs: 40, where onnxruntime runs too
+    assert shapecheck.check_model(path, dims="samples=40").exit_code == 0
+    assert shapecheck.check_model(path, dims="samples=39").exit_code == 1
+    ort.InferenceSession(path).run(None, {"x": np.zeros((1, 1, 40), np.float32)})
+
+
+def test_without_a_record_the_graphs_own_need_is_the_domain(tmp_path):
+    rep = shapecheck.check_model(_conv(tmp_path, None))
+    assert rep.domain.text() == "samples >= 40"
+    assert [r.declared for r in rep.domain.relations] == [False]
