@@ -148,20 +148,35 @@ _RANGES = {"bool": (0, 1), "int8": (-(1 << 7), (1 << 7) - 1), "uint8": (0, (1 <<
 
 def cast_bounds(x: Any, target: Any) -> Any:
     """The bounds of ``Cast(x, to=target)``: ``x``'s, when every value of ``x``'s element type is
-    one of the target's (a bool mask to int32, int32 to int64); none otherwise (a narrowing cast
-    may wrap, a float one is not tracked).
+    one of the target's (a bool mask to int32, int32 to int64), or when the bounds themselves fit
+    the target: concrete ones checked, symbolic ones sizes (counts of elements), which fit a
+    32-bit integer, as ``cast_value`` takes them through integer casts.  A float is not tracked.
 
+    >>> from shapecheck.dims import symbol
     >>> from shapecheck.types import TensorType
+    >>> s = symbol("seq")
     >>> mask = TensorVal("m", TensorType("bool", (4,)))
-    >>> cast_bounds(mask, "int32"), cast_bounds(TensorVal("c", TensorType("int64", (4,), bounds=(0, 9, True))), "int32")
-    ((0, 1, False), Unknown(value))
+    >>> count = TensorVal("c", TensorType("int64", (s,), bounds=(0, s, False)))
+    >>> cast_bounds(mask, "int32"), cast_bounds(count, "int32"), cast_bounds(count, "int16")
+    ((0, 1, False), (0, seq, False), Unknown(value))
     """
     if type(x) is not TensorVal or not isinstance(target, str):
         return NO_VALUE
     have, want = _RANGES.get(x.dtype or ""), _RANGES.get(target)
-    if have is None or want is None or not (want[0] <= have[0] and have[1] <= want[1]):
+    b = bounds(x)
+    if have is None or want is None or not isinstance(b, tuple):
         return NO_VALUE
-    return bounds(x)
+    if want[0] <= have[0] and have[1] <= want[1]:
+        return b
+
+    def fits(v: Any) -> bool:
+        if int_like(v):
+            return want[0] <= v <= want[1]
+        return want[1] >= _INT32_MAX and (_nonneg(v) or want[0] <= -_INT32_MAX - 1)
+    return b if fits(b[0]) and fits(b[1]) else NO_VALUE
+
+
+_INT32_MAX = (1 << 31) - 1
 
 
 def running_bounds(x: Any, axis: Any, exclusive: Any) -> Any:
