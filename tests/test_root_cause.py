@@ -92,3 +92,13 @@ def test_an_invalid_node_in_a_branch_does_not_empty_the_domain():
     rep = shapecheck.check_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
     assert any(n.name.endswith("bad_conv") and n.status == "invalid" for n in rep.nodes)
     assert rep.domain.invalid_nodes == [] and rep.domain.valid
+
+
+def test_at_given_sizes_the_node_is_invalid_at_these_sizes_not_at_every_size(capsys, tmp_path):
+    # a new user's trial: with --dims the line said 'invalid at every size' of a node valid at other sizes
+    path = tmp_path / "convs.onnx"
+    onnx.save(_convs(kernel=3, size=8), str(path))
+    assert main(["check", str(path), "--dims", "N=1"]) == 0
+    onnx.save(_convs(kernel=5), str(path))
+    assert main(["check", str(path), "--dims", "N=1"]) == 1
+    assert "valid for: no input size: node 'conv1' is invalid at these sizes\n" in capsys.readouterr().out

@@ -216,6 +216,27 @@ def reshape_shape(shape: Any, target: Any, allowzero: Any = 0) -> Any:
     return tuple(normalize_dim(d) for d in out)
 
 
+def reshape_part(shape: Any, target: Any, allowzero: Any = 0) -> Any:
+    """The product of a Reshape target's dims other than its ``-1`` (a ``0`` copying the input dim
+    unless allowzero), which the ``-1`` divides the element count by; 1 where there is no ``-1``.
+    At run time it must not be 0: the ``-1`` is then ambiguous, and onnxruntime refuses it
+    ("Input shape:{0,3}, requested shape:{0,-1}").
+
+    >>> from shapecheck.dims import symbol
+    >>> b, n = symbol("batch"), symbol("n")
+    >>> reshape_part((b, n), (b, -1)), reshape_part((b, n), (0, 4, -1)), reshape_part((b, n), (b, n))
+    (batch, 4*batch, 1)
+    """
+    if isinstance(shape, Unknown) or isinstance(target, Unknown) or isinstance(allowzero, Unknown):
+        return NO_VALUE
+    _need_shape(target)
+    if not any(int_like(t) and t == -1 for t in target):
+        return 1
+    part = [shape[i] if int_like(t) and t == 0 and not allowzero and i < len(shape) else t
+            for i, t in enumerate(target) if not (int_like(t) and t == -1)]
+    return normalize_dim(_product(part))
+
+
 def _product(dims) -> Any:
     p: Any = 1
     for d in dims:
@@ -319,4 +340,5 @@ def crop_pad_shape(shape: Any, target: Any, axes: Any = None) -> Any:
     return tuple(out)
 
 
-NOTATION = (vector, concat, broadcast, broadcastable, unidirectional, reshape_shape, range_len, arange, crop_pad_shape)
+NOTATION = (vector, concat, broadcast, broadcastable, unidirectional, reshape_shape, reshape_part, range_len, arange,
+            crop_pad_shape)

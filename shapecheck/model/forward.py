@@ -63,7 +63,7 @@ class ForwardPass(RegionWalk):
         self.assumptions: dict[str, dict[str, None]] = {}   # condition -> the nodes needing it, in order
         self.relations: dict[str, Any] = {}   # condition text -> its relation (never parsed back from the text)
         self.sources: dict[str, list[Source]] = {}   # condition text -> the nodes and constraints that need it
-        self.scoped: set[str] = set()          # conditions needed only where a branch or a loop body runs
+        self.scoped: set[str] = set()   # conditions needed only where a branch or a loop body runs
         self.invalid: dict[str, str] = {}      # tensor -> the invalid node it comes from
         self.progress: Any = None
         self.refinements: set[str] = set()
@@ -73,6 +73,7 @@ class ForwardPass(RegionWalk):
         dims = input_dims(graph)
         self.declared_ranges = {s: declared[s.name] for s in dims if s.name in (declared or {})}
         self.facts = Facts(dims, nonempty=assume_nonempty, declared=self.declared_ranges)
+        self.base = Facts(dims, nonempty=assume_nonempty, declared=self.declared_ranges)   # never learns
         self.assumed = dict(self.facts.sets)   # before any condition narrowed them
         self.nonempty = assume_nonempty
         self.coverage: dict[str, dict[str, int]] = {}   # op type -> how its nodes were covered -> count
@@ -217,17 +218,15 @@ class ForwardPass(RegionWalk):
         owners = unranked_owners(sources) if unranked else None
         if owners:   # the symbols made for an input of unknown rank are its tensor's (model/unranked.py)
             result = self.unranked.named(result, owners)
-        slots = self.slots.get((spec.name, n_out))
-        if slots is None:
-            slots = self.slots[(spec.name, n_out)] = output_slots(spec, n_out)
+        slots = self.slots.get((spec.name, n_out)) or self.slots.setdefault((spec.name, n_out), output_slots(spec, n_out))
         outputs = result.outputs if not result.has_unknowns else self.unknowns.own(
             result.outputs, types, node, {key: t for (key, _d, _p), t in zip(slots, node.outputs) if t})
         outputs, overflow = int64_overflow(outputs)
-        status = "invalid" if overflow else result.status
+        status = "invalid" if overflow else result.status if result.status != "conditional" or not all(
+            self.base.implies(result.relations.get(c)) for c in result.conditions) else "valid"  # N != 0, N >= 1
         folded = folded if status == "valid" else None
         if self.needs(node, spec, result) and status == "conditional":
-            # what the node needs narrowed the input dims: its inputs, settled under that, may now give
-            # exact outputs (a broadcast of seq against Min(64, seq) is seq once seq <= 64)
+            # what it needs narrowed the input dims: its inputs settled under that may give exact outputs
             again = self._resolved(spec, types, node, items, n_out)
             if again is not None:
                 types, result_out = again
@@ -241,7 +240,7 @@ class ForwardPass(RegionWalk):
             body = region_outputs(node, self.env, self.graph) or {}
             outputs = {**outputs, **{key: body[t][0] for (key, _d, _p), t in zip(slots, node.outputs) if t in body}}
         nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, status, node.location,
-                        outputs, list(result.conditions), [*result.violations, *([overflow] if overflow else [])],
+                        outputs, [] if status == "valid" else list(result.conditions), [*result.violations, *([overflow] if overflow else [])],
                         list(result.warnings), sources, runtime_checks=result.runtime_checks,
                         runtime_when=result.runtime_when or None)
         if self.portability is not None and status != "invalid":

@@ -160,8 +160,9 @@ def domain_lines(domain) -> list[str]:
     then each relation that is not an error (errors are findings) with the nodes that need it."""
     if domain.invalid_nodes:
         many = len(domain.invalid_nodes) > 1
+        where = "at every size" if domain.dims else "at these sizes"   # --dims, or a model of fixed sizes
         return [f"valid for: no input size: node{'s' if many else ''} {cut([repr(n) for n in domain.invalid_nodes], 3)} "
-                f"{'are' if many else 'is'} invalid at every size"]
+                f"{'are' if many else 'is'} invalid {where}"]
     if not domain.dims and not domain.relations:
         return []
     text = domain.text() or "every size"

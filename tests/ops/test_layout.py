@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from onnx import helper, numpy_helper
+from onnx import TensorProto, helper, numpy_helper
 
 import shapecheck
 from shapecheck.dims import is_unknown
@@ -394,3 +394,33 @@ def test_node_cases_are_collected():
 @pytest.mark.parametrize("case", NODE_CASES, ids=[c.name for c in NODE_CASES])
 def test_official_node_case(case):
     check_node_case(case, "layout")
+
+
+def _reshape_by_batch():
+    """x[batch, n] reshaped to [Shape(x)[0], -1], as a transformer's attention reshapes by its batch."""
+    nodes = [helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("Gather", ["s", "zero"], ["b"], axis=0),
+             helper.make_node("Unsqueeze", ["b", "axes"], ["b1"]),
+             helper.make_node("Concat", ["b1", "minus_one"], ["target"], axis=0),
+             helper.make_node("Reshape", ["x", "target"], ["y"], name="reshape")]
+    inits = [helper.make_tensor("zero", TensorProto.INT64, [], [0]), helper.make_tensor("axes", TensorProto.INT64, [1], [0]),
+             helper.make_tensor("minus_one", TensorProto.INT64, [1], [-1])]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "n"])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_a_minus_one_beside_a_dim_that_is_0_at_run_time_is_a_condition_with_empty_dims():
+    # a new user's trial: with --allow-empty-dims a GPT-2 export was 'valid for batch >= 0', but at
+    # batch 0 the -1 is ambiguous and onnxruntime refuses it
+    import onnxruntime as ort
+    m = _reshape_by_batch()
+    rep = shapecheck.check_model(m)   # every input dim >= 1: the Reshape is valid
+    assert rep.domain.text() == "batch >= 1, n >= 1" and all(n.status == "valid" for n in rep.nodes)
+    empty = shapecheck.check_model(m, assume_nonempty=False)
+    assert empty.domain.text() == "batch >= 1, n >= 0"
+    assert [(r.text, [s.node for s in r.sources]) for r in empty.domain.relations] == [("batch >= 1", ["reshape"])]
+    sess = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+    assert sess.run(None, {"x": np.zeros((2, 0), np.float32)})[0].shape == (2, 0)   # n = 0 runs
+    with pytest.raises(Exception):
+        sess.run(None, {"x": np.zeros((0, 3), np.float32)})                          # batch = 0 does not
