@@ -107,7 +107,7 @@ def shifted(b: Any, c: Any, op: str) -> Any:
         return normalize_dim(lo + c), normalize_dim(hi + c), exact
     if op == "-":
         return normalize_dim(lo - c), normalize_dim(hi - c), exact
-    if op == "*" and int_like(c) and c >= 0:
+    if op == "*" and (int_like(c) and c >= 0 or not int_like(c) and _nonneg(c)):   # a row stride: i * total
         return normalize_dim(lo * c), normalize_dim(hi * c), exact
     return NO_VALUE
 

@@ -131,7 +131,7 @@ def runtime_check_lines(n) -> list[str]:
     lines = [f"note[runtime-check]: {node_where(n)}: {', '.join(checks)} not proved here: "
              "the values it reads (index values) are known only at run time; the runtime checks them"]
     for cid, when in (getattr(n, "runtime_when", None) or {}).items():
-        lines.append(f"  = {cid} holds for every input value when {when}; at other sizes it depends on the values")
+        lines.append(f"  = {cid} holds for every input value when {when}; at other sizes the runtime checks it")
     return lines
 
 
@@ -180,7 +180,7 @@ def domain_lines(domain) -> list[str]:
         lines.append(f"  {r.text}    ({why})" if nodes or r.declared else f"  {r.text}")
     for e in getattr(domain, "every_value", ()):
         lines.append(f"  for every input value: {e['condition']}    (the index values {cut([repr(n) for n in e['nodes']], 2)} "
-                     "read; at other sizes they depend on the input values, and the runtime checks them)")
+                     "read are in range there; at other sizes the runtime checks them)")
     return lines
 
 
