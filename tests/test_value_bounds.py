@@ -22,11 +22,12 @@ from onnx import TensorProto as T, helper
 
 import shapecheck
 from shapecheck.dims import symbol
-from shapecheck.functions.bounds import _RANGES, cast_bounds, running_bounds, with_bounds
+from shapecheck.functions.bounds import INTEGER_TYPES, cast_bounds, running_bounds, value_range, with_bounds
 from shapecheck.notation import TensorVal
 from shapecheck.types import TensorType
 
 PAD, ROWS = 1, 64
+RANGES = {t: value_range(t) for t in ("bool", *INTEGER_TYPES)}
 
 
 def _positions_model(path) -> str:
@@ -108,10 +109,10 @@ def test_running_bounds_of_a_symbolic_axis_name_the_dim():
 
 
 def test_cast_bounds_as_wide_as_their_type_pass_only_where_the_target_holds_the_type():
-    for src, dst in itertools.product(_RANGES, _RANGES):
-        lo, hi = _RANGES[src]
+    for src, dst in itertools.product(RANGES, RANGES):
+        lo, hi = RANGES[src]
         got = cast_bounds(TensorVal("x", TensorType(src, (3,), bounds=(lo, hi, False))), dst)
-        fits = _RANGES[dst][0] <= lo and hi <= _RANGES[dst][1]
+        fits = RANGES[dst][0] <= lo and hi <= RANGES[dst][1]
         assert isinstance(got, tuple) == fits, (src, dst)
     # a float is not tracked; a bool is 0 or 1 without bounds of its own
     assert not isinstance(cast_bounds(TensorVal("f", TensorType("float", (3,))), "int64"), tuple)
@@ -148,12 +149,12 @@ def test_a_narrowing_cast_keeps_bounds_that_fit(dtype, kept):
 
 def test_cast_bounds_never_let_a_value_outside_the_target_through():
     # brute force: concrete bounds kept by a narrowing cast lie in the target's range
-    for src, dst in itertools.product(_RANGES, _RANGES):
+    for src, dst in itertools.product(RANGES, RANGES):
         for lo, hi in ((0, 1), (-5, 5), (0, 300), (-40000, 40000), (0, 1 << 40)):
             got = cast_bounds(TensorVal("x", TensorType(src, (3,), bounds=(lo, hi, False))), dst)
             if isinstance(got, tuple):
-                fits_type = _RANGES[dst][0] <= _RANGES[src][0] and _RANGES[src][1] <= _RANGES[dst][1]
-                assert fits_type or _RANGES[dst][0] <= lo and hi <= _RANGES[dst][1], (src, dst, lo, hi)
+                fits_type = RANGES[dst][0] <= RANGES[src][0] and RANGES[src][1] <= RANGES[dst][1]
+                assert fits_type or RANGES[dst][0] <= lo and hi <= RANGES[dst][1], (src, dst, lo, hi)
 
 
 def test_a_row_stride_keeps_the_bounds_of_flattened_indices():

@@ -27,10 +27,13 @@ from ..dims import is_symbolic, is_unknown, normalize_dim
 from ..notation import NO_VALUE, TensorVal, Unknown
 from ..notation.operators import int_like
 
+from ..types import numpy_dtype
+
 if TYPE_CHECKING:
+    import numpy as np
     import sympy
 else:
-    from ..deferred import sympy
+    from ..deferred import numpy as np, sympy
 
 
 def bounds(x: Any) -> Any:
@@ -139,11 +142,21 @@ def _nonneg(v: Any) -> bool:
     return (int_like(v) and v >= 0) or (is_symbolic(v) and not _has_unknown(v) and v.is_nonnegative is True)
 
 
-# the values of each integer element type (bool as 0 and 1)
-_RANGES = {"bool": (0, 1), "int8": (-(1 << 7), (1 << 7) - 1), "uint8": (0, (1 << 8) - 1),
-           "int16": (-(1 << 15), (1 << 15) - 1), "uint16": (0, (1 << 16) - 1),
-           "int32": (-(1 << 31), (1 << 31) - 1), "uint32": (0, (1 << 32) - 1),
-           "int64": (-(1 << 63), (1 << 63) - 1), "uint64": (0, (1 << 64) - 1)}
+def value_range(dtype: Any) -> tuple[int, int] | None:
+    """The values of an integer element type (numpy's ``iinfo``; a bool is 0 or 1), None for others.
+
+    >>> value_range("int8"), value_range("bool"), value_range("float")
+    ((-128, 127), (0, 1), None)
+    """
+    if dtype == "bool":
+        return 0, 1
+    if dtype not in INTEGER_TYPES:
+        return None
+    info = np.iinfo(numpy_dtype(dtype))
+    return int(info.min), int(info.max)
+
+
+INTEGER_TYPES = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
 
 
 def cast_bounds(x: Any, target: Any) -> Any:
@@ -162,7 +175,7 @@ def cast_bounds(x: Any, target: Any) -> Any:
     """
     if type(x) is not TensorVal or not isinstance(target, str):
         return NO_VALUE
-    have, want = _RANGES.get(x.dtype or ""), _RANGES.get(target)
+    have, want = value_range(x.dtype), value_range(target)
     b = bounds(x)
     if have is None or want is None or not isinstance(b, tuple):
         return NO_VALUE

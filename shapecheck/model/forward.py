@@ -74,7 +74,7 @@ class ForwardPass(RegionWalk):
         self.declared_ranges = {s: declared[s.name] for s in dims if s.name in (declared or {})}
         self.facts = Facts(dims, nonempty=assume_nonempty, declared=self.declared_ranges)
         self.base = Facts(dims, nonempty=assume_nonempty, declared=self.declared_ranges)   # never learns
-        self.assumed = dict(self.facts.sets)   # before any condition narrowed them
+        self.assumed = self.base.sets   # before any condition narrowed them
         self.nonempty = assume_nonempty
         self.coverage: dict[str, dict[str, int]] = {}   # op type -> how its nodes were covered -> count
         self.cache = SolveCache.of(registry)   # shared by every model checked against this registry
@@ -222,8 +222,9 @@ class ForwardPass(RegionWalk):
         outputs = result.outputs if not result.has_unknowns else self.unknowns.own(
             result.outputs, types, node, {key: t for (key, _d, _p), t in zip(slots, node.outputs) if t})
         outputs, overflow = int64_overflow(outputs)
-        status = "invalid" if overflow else result.status if result.status != "conditional" or not all(
-            self.base.implies(result.relations.get(c)) for c in result.conditions) else "valid"  # N != 0, N >= 1
+        status = "invalid" if overflow else result.status
+        if status == "conditional" and all(self.base.implies(result.relations.get(c)) for c in result.conditions):
+            status = "valid"   # what it needs, the input assumption gives (N != 0 when every input dim >= 1)
         folded = folded if status == "valid" else None
         if self.needs(node, spec, result) and status == "conditional":
             # what it needs narrowed the input dims: its inputs settled under that may give exact outputs
@@ -239,10 +240,10 @@ class ForwardPass(RegionWalk):
             self.bind_bodies(node)
             body = region_outputs(node, self.env, self.graph) or {}
             outputs = {**outputs, **{key: body[t][0] for (key, _d, _p), t in zip(slots, node.outputs) if t in body}}
-        nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, status, node.location,
-                        outputs, [] if status == "valid" else list(result.conditions), [*result.violations, *([overflow] if overflow else [])],
-                        list(result.warnings), sources, runtime_checks=result.runtime_checks,
-                        runtime_when=result.runtime_when or None)
+        conditions = [] if status == "valid" else list(result.conditions)
+        nr = NodeReport(node.name, node.op_type, node.domain, node.opset, spec.name, status, node.location, outputs,
+                        conditions, [*result.violations, *([overflow] if overflow else [])], list(result.warnings),
+                        sources, runtime_checks=result.runtime_checks, runtime_when=result.runtime_when or None)
         if self.portability is not None and status != "invalid":
             nr.warnings.extend(self.portability.warnings(spec, types, node.attrs))
         self.report.nodes.append(nr)
