@@ -81,7 +81,11 @@ def worker(engine: str, paths: list[str]) -> None:
 
 def _spawn(engine: str, paths: list[Path], core: int | None = None) -> subprocess.Popen:
     """A worker process for ``engine``, pinned to ``core`` where the machine lets it."""
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", engine, *map(str, paths)]
+    return pinned([sys.executable, str(Path(__file__).resolve()), "--worker", engine, *map(str, paths)], core)
+
+
+def pinned(cmd: list[str], core: int | None) -> subprocess.Popen:
+    """``cmd`` started, its output piped, pinned to ``core`` where the machine lets it."""
     pin = None
     if core is not None and hasattr(os, "sched_setaffinity") and core in os.sched_getaffinity(0):
         def pin() -> None:

@@ -1,8 +1,10 @@
-"""The model check remembers a node's query by the identity of its input types
-(``ForwardPass._solved``), and equal source types are one object (``forward.interned``): a
-decoder's layers ask the same queries of the same objects.  Reuse must not change an answer:
-every model of the corpora, and decoders stacked from the exports as ``bench/make_decoder.py``
-stacks them, are checked with the memo on and off, and the two reports must be equal.
+"""Reuse must not change an answer.  The model check remembers a node's query by the identity of
+its input types (``ForwardPass._solved``) and a node's whole effect by the same key
+(``model/replay.py``); equal source types are one object (``replay.interned``), so a decoder's
+layers ask the same queries of the same objects.  Every model of the corpora, and decoders
+stacked from the exports as ``bench/make_decoder.py`` stacks them, are checked with reuse on,
+with the query memo alone, and with neither, and the reports must be equal.
+(``SHAPECHECK_REUSE=0`` runs the whole suite without either.)
 """
 from __future__ import annotations
 
@@ -12,10 +14,13 @@ import onnx
 import pytest
 
 import shapecheck
-from shapecheck.model import forward
+from shapecheck.model import forward, replay
 from shapecheck.solver.cache import SolveCache
 from tests.harness.corpora import ROOT, corpus_models
 from tests.harness.fresh import _report
+
+# (query memo, node replay): reuse on, the memo alone, none
+CONFIGS = ((True, True), (True, False), (False, False))
 
 
 def _make_decoder():
@@ -25,20 +30,28 @@ def _make_decoder():
     return module
 
 
-def _both(model, monkeypatch) -> tuple[str, str, int, int]:
-    """(report with the memo, report without, the cache's calls with, without)."""
-    calls = {True: 0, False: 0}
-    solve = SolveCache.solve
-    texts = {}
-    for on in (True, False):
-        def counted(self, *a, _on=on, **k):
-            calls[_on] += 1
+def _each(model, monkeypatch) -> dict[tuple, tuple[str, int, int]]:
+    """Per configuration: (the report as text, the cache's calls, the nodes replayed)."""
+    solve, again = SolveCache.solve, forward.replay
+    out = {}
+    for memo, replays in CONFIGS:
+        calls = {"solve": 0, "replay": 0}
+
+        def counted(self, *a, _c=calls, **k):
+            _c["solve"] += 1
             return solve(self, *a, **k)
+
+        def replayed(*a, _c=calls):
+            _c["replay"] += 1
+            return again(*a)
         monkeypatch.setattr(SolveCache, "solve", counted)
-        monkeypatch.setattr(forward, "MEMO", on)
-        texts[on] = _report(shapecheck.check_model(model))
+        monkeypatch.setattr(forward, "replay", replayed)
+        monkeypatch.setattr(forward, "MEMO", memo)
+        monkeypatch.setattr(replay, "REPLAY", replays)
+        out[(memo, replays)] = (_report(shapecheck.check_model(model)), calls["solve"], calls["replay"])
     monkeypatch.setattr(SolveCache, "solve", solve)
-    return texts[True], texts[False], calls[True], calls[False]
+    monkeypatch.setattr(forward, "replay", again)
+    return out
 
 
 @pytest.mark.parametrize("layer", ["kv_setitem_ts17", "kv_index_copy_ts17", "llama_ts17", "gpt2_dynamo18"])
@@ -49,19 +62,25 @@ def test_a_stacked_decoder_reuses_its_queries_and_answers_the_same(layer, monkey
     else:
         model = src
     del model.graph.value_info[:]
-    with_memo, without, asked_with, asked_without = _both(model, monkeypatch)
-    assert with_memo == without
-    # the memo answers a repeated query without asking the cache (a four-layer stack repeats most)
-    assert asked_with < asked_without
+    got = _each(model, monkeypatch)
+    reports = {text for text, _, _ in got.values()}
+    assert len(reports) == 1
+    on, memo_only, off = (got[c] for c in CONFIGS)
+    # the memo answers a repeated query without asking the cache (a four-layer stack repeats most), and
+    # a replayed node asks nothing at all; without reuse, nothing is replayed
+    assert memo_only[1] < off[1] and on[1] <= memo_only[1]
+    assert memo_only[2] == off[2] == 0
     if layer.startswith("kv_"):
-        assert asked_with <= asked_without // 2
+        assert memo_only[1] <= off[1] // 2
+        nodes = len(model.graph.node) - sum(n.op_type == "Constant" for n in model.graph.node)
+        assert on[2] >= nodes // 2   # from the second layer on, a layer's nodes are replayed
 
 
-def test_every_corpus_model_answers_the_same_with_the_memo_off(monkeypatch):
+def test_every_corpus_model_answers_the_same_without_reuse(monkeypatch):
     differ = []
     for path in corpus_models():
-        with_memo, without, _, _ = _both(path, monkeypatch)
-        if with_memo != without:
+        got = _each(path, monkeypatch)
+        if len({text for text, _, _ in got.values()}) != 1:
             differ.append(path)
     assert not differ, differ
 
@@ -75,11 +94,11 @@ def test_equal_sources_are_one_object_and_weights_keep_theirs():
     big_a = tensor_type_of(np.zeros(5000, np.float32))
     big_b = tensor_type_of(np.zeros(5000, np.float32))
     x, y = TensorType("float", (4,)), TensorType("float", (4,))
-    got = forward.interned({"a": shape_a, "b": shape_b, "w1": big_a, "w2": big_b, "x": x, "y": y})
+    got = replay.interned({"a": shape_a, "b": shape_b, "w1": big_a, "w2": big_b, "x": x, "y": y})
     assert got["a"] is got["b"] is shape_a and got["x"] is got["y"] is x
     assert got["w1"] is big_a and got["w2"] is big_b
     # a different element type or value is another type
-    other = forward.interned({"a": shape_a, "c": tensor_type_of(np.array([2, 3], np.int32)),
+    other = replay.interned({"a": shape_a, "c": tensor_type_of(np.array([2, 3], np.int32)),
                               "d": tensor_type_of(np.array([2, 4], np.int64))})
     assert len({id(t) for t in other.values()}) == 3
 
@@ -88,7 +107,7 @@ def test_equal_sources_are_one_object_and_weights_keep_theirs():
 def test_an_annotated_copy_writes_each_tensors_own_type(layer):
     # annotate writes a type shared by many tensors once and copies it to the others: each
     # value_info must still be what that tensor's own type gives, written alone
-    from shapecheck.frontends.onnx_model import fill_type_proto
+    from shapecheck.frontends.onnx_write import fill_type_proto
     src = onnx.load(str(ROOT / "tests" / "fixtures" / "exports" / f"{layer}.onnx"))
     model = _make_decoder().stack(src, 3) if layer.startswith("kv_") else src
     del model.graph.value_info[:]
@@ -102,3 +121,35 @@ def test_an_annotated_copy_writes_each_tensors_own_type(layer):
             assert vi.type == alone, vi.name
             checked += 1
     assert checked >= 10
+
+
+def test_a_replay_is_keyed_by_the_facts_and_the_inputs_identity():
+    # a node's effect depends on the facts that settle its dims: a learned fact, or a walk restored to
+    # an earlier state, is a new generation, and never one seen before
+    from shapecheck.dims import symbol
+    from shapecheck.frontends.graph import ModelNode
+    from shapecheck.model.facts import Facts
+    from shapecheck.notation import Rel
+    from shapecheck.registry import default_registry
+    from shapecheck.types import TensorType
+
+    seq = symbol("seq")
+    facts = Facts([seq])
+    first = facts.generation
+    saved = facts.snapshot()
+    assert facts.learn(Rel("<=", seq, 64)) and facts.generation != first
+    learned = facts.generation
+    assert not facts.learn(Rel("<=", seq, 100)) and facts.generation == learned   # nothing new: the same state
+    facts.restore(saved)
+    assert facts.generation not in (first, learned)
+
+    spec = default_registry().resolve("Relu", 14)
+    node = ModelNode("r", "Relu", "ai.onnx", 14, ["x"], ["y"], {})
+    x, same = TensorType("float", (seq,)), TensorType("float", (seq,))
+    replays = replay.Replays(on=True)
+    key = replays.key(spec, node, (), {"x": x}, first)
+    assert key == replays.key(spec, node, (), {"x": x}, first)
+    assert key != replays.key(spec, node, (), {"x": x}, learned)
+    assert key != replays.key(spec, node, (), {"x": same}, first)   # an equal type is not the same object
+    assert replays.key(spec, node, (), {}, first) is None            # an input the pass does not know
+    assert replay.Replays(on=False).key(spec, node, (), {"x": x}, first) is None

@@ -58,6 +58,8 @@ class Wellformed:
     violations: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict, repr=False)
+    # the bytes of the attribute tensors found sound: a decoder's layers repeat their Constants
+    sound: set[bytes] = field(default_factory=set, repr=False)
 
     def room(self, cid: str) -> bool:
         """Count one more ``cid`` problem; True while it is among the first ``_MAX_EACH`` (those are reported)."""
@@ -153,7 +155,12 @@ def _graph(gf: GraphFields, outer: frozenset, where: str, out: Wellformed) -> No
     late: list[tuple[int, str, int]] = []   # (reader, tensor, producer) for reads before the write
     for k, n in enumerate(nodes):
         for a in n.tensors:
-            _tensor_data(a.t, lambda: f"attribute {a.name!r} of node {_label(n, k)} in {where}", out)
+            data = a.t.SerializeToString()
+            if data not in out.sound:
+                before = sum(out.counts.values())   # every problem is counted (``room``), reported or not
+                _tensor_data(a.t, lambda: f"attribute {a.name!r} of node {_label(n, k)} in {where}", out)
+                if sum(out.counts.values()) == before:
+                    out.sound.add(data)
         for name, j, sg in n.subgraphs:
             several = j is not None and sum(x[0] == name for x in n.subgraphs) > 1
             sub_where = f"{where}/{_label(n, k)}/{name}" + (f"[{j}]" if several else "")

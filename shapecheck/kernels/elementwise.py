@@ -145,7 +145,12 @@ def _unary() -> dict[str, Callable]:
 @register("unary")
 def unary(X: np.ndarray, *, fn: str, alpha: float = 0.0, beta: float = 0.0, gamma: float = 0.0,
           approximate: str = "none") -> np.ndarray:
-    """``fn(X)`` elementwise; ``alpha``/``beta``/``gamma`` for the parametrized activations."""
+    """``fn(X)`` elementwise; ``alpha``/``beta``/``gamma`` for the parametrized activations.  A float of
+    two bytes or less (float16, bfloat16, the float8s) is computed in float32 and rounded once, as
+    onnx's own expected outputs are (Celu's bfloat16 case is one unit of bfloat16 apart otherwise)."""
+    given = X
+    if X.dtype.itemsize <= 2 and X.dtype.kind in "fV":
+        X = X.astype(np.float32)
     with np.errstate(all="ignore"):
         if fn == "leakyrelu":
             out = np.where(X < 0, alpha * X, X)
@@ -172,7 +177,7 @@ def unary(X: np.ndarray, *, fn: str, alpha: float = 0.0, beta: float = 0.0, gamm
         else:
             out = _unary()[fn](X)
     out = np.asarray(out)
-    return out if out.dtype == bool else out.astype(X.dtype, copy=False)
+    return out if out.dtype == bool else out.astype(given.dtype, copy=False)
 
 
 @register("where")

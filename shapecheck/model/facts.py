@@ -20,6 +20,7 @@ floor(frames/4 - 1/4) + 1
 """
 from __future__ import annotations
 
+from itertools import count
 from typing import TYPE_CHECKING, Any, Iterable
 
 from ..domain.evaluate import SMALL_RANGE, Unsupported, holds
@@ -39,6 +40,9 @@ else:
     from ..deferred import sympy
 
 
+_GENERATIONS = count()
+
+
 class Facts:
     """The set of values each dim may take under the conditions learned so far; ``settle`` applies them."""
 
@@ -51,6 +55,10 @@ class Facts:
         self._settled: dict[Any, Any] = {}   # dim -> the dim settled under today's sets
         self._types: dict[int, tuple] = {}   # id of a type -> (the type, it settled)
         self._refresh()
+
+    # what names the state of the sets: a new number at every change (a restore too), never one used
+    # before in this process, so what was settled under one state is never taken for another's
+    generation: int
 
     def snapshot(self) -> tuple:
         return dict(self.sets), dict(self._settled)
@@ -73,6 +81,7 @@ class Facts:
         return {s: self._bounds.get(s, (0, None, 1)) for s in syms if _learnable(s)}
 
     def _refresh(self) -> None:
+        self.generation = next(_GENERATIONS)
         out = {}
         for s, ds in self.sets.items():
             if ds.empty:

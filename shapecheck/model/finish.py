@@ -31,8 +31,14 @@ def finish_report(fp: Any) -> ModelReport:
                                              {s.name: r for s, r in fp.declared_ranges.items()}))
     if fp.facts.active:   # every dim as it is for the inputs the model accepts
         fp.env = {k: fp.facts.settle_type(t) for k, t in fp.env.items()}
+        settled: dict[int, tuple] = {}   # a replayed node shares its first node's outputs: settled once
         for n in report.nodes:
-            n.output_types = {k: fp.facts.settle_type(t) for k, t in n.output_types.items()}
+            types = n.output_types
+            done = settled.get(id(types))
+            if done is None:
+                new = {k: fp.facts.settle_type(t) for k, t in types.items()}
+                done = settled[id(types)] = (types, types if all(new[k] is t for k, t in types.items()) else new)
+            n.output_types = done[1]
     eqs = equalities((c, fp.relations.get(c)) for c in fp.assumptions if c not in fp.refinements)
     if len(eqs) >= 2 and not any(r.kind == "refuted" for r in report.domain.relations):
         bad = contradiction_of(eqs, lambda c: list(fp.assumptions.get(c, {})))

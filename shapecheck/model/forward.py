@@ -14,19 +14,19 @@ from ..findings import CONTROL_FLOW, ONNX_INFERENCE, OPSET
 from ..frontends.graph import ModelGraph, ModelNode, NodeInferenceError
 from ..domain.relation import Source
 from ..result import Finding
-from ..solver.cache import MAX_PASSED, SolveCache, attrs_key
+from ..solver.cache import SolveCache, attrs_key
 from ..solver import output_slots
 from ..registry import Registry
-from ..containers import is_container, tensors_in
 from ..types import TensorType
-from ..dims import has_unknown, is_symbolic
 from .control_flow import is_dead, region_outputs
 from .region_walk import RegionWalk
 from .region_fit import malformed
 from .declarations import Names, check_declaration
 from .finish import finish_report
 from .facts import Facts
-from .node import UNCHECKED, Unknowns, bind_inputs, fill, fold, holds_sizes_in_float, int64_overflow, resolve
+from .node import (UNCHECKED, Unknowns, bind_inputs, defined, fill, fold, has_empty, holds_sizes_in_float, input_slots,
+                   int64_overflow, resolve)
+from .replay import REUSE, Replays, interned, replay
 from .reports import FED_BY_INVALID, ModelReport, NodeReport
 from .unranked import UnrankedNames, unranked_owners
 from .sizes import input_dims, names_in
@@ -44,7 +44,7 @@ def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False, run
 
 
 PROGRESS_EVERY = 1024
-MEMO = True   # remember queries by their inputs' identity (ForwardPass._solved); False: every node asks the cache
+MEMO = REUSE   # remember queries by their inputs' identity (ForwardPass._solved); False: every node asks the cache
 
 
 class ForwardPass(RegionWalk):
@@ -82,6 +82,7 @@ class ForwardPass(RegionWalk):
         self.memo: dict[tuple, tuple] = {}     # a node's query by the identity of its inputs -> (result, folded)
         self.memo_on = MEMO
         self.slots: dict[tuple, list] = {}     # (spec, output count) -> output slots
+        self.replays = Replays()               # a node's whole effect, replayed for its repeats (model/replay.py)
         self.unknowns = Unknowns(names_in(graph.sources.values()))
         self.unranked = UnrankedNames()
         # dim names declarations introduce, defined on first use: every name but the main graph's inputs'
@@ -130,7 +131,7 @@ class ForwardPass(RegionWalk):
             i += 1
 
     def node(self, node: ModelNode) -> None:
-        source = next((self.invalid[t] for t in node.inputs if t in self.invalid), None)
+        source = next((self.invalid[t] for t in node.inputs if t in self.invalid), None) if self.invalid else None
         if source is not None:   # one root cause, one finding: what an invalid node feeds is not checked
             self.report.nodes.append(NodeReport(node.name, node.op_type, node.domain, node.opset, "", "unchecked",
                                                 node.location, reason=f"{FED_BY_INVALID} {source!r}"))
@@ -147,9 +148,9 @@ class ForwardPass(RegionWalk):
             # 0-sized Conv output), would only make findings downstream that this one explains
             if not node.scope:   # it always runs: no input size makes the model valid
                 self.invalid_nodes.append(node.name)
-            made_empty = not any(_has_empty(self.env.get(t)) for t in node.inputs if t)
+            made_empty = not any(has_empty(self.env.get(t)) for t in node.inputs if t)
             self.invalid.update((t, node.name) for t in node.outputs
-                                if t and (not _defined(self.env.get(t)) or (made_empty and _has_empty(self.env.get(t)))))
+                                if t and (not defined(self.env.get(t)) or (made_empty and has_empty(self.env.get(t)))))
 
     def _node(self, node: ModelNode) -> None:
         key = (node.op_type, node.domain, node.opset, node.version)
@@ -208,12 +209,17 @@ class ForwardPass(RegionWalk):
 
     def with_spec(self, node: ModelNode, spec) -> None:
         self.cover(node.op_type, "spec")
-        types, sources = bind_inputs(self.graph, spec, node, self.env, self.origin)
+        items = attrs_key(node.attrs) if node.attrs else ()
+        reuse = self.replays.key(spec, node, items, self.env, self.facts.generation)
+        done = self.replays.get(reuse)
+        if done is not None:
+            return replay(self, node, done)
+        inputs = input_slots(self.graph, spec, node)
+        types, sources = bind_inputs(self.graph, spec, node, self.env, self.origin, inputs)
         if self.facts.active:   # dims made before a fact was learned flow on in their settled form
             types = {k: tuple(self.facts.settle_type(x) for x in t) if isinstance(t, tuple) else self.facts.settle_type(t)
                      for k, t in types.items()}
         n_out = len(node.outputs)
-        items = attrs_key(node.attrs) if node.attrs else ()
         result, folded, unranked = self._solved(spec, node, types, items, n_out)
         owners = unranked_owners(sources) if unranked else None
         if owners:   # the symbols made for an input of unknown rank are its tensor's (model/unranked.py)
@@ -247,17 +253,30 @@ class ForwardPass(RegionWalk):
         if self.portability is not None and status != "invalid":
             nr.warnings.extend(self.portability.warnings(spec, types, node.attrs))
         self.report.nodes.append(nr)
-        if holds_sizes_in_float(outputs):
+        float_sizes = holds_sizes_in_float(outputs)
+        if float_sizes:
             self.float_sizes.append(node.name)
-        for (key, _decl, _pos), tname in zip(slots, node.outputs):
+        given = self._give(node, slots, outputs, folded)
+        if status == "valid" and not (result.conditions or result.has_unknowns or unranked or node.branches
+                                      or self.portability is not None or nr.violations
+                                      or any(t in self.graph.fallback for t in node.outputs if t)):
+            self.replays.record(reuse, inputs, spec, nr, given, float_sizes)
+
+    def _give(self, node: ModelNode, slots: list, outputs: dict, folded: dict | None) -> tuple:
+        """Each output's type and origin into the pass, its declaration compared; what each output
+        was given before that (None where the node gives it nothing), for ``replay``."""
+        given: list = [None] * len(node.outputs)
+        for k, ((key, _decl, _pos), tname) in enumerate(zip(slots, node.outputs)):
             if tname:
                 if folded and key in folded:
                     self.env[tname], self.origin[tname] = folded[key], "folded"
                 else:
                     self.env[tname] = self.facts.settle_type(fill(outputs[key], self.graph.fallback.get(tname)))
                     self.origin[tname] = "inferred"
+                given[k] = (self.env[tname], self.origin[tname])
                 check_declaration(self.graph, self.report, self.env, node, tname, self.assume, self.names,
                                   self.facts.implies)
+        return tuple(given)
 
     def _solved(self, spec, node: ModelNode, types: dict, items: Any, n_out: int) -> tuple[Any, dict | None, bool]:
         """(the solver's result, the folded outputs or None, whether an input's rank is unknown): pure
@@ -320,31 +339,3 @@ class ForwardPass(RegionWalk):
         report = finish_report(self)
         report.types = self.env
         return report
-
-
-def interned(sources: dict[str, TensorType]) -> dict[str, TensorType]:
-    """``sources`` with equal types one object: a decoder's layers each have their own Constant
-    nodes of the same shape values, and ``ForwardPass._solved`` remembers queries by identity.
-    Weights (values past ``MAX_PASSED`` elements) keep their own objects: their bytes are not read."""
-    seen: dict[tuple, TensorType] = {}
-    out = {}
-    for name, t in sources.items():
-        if type(t) is TensorType and (t.value is None or t.value.size <= MAX_PASSED):
-            t = seen.setdefault(t.signature(), t)
-        out[name] = t
-    return out
-
-
-def _has_empty(t: TensorType | None) -> bool:
-    """Whether a tensor type has a dim that is 0."""
-    if is_container(t):
-        return any(_has_empty(x) for x in tensors_in(t))
-    return t is not None and t.shape is not None and any(type(d) is int and d == 0 for d in t.shape)
-
-
-def _defined(t: TensorType | None) -> bool:
-    """A type with its element type, rank and every dim known (no unknown dim)."""
-    if is_container(t):
-        return all(_defined(x) for x in tensors_in(t))
-    return t is not None and t.dtype is not None and t.shape is not None and \
-        not any(is_symbolic(d) and has_unknown(d) for d in t.shape)

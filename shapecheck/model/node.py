@@ -19,8 +19,8 @@ from ..solver.cache import attrs_key, signature_of
 from ..registry import Registry
 from ..dims import rebuild
 from ..functions.constant import FLOAT_EXACT
-from ..dims import is_runtime, runtime_dim, expr_str, is_unknown, is_symbolic, unknown_dim
-from ..containers import dims_in, is_container, rebuilt
+from ..dims import has_unknown, is_runtime, runtime_dim, expr_str, is_unknown, is_symbolic, unknown_dim
+from ..containers import dims_in, is_container, rebuilt, tensors_in
 from ..types import TensorType, normalize_dim, tensor_type_of
 
 if TYPE_CHECKING:
@@ -87,43 +87,55 @@ def resolve(registry: Registry, node: ModelNode, memo: dict) -> tuple:
     return spec, error
 
 
+_LABELS = {"graph input": "declared", "subgraph input": "declared"}
+
+
 def _source_label(origin: str) -> str:
-    if origin in ("graph input", "subgraph input", "initializer", "constant"):
-        return "declared" if origin.endswith("input") else origin
-    return origin
+    """Where an input's type came from, as a report says it: a graph's inputs are declared."""
+    return _LABELS.get(origin, origin)
 
 
-def bind_inputs(graph: ModelGraph, spec, node: ModelNode, env: dict, origin: dict) -> tuple[dict, dict]:
-    """The node's input tensors as the spec's named inputs (a variadic one takes the rest)."""
+def input_slots(graph: ModelGraph, spec, node: ModelNode) -> tuple[tuple[str, str, int], ...]:
+    """Where each of the spec's inputs comes from: (source key, spec input, position in ``node.inputs``),
+    in order; a variadic input takes the rest (keys ``name[j]``), an omitted optional one is absent."""
+    out: list[tuple[str, str, int]] = []
+    for i, decl in enumerate(spec.inputs):
+        if decl.variadic:
+            found = [p for p in range(i, len(node.inputs)) if node.inputs[p]]
+            if found:
+                out.extend((f"{decl.name}[{j}]", decl.name, p) for j, p in enumerate(found))
+                continue
+        elif i < len(node.inputs) and node.inputs[i]:
+            out.append((decl.name, decl.name, i))
+            continue
+        if not decl.optional:
+            raise UsageError(f"{graph.path}: {node.location} ({node.op_type}): input {i} ({decl.name}) is missing; "
+                             f"{spec.name} needs {', '.join(d.name for d in spec.inputs)}")
+    return tuple(out)
+
+
+def bind_inputs(graph: ModelGraph, spec, node: ModelNode, env: dict, origin: dict,
+                slots: tuple | None = None) -> tuple[dict, dict]:
+    """The node's input tensors as the spec's named inputs (``input_slots``: a variadic one takes the
+    rest) and, by source key, (tensor, its type, where it came from)."""
     types: dict[str, Any] = {}
     sources: dict[str, tuple[str, TensorType | None, str]] = {}
-
-    def one(tname: str) -> TensorType:
+    parts: dict[str, list] = {}
+    for key, name, p in input_slots(graph, spec, node) if slots is None else slots:
+        tname = node.inputs[p]
         t = env.get(tname)
         if t is None:
             origin.setdefault(tname, "unknown")
-            return TensorType(None, None)
-        return t
-
-    for i, decl in enumerate(spec.inputs):
-        if decl.variadic:
-            names = [n for n in node.inputs[i:] if n]
-            if names:
-                types[decl.name] = tuple(one(n) for n in names)
-                for j, n in enumerate(names):
-                    sources[f"{decl.name}[{j}]"] = (n, env.get(n), _source_label(origin.get(n, "unknown")))
-                continue
-            tname = ""
-        else:
-            tname = node.inputs[i] if i < len(node.inputs) else ""
-        if not tname:
-            if decl.optional:
-                continue
-            raise UsageError(f"{graph.path}: {node.location} ({node.op_type}): input {i} ({decl.name}) is missing; "
-                             f"{spec.name} needs {', '.join(d.name for d in spec.inputs)}")
-        t = one(tname)
-        types[decl.name] = t
-        sources[decl.name] = (tname, t, _source_label(origin.get(tname, "unknown")))
+            t = TensorType(None, None)
+        if key == name:
+            types[name] = t
+            sources[key] = (tname, t, _source_label(origin.get(tname, "unknown")))
+        else:   # a variadic input's part: its type as the pass has it, None where it has none
+            types[name] = parts.setdefault(name, [])
+            parts[name].append(t)
+            sources[key] = (tname, env.get(tname), _source_label(origin.get(tname, "unknown")))
+    for name, ts in parts.items():
+        types[name] = tuple(ts)
     return types, sources
 
 
@@ -281,3 +293,18 @@ def fill(t: TensorType, other: TensorType | None) -> TensorType:
         shape = tuple(o if is_unknown(d) and not is_unknown(o) else d for d, o in zip(t.shape, other.shape))
         return TensorType(dtype, shape, t.value, t.sym, t.bounds)
     return TensorType(dtype, t.shape, t.value, t.sym, t.bounds)
+
+
+def has_empty(t: TensorType | None) -> bool:
+    """Whether a tensor type has a dim that is 0."""
+    if is_container(t):
+        return any(has_empty(x) for x in tensors_in(t))
+    return t is not None and t.shape is not None and any(type(d) is int and d == 0 for d in t.shape)
+
+
+def defined(t: TensorType | None) -> bool:
+    """A type with its element type, rank and every dim known (no unknown dim)."""
+    if is_container(t):
+        return all(defined(x) for x in tensors_in(t))
+    return t is not None and t.dtype is not None and t.shape is not None and \
+        not any(is_symbolic(d) and has_unknown(d) for d in t.shape)

@@ -179,29 +179,54 @@ def _types_of_proto(model: onnx.ModelProto, infos) -> dict[str, TensorType]:
 
 
 def stripped(path: str | Path) -> onnx.ModelProto:
-    m = onnx.load(str(path))
+    """The model without its value_info; its external data loaded only if it has any (onnx.load's
+    search for it walks every tensor of the model in Python)."""
+    m = onnx.load(str(path), load_external_data=False)
+    if any(t.data_location == onnx.TensorProto.EXTERNAL for t in m.graph.initializer):
+        from onnx.external_data_helper import load_external_data_for_model
+        load_external_data_for_model(m, str(Path(path).parent))
     del m.graph.value_info[:]
     return m
 
 
-def onnx_types(path: str | Path) -> dict[str, TensorType]:
-    m = onnx.shape_inference.infer_shapes(stripped(path), data_prop=True)
+def proto_types(m: onnx.ModelProto) -> dict[str, TensorType]:
+    """The shapes an inferred (or annotated) ModelProto states, in its value_info and outputs."""
     return _types_of_proto(m, list(m.graph.value_info) + list(m.graph.output))
+
+
+def onnx_inferred(path: str | Path) -> onnx.ModelProto:
+    return onnx.shape_inference.infer_shapes(stripped(path), data_prop=True)
+
+
+def onnx_types(path: str | Path) -> dict[str, TensorType]:
+    return proto_types(onnx_inferred(path))
+
+
+def ort_inferred(path: str | Path) -> onnx.ModelProto:
+    from onnxruntime.tools.symbolic_shape_infer import SymbolicShapeInference
+
+    return SymbolicShapeInference.infer_shapes(stripped(path), auto_merge=True)
 
 
 def ort_types(path: str | Path) -> dict[str, TensorType]:
-    from onnxruntime.tools.symbolic_shape_infer import SymbolicShapeInference
-
-    m = SymbolicShapeInference.infer_shapes(stripped(path), auto_merge=True)
-    return _types_of_proto(m, list(m.graph.value_info) + list(m.graph.output))
+    return proto_types(ort_inferred(path))
 
 
-def osi_types(path: str | Path) -> dict[str, TensorType]:
+def osi_inferred(path: str | Path):
     import onnx_ir as ir
     from onnx_shape_inference import infer_symbolic_shapes
 
     model = ir.serde.deserialize_model(stripped(path))
     infer_symbolic_shapes(model, warn_on_missing=False)
+    return model
+
+
+def osi_types(path: str | Path) -> dict[str, TensorType]:
+    return osi_shapes(osi_inferred(path))
+
+
+def osi_shapes(model) -> dict[str, TensorType]:
+    """The shapes onnx-shape-inference wrote into an onnx_ir model."""
     out: dict[str, TensorType] = {}
     for node in model.graph.all_nodes() if hasattr(model.graph, "all_nodes") else model.graph:
         for v in node.outputs:
@@ -226,10 +251,20 @@ def _ir_shape(shape, where: str) -> tuple | None:
     return tuple(dims)
 
 
-def shapecheck_types(path: str | Path) -> dict[str, TensorType]:
+def shapecheck_report(path: str | Path):
     from shapecheck.model.check import check_model
 
-    return check_model(str(path)).types
+    return check_model(str(path))
+
+
+def shapecheck_types(path: str | Path) -> dict[str, TensorType]:
+    return shapecheck_report(path).types
+
+
+def shapecheck_annotated(path: str | Path) -> onnx.ModelProto:
+    from shapecheck.model.check import annotate
+
+    return annotate(str(path))
 
 
 ENGINES: dict[str, Callable[[str | Path], dict]] = {
@@ -237,6 +272,16 @@ ENGINES: dict[str, Callable[[str | Path], dict]] = {
     "onnx": onnx_types,
     "ort-symbolic": ort_types,
     "onnx-shape-inference": osi_types,
+}
+
+# each engine's own answer (what a user of it gets: a report, an inferred ModelProto, an onnx_ir model),
+# which the benches time, and its shapes as ``compare`` reads them, which they do not
+NATIVE: dict[str, tuple[Callable[[str | Path], Any], Callable[[Any], dict]]] = {
+    "shapecheck": (shapecheck_report, lambda report: report.types),
+    "shapecheck-annotate": (shapecheck_annotated, proto_types),
+    "onnx": (onnx_inferred, proto_types),
+    "ort-symbolic": (ort_inferred, proto_types),
+    "onnx-shape-inference": (osi_inferred, osi_shapes),
 }
 
 

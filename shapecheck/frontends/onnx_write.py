@@ -1,0 +1,164 @@
+"""An annotated copy of an ONNX model: its value_info and graph outputs carry the inferred types.
+
+The copy is written atomically, never over the model or its external data, and its external
+data stays as references (copied beside it when it goes into another folder).
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..atomic import copy_atomic, refuse_inputs, write_atomic
+from ..containers import is_container, kind_of
+from ..errors import UsageError
+from ..types import TensorType
+
+_GRAPH, _GRAPHS = 5, 10   # onnx.AttributeProto.GRAPH / GRAPHS (fixed by the protobuf schema)
+
+
+def _subgraphs(nodes):
+    """(node, attribute name, index or None, subgraph) for every subgraph of ``nodes``."""
+    for n in nodes:
+        for a in n.attribute:
+            if a.type == _GRAPH:
+                yield n, a.name, None, a.g
+            elif a.type == _GRAPHS:
+                for k, sg in enumerate(a.graphs):
+                    yield n, a.name, k, sg
+
+
+def write_annotated(model, types: dict[str, TensorType], out_path: str, source_path: str,
+                    metadata: dict[str, str] | None = None) -> None:
+    """Write a copy of ``model`` whose value_info and graph outputs carry the inferred types.
+
+    The copy is serialized here, never through ``onnx.save``: that writes the raw data of
+    external tensors back into their data files.  External references stay as they are,
+    and the output may be none of the model's files (the model, its external data).
+    """
+    import onnx
+    inputs = [source_path, *external_files(model, source_path)] if source_path and source_path != "<ModelProto>" else []
+    refuse_inputs(out_path, inputs, "--output")
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    annotate_proto(m, types)
+    for key, value in (metadata or {}).items():   # the model's own entries of these keys are replaced
+        for p in [p for p in m.metadata_props if p.key == key]:
+            m.metadata_props.remove(p)
+        m.metadata_props.add(key=key, value=value)
+    try:
+        data = m.SerializeToString()
+    except ValueError as exc:  # protobuf's 2 GB limit
+        raise UsageError(f"cannot write {out_path}: the annotated model cannot be serialized ({exc})") from None
+    write_atomic(out_path, data, inputs=inputs, what="--output")
+    _copy_external_data(model, source_path, out_path, inputs)
+
+
+def _copy_external_data(model, source_path: str, out_path: str, inputs: list[str]) -> None:
+    """Beside an annotated copy written into another folder, a copy of the model's external data at
+    the same relative locations: onnxruntime reads external data only from the model's own folder."""
+    if not source_path or source_path == "<ModelProto>":
+        return
+    src_dir = os.path.dirname(os.path.abspath(source_path))
+    out_dir = os.path.dirname(os.path.abspath(out_path))
+    if os.path.realpath(src_dir) == os.path.realpath(out_dir):
+        return
+    for path in external_files(model, source_path):
+        rel = os.path.relpath(os.path.realpath(path), os.path.realpath(src_dir))
+        if rel.startswith(os.pardir) or os.path.isabs(rel):
+            raise UsageError(f"{source_path}: external data {path!r} lies outside the model's folder; shapecheck "
+                             "reads nothing there, so the annotated copy cannot carry it: write it beside the model")
+        if os.path.isfile(path):
+            copy_atomic(path, os.path.join(out_dir, rel), inputs=inputs, what="--output")
+
+
+def external_files(model, source_path: str) -> list[str]:
+    """The files a model's external tensors name, resolved against the model's directory."""
+    import onnx
+    base = os.path.dirname(os.path.abspath(source_path))
+    out: list[str] = []
+
+    def tensors(g):
+        yield from g.initializer
+        for n in g.node:
+            for a in n.attribute:
+                if a.HasField("t"):
+                    yield a.t
+                yield from a.tensors
+                if a.type == onnx.AttributeProto.GRAPH:
+                    yield from tensors(a.g)
+                for sg in a.graphs:
+                    yield from tensors(sg)
+    for t in tensors(model.graph):
+        if t.data_location == onnx.TensorProto.EXTERNAL:
+            loc = next((e.value for e in t.external_data if e.key == "location"), "")
+            if loc:
+                path = os.path.join(base, loc)
+                if path not in out:
+                    out.append(path)
+    return out
+
+
+_INT64 = 1 << 63
+
+
+def annotate_proto(m, types: dict[str, TensorType]) -> None:
+    """Set value_info (and graph outputs) of ``m`` in place to ``types``; a tensor of which nothing
+    is known (it may be a sequence) is not written."""
+
+    written: dict[int, Any] = {}   # id of a type -> the value_info type written for it (types are shared)
+
+    def visit(g, top: bool):
+        inputs = {i.name for i in g.input} | {i.name for i in g.initializer}
+        produced = [o for n in g.node for o in n.output if o]
+        outputs = {o.name: o for o in g.output}
+        keep = [vi for vi in g.value_info if vi.name not in types or kind_of(types[vi.name]) is None]
+        del g.value_info[:]
+        g.value_info.extend(keep)
+        for name in produced:
+            t = types.get(name)
+            if t is None or name in inputs or kind_of(t) is None:
+                continue
+            if name in outputs:
+                fill_type_proto(outputs[name].type, t)   # in place: the output's other fields stay
+            else:
+                vi = g.value_info.add()
+                vi.name = name
+                done = written.get(id(t))
+                if done is None:
+                    fill_type_proto(vi.type, t)
+                    written[id(t)] = vi.type
+                else:
+                    vi.type.CopyFrom(done)
+        for _n, _a, _k, sg in _subgraphs(g.node):
+            visit(sg, False)
+    visit(m.graph, True)
+
+
+def fill_type_proto(tp, t) -> None:
+    """Write ``t`` (a tensor, sequence, optional or map type) into the TypeProto ``tp``."""
+    from ..types import ONNX_CODE_OF
+    from ..dims import dim_str, is_unknown
+    if is_container(t):
+        tp.ClearField("tensor_type")
+        if t.kind == "sequence":
+            fill_type_proto(tp.sequence_type.elem_type, t.elem)
+        elif t.kind == "optional":
+            fill_type_proto(tp.optional_type.elem_type, t.elem)
+        else:
+            tp.map_type.key_type = ONNX_CODE_OF.get(t.key or "", 0)
+            fill_type_proto(tp.map_type.value_type, t.value_type)
+        return
+    tt = tp.tensor_type
+    if t.dtype:
+        tt.elem_type = ONNX_CODE_OF[t.dtype]
+    tt.ClearField("shape")
+    if t.shape is not None:
+        shape = tt.shape
+        shape.SetInParent()
+        for d in t.shape:
+            dim = shape.dim.add()
+            if type(d) is int:
+                if -_INT64 <= d < _INT64:   # a dim past int64 is a finding of its node, never written
+                    dim.dim_value = d
+            elif not is_unknown(d) and dim_str(d) != "?":
+                dim.dim_param = dim_str(d)

@@ -1,0 +1,118 @@
+"""Block reuse, node by node: a node's whole effect on the pass, remembered and replayed.
+
+A decoder is one block repeated: layer ``i + 1`` reads the very type objects layer ``i`` made
+(solve results are shared, and types are never changed once built), so from the second or third
+layer on, every node asks what a node of the layer before asked.  The query memo
+(``ForwardPass._solved``) already answers such a node without the solver; this goes one step
+further and skips everything the pass does around the answer (binding, settling, the report's
+fields, the outputs' types), which is the larger part of a node's time once its query is known.
+
+What is remembered, and when (``Replays.record``): a node checked in full that is valid with no
+condition, whose outputs make no unknown of their own, whose inputs are all known to the pass and
+none of unknown rank, that has no body, no output the model declares for the fallback, and no
+portability warnings to ask for.  Such a node learns nothing (no condition, so no fact) and
+names nothing of its own, so its effect is a function of
+
+* its spec, its opset, its output count and its attributes (``attrs_key``);
+* the identity of each input's type (held by the record, so that no id is reused);
+* the state of the facts that settle the dims (``Facts.generation``, new at every change).
+
+A later node with the same key is given the same effect with its own names (``Replays.replay``):
+its report (the inputs' tensors and where they came from are its own) and its outputs' types and
+origins, each declaration then compared as the full check compares it.  Reuse must not change an
+answer: ``tests/test_query_memo.py`` checks every corpus model, and decoders stacked from the
+exports, with reuse on and off (``REPLAY``), and the reports must be equal.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, NamedTuple
+
+from ..frontends.graph import ModelNode
+from ..solver.cache import MAX_PASSED
+from ..types import TensorType
+from .declarations import check_declaration
+from .node import _source_label
+from .reports import NodeReport
+
+# reuse on or off, for the whole process: SHAPECHECK_REUSE=0 turns off this and the query memo
+# (``forward.MEMO``), so that the whole suite can be run without them; tests switch each one
+REUSE = os.environ.get("SHAPECHECK_REUSE", "1") != "0"
+REPLAY = REUSE   # False: every node is checked in full
+
+
+class Replay(NamedTuple):
+    """What a node did to the pass, in the words of its first node."""
+
+    inputs: tuple         # the input types (the key holds their ids: kept alive here)
+    slots: tuple          # ``node.input_slots``: source key, spec input, position in node.inputs
+    spec: str
+    report: NodeReport    # the first node's report: every field but the names is the same
+    outputs: tuple        # per output position: (type, origin), None where the node gives it nothing
+    float_sizes: bool     # whether the outputs hold sizes in float (``node.holds_sizes_in_float``)
+
+
+class Replays:
+    """The remembered effects of one pass, by key (see the module's text)."""
+
+    def __init__(self, on: bool | None = None):
+        self.on = REPLAY if on is None else on
+        self._done: dict[tuple, Replay] = {}
+
+    def key(self, spec, node: ModelNode, items: Any, env: dict, generation: int) -> tuple[tuple, tuple] | None:
+        """(the node's key, its input types), or None when it cannot be replayed (an input the pass
+        does not know)."""
+        if not self.on or items is None:
+            return None
+        get = env.get
+        held = [get(t) if t else 0 for t in node.inputs]   # 0: an omitted optional input
+        if any(x is None for x in held):
+            return None
+        outs = node.outputs
+        return (spec.name, node.opset, items, generation, tuple(map(bool, outs)) if "" in outs else len(outs),
+                *map(id, held)), tuple(held)
+
+    def get(self, key: tuple[tuple, tuple] | None) -> Replay | None:
+        return None if key is None else self._done.get(key[0])
+
+    def record(self, key: tuple[tuple, tuple] | None, slots: tuple, spec, report: NodeReport, outputs: tuple,
+               float_sizes: bool) -> None:
+        """Remember the effect a node just had (the caller tells it may be replayed): ``outputs``,
+        per output position, the (type, origin) the pass gave it before its declaration was compared."""
+        if key is not None:
+            self._done[key[0]] = Replay(key[1], slots, spec.name, report, outputs, float_sizes)
+
+
+def replay(fp: Any, node: ModelNode, done: Replay) -> None:
+    """Give ``node`` the effect ``done`` remembers, in ``fp`` (a ``forward.ForwardPass``)."""
+    env, origin, first, names = fp.env, fp.origin, done.report, node.inputs
+    sources = {key: (names[p], env[names[p]], _source_label(origin.get(names[p], "unknown"))) for key, _n, p in done.slots}
+    # the first node's own objects are shared, not copied: a node's report is never changed once made
+    fp.report.nodes.append(NodeReport(
+        node.name, node.op_type, node.domain, node.opset, done.spec, first.status, node.location,
+        first.output_types, first.conditions, first.violations, first.warnings, sources,
+        runtime_checks=first.runtime_checks, runtime_when=first.runtime_when))
+    if done.float_sizes:
+        fp.float_sizes.append(node.name)
+    declared = fp.graph.declared
+    for tname, out in zip(node.outputs, done.outputs):
+        if tname and out is not None:
+            env[tname], origin[tname] = out
+            if tname in declared:
+                check_declaration(fp.graph, fp.report, env, node, tname, fp.assume, fp.names, fp.facts.implies)
+
+
+def interned(sources: dict[str, TensorType]) -> dict[str, TensorType]:
+    """``sources`` with equal types one object: a decoder's layers each have their own Constant
+    nodes of the same shape values, and ``ForwardPass._solved`` remembers queries by identity.
+    Weights (values past ``MAX_PASSED`` elements) keep their own objects: their bytes are not read."""
+    seen: dict[tuple, TensorType] = {}
+    out = {}
+    for name, t in sources.items():
+        if type(t) is TensorType and (t.value is None or t.value.size <= MAX_PASSED):
+            t = seen.setdefault(t.signature(), t)
+        out[name] = t
+    return out
+
+
+__all__ = ["REPLAY", "REUSE", "Replay", "Replays", "interned", "replay"]
