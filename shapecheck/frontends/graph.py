@@ -14,7 +14,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from ..errors import UsageError
 from ..types import TensorType
@@ -34,11 +34,11 @@ class ModelNode:
     attrs: dict[str, Any]
     scope: str = ""           # "" for the main graph, "If_0/then_branch" inside a subgraph
     location: str = ""        # where a user finds it: "node 'n3' (#3)" or "layer id=5"
-    branches: dict[str, list[str]] = field(default_factory=dict)   # subgraph attribute -> its output names
-    branch_inputs: dict[str, list[str]] = field(default_factory=dict)   # subgraph attribute -> its input names
+    branches: Mapping[str, list[str]] = field(default_factory=dict)   # subgraph attribute -> its output names
+    branch_inputs: Mapping[str, list[str]] = field(default_factory=dict)   # subgraph attribute -> its input names
     proto: Any = None         # the frontend's own node object, for its per-node inference
     version: str = ""         # the version text the model gives (an IR layer's "opset12"), when it has one
-    findings: list = field(default_factory=list)   # what the frontend found wrong with the node itself
+    findings: list | tuple = field(default_factory=list)   # what the frontend found wrong with the node itself
 
 
 @dataclass

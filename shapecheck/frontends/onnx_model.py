@@ -8,6 +8,7 @@ in is never modified.
 """
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from ..errors import UsageError
@@ -82,7 +83,7 @@ def _model_node(n: NodeFields, op: str, full: str, scope: str, idx: int, domain:
     if attrs is None:
         attrs = {a.name: attr_value(a) for a in n.attribute if a.type not in (_GRAPH, _GRAPHS)}
     node = ModelNode(full, op, domain, opsets.get(domain), n.input, n.output, attrs, scope,
-                     f"node {full!r} (#{idx})", proto=n.proto, findings=findings)
+                     f"node {full!r} (#{idx})", _NO_BODIES, _NO_BODIES, proto=n.proto, findings=findings)
     if n.subgraphs:
         subs = [(a if k is None else f"{a}[{k}]", sg.proto) for a, k, sg in n.subgraphs]
         node.branches = {a: [o.name for o in sg.output] for a, sg in subs}
@@ -90,11 +91,16 @@ def _model_node(n: NodeFields, op: str, full: str, scope: str, idx: int, domain:
     return node
 
 
-def undeclared_domain(op: str, written: str, domain: str, opsets: dict[str, int]) -> list[Finding]:
+# shared by every node without findings, or without subgraphs: read only (a node's own replace them)
+_NO_FINDINGS: tuple = ()
+_NO_BODIES = MappingProxyType({})
+
+
+def undeclared_domain(op: str, written: str, domain: str, opsets: dict[str, int]) -> list[Finding] | tuple:
     """The finding on a node of ``domain`` (as the model writes it: ``written``) when the model's
     opset_import does not declare it; none when it does."""
     if domain in opsets:
-        return []
+        return _NO_FINDINGS
     return [Finding(DOMAIN, "a node's domain is declared in opset_import",
                     f"{op} is in domain {written or 'ai.onnx'!r}, which the model's opset_import does not "
                     f"declare (it declares {', '.join(repr(d) for d in opsets) or 'nothing'})",

@@ -178,8 +178,11 @@ def annotate(model: Any, *, registry: Registry | None = None, assume_nonempty: b
     with no_gc_pauses():
         graph = load_graph(model, registry)
         report = run_checks(graph, registry, False, None, assume_nonempty, parse_sizes(dims) if dims else None)
-        m = onnx.ModelProto()
-        m.CopyFrom(graph.proto)
+        if isinstance(model, (str, os.PathLike)):
+            m = graph.proto   # parsed here and held by nothing else: annotated as it is, not copied
+        else:             # the caller's model is never modified
+            m = onnx.ModelProto()
+            m.CopyFrom(graph.proto)
         # a tensor of a known element type, or a sequence, optional or map whose every tensor has one (the
         # ONNX TypeProto of a container needs its elements' types; nothing else is written)
         annotate_proto(m, {k: v for k, v in report.types.items()

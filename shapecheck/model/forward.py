@@ -82,6 +82,7 @@ class ForwardPass(RegionWalk):
         self.memo: dict[tuple, tuple] = {}     # a node's query by the identity of its inputs -> (result, folded)
         self.memo_on = MEMO
         self.slots: dict[tuple, list] = {}     # (spec, output count) -> output slots
+        self.attr_items: dict[int, tuple] = {}   # id of a node's attributes -> (them, attrs_key)
         self.replays = Replays()               # a node's whole effect, replayed for its repeats (model/replay.py)
         self.unknowns = Unknowns(names_in(graph.sources.values()))
         self.unranked = UnrankedNames()
@@ -209,7 +210,7 @@ class ForwardPass(RegionWalk):
 
     def with_spec(self, node: ModelNode, spec) -> None:
         self.cover(node.op_type, "spec")
-        items = attrs_key(node.attrs) if node.attrs else ()
+        items = self._items(node.attrs) if node.attrs else ()
         reuse = self.replays.key(spec, node, items, self.env, self.facts.generation)
         done = self.replays.get(reuse)
         if done is not None:
@@ -277,6 +278,14 @@ class ForwardPass(RegionWalk):
                 check_declaration(self.graph, self.report, self.env, node, tname, self.assume, self.names,
                                   self.facts.implies)
         return tuple(given)
+
+    def _items(self, attrs: dict) -> Any:
+        """``attrs_key(attrs)``, once per attributes object: the reader gives nodes whose attributes are
+        the same bytes one dict (kept alive here with its key, so that its id stays its own)."""
+        got = self.attr_items.get(id(attrs))
+        if got is None or got[0] is not attrs:
+            got = self.attr_items[id(attrs)] = (attrs, attrs_key(attrs))
+        return got[1]
 
     def _solved(self, spec, node: ModelNode, types: dict, items: Any, n_out: int) -> tuple[Any, dict | None, bool]:
         """(the solver's result, the folded outputs or None, whether an input's rank is unknown): pure

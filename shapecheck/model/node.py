@@ -87,12 +87,12 @@ def resolve(registry: Registry, node: ModelNode, memo: dict) -> tuple:
     return spec, error
 
 
-_LABELS = {"graph input": "declared", "subgraph input": "declared"}
+LABELS = {"graph input": "declared", "subgraph input": "declared"}   # an origin as a report names it, if not itself
 
 
 def _source_label(origin: str) -> str:
     """Where an input's type came from, as a report says it: a graph's inputs are declared."""
-    return _LABELS.get(origin, origin)
+    return LABELS.get(origin, origin)
 
 
 def input_slots(graph: ModelGraph, spec, node: ModelNode) -> tuple[tuple[str, str, int], ...]:

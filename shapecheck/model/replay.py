@@ -32,7 +32,7 @@ from ..frontends.graph import ModelNode
 from ..solver.cache import MAX_PASSED
 from ..types import TensorType
 from .declarations import check_declaration
-from .node import _source_label
+from .node import LABELS
 from .reports import NodeReport
 
 # reuse on or off, for the whole process: SHAPECHECK_REUSE=0 turns off this and the query memo
@@ -64,9 +64,9 @@ class Replays:
         does not know)."""
         if not self.on or items is None:
             return None
-        get = env.get
-        held = [get(t) if t else 0 for t in node.inputs]   # 0: an omitted optional input
-        if any(x is None for x in held):
+        try:
+            held = [env[t] if t else 0 for t in node.inputs]   # 0: an omitted optional input
+        except KeyError:
             return None
         outs = node.outputs
         return (spec.name, node.opset, items, generation, tuple(map(bool, outs)) if "" in outs else len(outs),
@@ -86,7 +86,9 @@ class Replays:
 def replay(fp: Any, node: ModelNode, done: Replay) -> None:
     """Give ``node`` the effect ``done`` remembers, in ``fp`` (a ``forward.ForwardPass``)."""
     env, origin, first, names = fp.env, fp.origin, done.report, node.inputs
-    sources = {key: (names[p], env[names[p]], _source_label(origin.get(names[p], "unknown"))) for key, _n, p in done.slots}
+    labels = LABELS
+    sources = {key: (names[p], env[names[p]], labels.get(o := origin.get(names[p], "unknown"), o))
+               for key, _n, p in done.slots}
     # the first node's own objects are shared, not copied: a node's report is never changed once made
     fp.report.nodes.append(NodeReport(
         node.name, node.op_type, node.domain, node.opset, done.spec, first.status, node.location,
@@ -107,10 +109,14 @@ def interned(sources: dict[str, TensorType]) -> dict[str, TensorType]:
     nodes of the same shape values, and ``ForwardPass._solved`` remembers queries by identity.
     Weights (values past ``MAX_PASSED`` elements) keep their own objects: their bytes are not read."""
     seen: dict[tuple, TensorType] = {}
+    by_id: dict[int, TensorType] = {}   # a type the reader already shares (a layer's Constants) is read once
     out = {}
     for name, t in sources.items():
         if type(t) is TensorType and (t.value is None or t.value.size <= MAX_PASSED):
-            t = seen.setdefault(t.signature(), t)
+            one = by_id.get(id(t))
+            if one is None:
+                one = by_id[id(t)] = seen.setdefault(t.signature(), t)
+            t = one
         out[name] = t
     return out
 

@@ -145,7 +145,7 @@ def input_dims(graph: ModelGraph) -> list:
 def names_in(types) -> set[str]:
     """The dim names the model's sources use: run-time sizes are never named like them."""
     names: set[str] = set()
-    for t in types:
+    for t in {id(t): t for t in types}.values():   # a type many sources share is read once
         for d in dims_in(t):
             if is_symbolic(d):
                 names |= {s.name for s in d.free_symbols}
