@@ -6,7 +6,6 @@ data stays as references (copied beside it when it goes into another folder).
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from ..atomic import copy_atomic, refuse_inputs, write_atomic
 from ..containers import is_container, kind_of
@@ -101,11 +100,15 @@ def external_files(model, source_path: str) -> list[str]:
 _INT64 = 1 << 63
 
 
-def annotate_proto(m, types: dict[str, TensorType]) -> None:
+def annotate_proto(m, types: dict[str, TensorType], subgraphs: bool = True) -> None:
     """Set value_info (and graph outputs) of ``m`` in place to ``types``; a tensor of which nothing
-    is known (it may be a sequence) is not written."""
+    is known (it may be a sequence) is not written.  A graph's new value_info entries are appended in
+    one call, as the protobuf bytes of their ``ValueInfoProto`` fields (``_value_info``): building
+    60k messages one field at a time from Python took most of an annotation.  ``subgraphs``: False
+    when the caller knows the model has none (its nodes' attributes are then not read again)."""
+    import onnx
 
-    written: dict[int, Any] = {}   # id of a type -> the value_info type written for it (types are shared)
+    written: dict[int, bytes] = {}   # id of a type -> its TypeProto's bytes (types are shared)
 
     def visit(g, top: bool):
         inputs = {i.name for i in g.input} | {i.name for i in g.initializer}
@@ -114,24 +117,56 @@ def annotate_proto(m, types: dict[str, TensorType]) -> None:
         keep = [vi for vi in g.value_info if vi.name not in types or kind_of(types[vi.name]) is None]
         del g.value_info[:]
         g.value_info.extend(keep)
+        added = []
         for name in produced:
             t = types.get(name)
-            if t is None or name in inputs or kind_of(t) is None:
+            if t is None or name in inputs:
+                continue
+            done = written.get(id(t))
+            if done is None and kind_of(t) is None:
                 continue
             if name in outputs:
                 fill_type_proto(outputs[name].type, t)   # in place: the output's other fields stay
             else:
-                vi = g.value_info.add()
-                vi.name = name
-                done = written.get(id(t))
                 if done is None:
-                    fill_type_proto(vi.type, t)
-                    written[id(t)] = vi.type
-                else:
-                    vi.type.CopyFrom(done)
-        for _n, _a, _k, sg in _subgraphs(g.node):
+                    tp = onnx.TypeProto()
+                    fill_type_proto(tp, t)
+                    done = written[id(t)] = tp.SerializeToString()
+                added.append(_value_info(name, done))
+        if added:
+            g.MergeFromString(b"".join(added))   # a repeated field's entries are appended in order
+        for _n, _a, _k, sg in _subgraphs(g.node) if subgraphs else ():
             visit(sg, False)
     visit(m.graph, True)
+
+
+def _value_info(name: str, type_bytes: bytes) -> bytes:
+    """``GraphProto.value_info`` (field 13) holding one ``ValueInfoProto`` (name: field 1, type:
+    field 2), in protobuf's wire format: each a tag, a varint length and the bytes.
+
+    >>> import onnx
+    >>> g = onnx.GraphProto()
+    >>> _ = g.MergeFromString(_value_info("y", onnx.TypeProto(denotation="d").SerializeToString()))
+    >>> g.value_info[0].name, g.value_info[0].type.denotation
+    ('y', 'd')
+    """
+    text = name.encode("utf-8")
+    body = b"\x0a" + _varint(len(text)) + text + b"\x12" + _varint(len(type_bytes)) + type_bytes
+    return b"\x6a" + _varint(len(body)) + body
+
+
+_SHORT = [bytes([n]) for n in range(0x80)]   # a varint below 128 is one byte
+
+
+def _varint(n: int) -> bytes:
+    if n < 0x80:
+        return _SHORT[n]
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
 
 
 def fill_type_proto(tp, t) -> None:

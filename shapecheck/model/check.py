@@ -186,7 +186,8 @@ def annotate(model: Any, *, registry: Registry | None = None, assume_nonempty: b
         # a tensor of a known element type, or a sequence, optional or map whose every tensor has one (the
         # ONNX TypeProto of a container needs its elements' types; nothing else is written)
         annotate_proto(m, {k: v for k, v in report.types.items()
-                           if v.dtype is not None or (is_container(v) and all(x.dtype for x in tensors_in(v)))})
+                           if v.dtype is not None or (is_container(v) and all(x.dtype for x in tensors_in(v)))},
+                       subgraphs=bool(graph.regions))
     return m
 
 
