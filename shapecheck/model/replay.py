@@ -17,7 +17,7 @@ names nothing of its own, so its effect is a function of
 * the identity of each input's type (held by the record, so that no id is reused);
 * the state of the facts that settle the dims (``Facts.generation``, new at every change).
 
-A later node with the same key is given the same effect with its own names (``Replays.replay``):
+A later node with the same key is given the same effect with its own names (``replay``):
 its report (the inputs' tensors and where they came from are its own) and its outputs' types and
 origins, each declaration then compared as the full check compares it.  Reuse must not change an
 answer: ``tests/test_query_memo.py`` checks every corpus model, and decoders stacked from the
