@@ -77,14 +77,21 @@ def decoders(sizes: list[int], rounds: int) -> None:
         print(f"\n## {ours} / {peer} on the setitem decoders ({rounds} rounds, side by side, one core each)")
         print(f"{'nodes':>7} {'round':>5} {'speed (CPU)':>11} {'(wall)':>7} {'memory':>7} {'ours s':>7} {'onnx s':>7} "
               f"{'ours MB':>8} {'onnx MB':>8} {'exact ours':>11} {'exact onnx':>11}")
+        verdicts = []
         for n, path in paths.items():
             nodes = len(onnx.load(str(path), load_external_data=False).graph.node)
+            fast = lean = 0
             for k in range(rounds):
                 a, b = pair((ours, peer), path, k)
                 seconds.setdefault((ours, n), []).append(a["cpu"])
+                fast += b["cpu"] >= a["cpu"]
+                lean += a["rss"] <= b["rss"]
                 print(f"{nodes:>7,} {k + 1:>5} {b['cpu'] / a['cpu']:>10.2f}x {b['seconds'] / a['seconds']:>6.2f}x "
                       f"{a['rss'] / b['rss']:>6.2f}x {a['cpu']:>7.3f} {b['cpu']:>7.3f} {a['rss']:>8.0f} {b['rss']:>8.0f} "
                       f"{a['exact']:>5}/{a['total']:<5} {b['exact']:>5}/{b['total']:<5}")
+            verdicts.append(f"{nodes:,} nodes: at least 1.0x the speed in {fast} of {rounds} rounds, "
+                            f"at most 1.0x the memory in {lean} of {rounds}")
+        print("   " + "; ".join(verdicts))
         if len(sizes) >= 2:
             lo, hi = min(sizes), max(sizes)
             n_lo = len(onnx.load(str(paths[lo]), load_external_data=False).graph.node)
