@@ -153,3 +153,23 @@ def test_a_replay_is_keyed_by_the_facts_and_the_inputs_identity():
     assert key != replays.key(spec, node, (), {"x": same}, first)   # an equal type is not the same object
     assert replays.key(spec, node, (), {}, first) is None            # an input the pass does not know
     assert replay.Replays(on=False).key(spec, node, (), {"x": x}, first) is None
+
+
+def test_no_node_is_replayed_where_a_tensor_is_made_twice(monkeypatch):
+    # a replayed report reads its inputs' origins when it is read: a tensor made twice (G1) could have
+    # another origin by then, so a model with one is checked in full (and says G1)
+    from onnx import TensorProto, helper
+
+    def model(third_output: str) -> onnx.ModelProto:
+        nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Relu", ["x"], ["b"]),
+                 helper.make_node("Identity", ["b"], [third_output]), helper.make_node("Relu", ["x"], ["c"]),
+                 helper.make_node("Add", ["a", "c"], ["y"])]
+        g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N"])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+        return helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+
+    for third, replays in (("d", True), ("a", False)):
+        got = _each(model(third), monkeypatch)
+        assert len({text for text, _, _ in got.values()}) == 1
+        assert (got[CONFIGS[0]][2] > 0) is replays, third
+    assert any(v.constraint == "G1" for v in shapecheck.check_model(model("a")).violations)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..findings import CONTROL_FLOW, ONNX_INFERENCE, OPSET
+from ..findings import CONTROL_FLOW, ONNX_INFERENCE, OPSET, SSA
 from ..frontends.graph import ModelGraph, ModelNode, NodeInferenceError
 from ..domain.relation import Source
 from ..result import Finding
@@ -83,7 +83,8 @@ class ForwardPass(RegionWalk):
         self.memo_on = MEMO
         self.slots: dict[tuple, list] = {}     # (spec, output count) -> output slots
         self.attr_items: dict[int, tuple] = {}   # id of a node's attributes -> (them, attrs_key)
-        self.replays = Replays()               # a node's whole effect, replayed for its repeats (model/replay.py)
+        # a node's effect replayed for its repeats (model/replay.py), not where a tensor is made twice (G1)
+        self.replays = Replays(on=False if any(getattr(v, "constraint", "") == SSA for v in graph.violations) else None)
         self.unknowns = Unknowns(names_in(graph.sources.values()))
         self.unranked = UnrankedNames()
         # dim names declarations introduce, defined on first use: every name but the main graph's inputs'
@@ -280,8 +281,7 @@ class ForwardPass(RegionWalk):
         return tuple(given)
 
     def _items(self, attrs: dict) -> Any:
-        """``attrs_key(attrs)``, once per attributes object: the reader gives nodes whose attributes are
-        the same bytes one dict (kept alive here with its key, so that its id stays its own)."""
+        """``attrs_key(attrs)`` once per attributes object (the reader shares one among equal bytes)."""
         got = self.attr_items.get(id(attrs))
         if got is None or got[0] is not attrs:
             got = self.attr_items[id(attrs)] = (attrs, attrs_key(attrs))

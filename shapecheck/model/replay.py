@@ -26,6 +26,7 @@ exports, with reuse on and off (``REPLAY``), and the reports must be equal.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from ..frontends.graph import ModelNode
@@ -83,17 +84,44 @@ class Replays:
             self._done[key[0]] = Replay(key[1], slots, spec.name, report, outputs, float_sizes)
 
 
+class Sources(Mapping):
+    """A replayed node's ``NodeReport.input_types`` (source key -> (tensor, type, where it came from)),
+    made when it is read: its types are the remembered ones (the key holds their identity), its
+    tensors the node's own, and where each came from is read from the pass's origins, which name
+    a tensor's origin once, when it is made (a node's inputs were all made before it)."""
+
+    __slots__ = ("_names", "_done", "_origin")
+
+    def __init__(self, names: list[str], done: Replay, origin: dict[str, str]):
+        self._names, self._done, self._origin = names, done, origin
+
+    def _items(self) -> dict:
+        names, origin, first = self._names, self._origin, self._done.report.input_types
+        return {key: (names[p], first[key][1], LABELS.get(o := origin.get(names[p], "unknown"), o))
+                for key, _n, p in self._done.slots}
+
+    def __getitem__(self, key: str):
+        return self._items()[key]
+
+    def __iter__(self):
+        return (key for key, _n, _p in self._done.slots)
+
+    def __len__(self) -> int:
+        return len(self._done.slots)
+
+    def items(self):
+        return self._items().items()
+
+
 def replay(fp: Any, node: ModelNode, done: Replay) -> None:
     """Give ``node`` the effect ``done`` remembers, in ``fp`` (a ``forward.ForwardPass``)."""
-    env, origin, first, names = fp.env, fp.origin, done.report, node.inputs
-    labels = LABELS
-    sources = {key: (names[p], env[names[p]], labels.get(o := origin.get(names[p], "unknown"), o))
-               for key, _n, p in done.slots}
+    env, first = fp.env, done.report
     # the first node's own objects are shared, not copied: a node's report is never changed once made
     fp.report.nodes.append(NodeReport(
         node.name, node.op_type, node.domain, node.opset, done.spec, first.status, node.location,
-        first.output_types, first.conditions, first.violations, first.warnings, sources,
+        first.output_types, first.conditions, first.violations, first.warnings, Sources(node.inputs, done, fp.origin),
         runtime_checks=first.runtime_checks, runtime_when=first.runtime_when))
+    origin = fp.origin
     if done.float_sizes:
         fp.float_sizes.append(node.name)
     declared = fp.graph.declared
@@ -121,4 +149,4 @@ def interned(sources: dict[str, TensorType]) -> dict[str, TensorType]:
     return out
 
 
-__all__ = ["REPLAY", "REUSE", "Replay", "Replays", "interned", "replay"]
+__all__ = ["REPLAY", "REUSE", "Replay", "Replays", "Sources", "interned", "replay"]
