@@ -76,12 +76,10 @@ _GRAPH, _GRAPHS = 5, 10   # onnx.AttributeProto.GRAPH / GRAPHS (fixed by the pro
 
 
 def _model_node(n: NodeFields, op: str, full: str, scope: str, idx: int, domain: str, opsets: dict[str, int],
-                attrs: dict[str, Any] | None = None) -> ModelNode:
-    """One node as a ``ModelNode``; a domain the model does not declare is a finding on it (``attrs``:
-    its attributes' values, when the caller has read them)."""
+                attrs: dict[str, Any]) -> ModelNode:
+    """One node as a ``ModelNode`` (``attrs``: its attributes' values, ``_Reader.attributes``); a domain
+    the model does not declare is a finding on it."""
     findings = undeclared_domain(op, n.domain, domain, opsets)
-    if attrs is None:
-        attrs = {a.name: attr_value(a) for a in n.attribute if a.type not in (_GRAPH, _GRAPHS)}
     node = ModelNode(full, op, domain, opsets.get(domain), n.input, n.output, attrs, scope,
                      f"node {full!r} (#{idx})", _NO_BODIES, _NO_BODIES, proto=n.proto, findings=findings)
     if n.subgraphs:
@@ -179,7 +177,7 @@ class _Reader:
         fn = self.functions.called(n) if self.functions.by_key else None
         mismatch = call_mismatch(n, fn) if fn is not None else None
         if mismatch is not None:   # a call that does not fit its function: a finding, its outputs unknown
-            node = _model_node(n, op, full, scope, idx, domain, ops)
+            node = _model_node(n, op, full, scope, idx, domain, ops, self.attributes(n))
             node.findings = [*node.findings, call_finding(mismatch)]
             self.graph.nodes.append(node)
             return
@@ -204,13 +202,13 @@ class _Reader:
         self.needs_onnx |= not has_spec
         self.graph.nodes.append(node)
 
-    def attributes(self, n: NodeFields) -> dict[str, Any] | None:
-        """The node's attribute values, one dict for every node whose attributes are the same bytes
-        (None: it has a subgraph, read as the node's own)."""
+    def attributes(self, n: NodeFields) -> dict[str, Any]:
+        """The node's attribute values but its subgraphs, one dict for every node whose attributes are
+        the same bytes (a node with a subgraph has its own)."""
         if not n.attribute:
             return {}
         if n.subgraphs:
-            return None
+            return {a.name: attr_value(a) for a in n.attribute if a.type not in (_GRAPH, _GRAPHS)}
         key = tuple(a.SerializeToString() for a in n.attribute)
         got = self._attrs.get(key)
         if got is None:

@@ -56,10 +56,6 @@ class Facts:
         self._types: dict[int, tuple] = {}   # id of a type -> (the type, it settled)
         self._refresh()
 
-    # what names the state of the sets: a new number at every change (a restore too), never one used
-    # before in this process, so what was settled under one state is never taken for another's
-    generation: int
-
     def snapshot(self) -> tuple:
         return dict(self.sets), dict(self._settled)
 
@@ -81,6 +77,8 @@ class Facts:
         return {s: self._bounds.get(s, (0, None, 1)) for s in syms if _learnable(s)}
 
     def _refresh(self) -> None:
+        # what names the state of the sets: a new number at every change (a restore too), never one used
+        # before in this process, so what was settled under one state is never taken for another's
         self.generation = next(_GENERATIONS)
         out = {}
         for s, ds in self.sets.items():

@@ -283,7 +283,7 @@ class ForwardPass(RegionWalk):
     def _items(self, attrs: dict) -> Any:
         """``attrs_key(attrs)`` once per attributes object (the reader shares one among equal bytes)."""
         got = self.attr_items.get(id(attrs))
-        if got is None or got[0] is not attrs:
+        if got is None:   # the dict is kept with its key, so its id stays its own
             got = self.attr_items[id(attrs)] = (attrs, attrs_key(attrs))
         return got[1]
 
