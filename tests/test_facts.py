@@ -141,3 +141,21 @@ def test_a_unet_lists_the_strongest_bound_once():
     # the domain states each dim's set once: the pools' floor(height/4) >= 1 is height >= 4
     assert [r.text for r in report.domain.relations] == ["height >= 4", "width >= 4"]
     assert report.domain.text() == "batch >= 0, height >= 4, width >= 4"
+
+
+def test_the_end_of_a_pass_settles_each_distinct_type_once_and_keeps_the_rest():
+    """``finish.settled_env``: the same mapping as settling every entry, the types that do not change
+    kept as they are, and the env itself when none changes."""
+    from shapecheck.model.finish import settled_env
+    from shapecheck.types import TensorType
+
+    d = sympy.Max(0, sympy.floor((F - 1) / 4)) + 1
+    moving, still = TensorType("float", (d, 4)), TensorType("float", (F, 2))
+    env = {"a": moving, "b": still, "c": moving}
+    facts = Facts()
+    assert settled_env(env, facts) is env                      # nothing known: nothing changes
+    assert facts.learn(Rel(">=", F, 1))
+    got = settled_env(env, facts)
+    assert got == {k: facts.settle_type(t) for k, t in env.items()}
+    assert got["a"].shape == (sympy.floor((F - 1) / 4) + 1, 4) and got["a"] is got["c"] and got["b"] is still
+    assert settled_env({"b": still}, facts) == {"b": still}

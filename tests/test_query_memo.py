@@ -147,12 +147,19 @@ def test_a_replay_is_keyed_by_the_facts_and_the_inputs_identity():
     node = ModelNode("r", "Relu", "ai.onnx", 14, ["x"], ["y"], {})
     x, same = TensorType("float", (seq,)), TensorType("float", (seq,))
     replays = replay.Replays(on=True)
-    key = replays.key(spec, node, (), {"x": x}, first)
-    assert key == replays.key(spec, node, (), {"x": x}, first)
-    assert key != replays.key(spec, node, (), {"x": x}, learned)
-    assert key != replays.key(spec, node, (), {"x": same}, first)   # an equal type is not the same object
-    assert replays.key(spec, node, (), {}, first) is None            # an input the pass does not know
-    assert replay.Replays(on=False).key(spec, node, (), {"x": x}, first) is None
+    key = lambda env, generation, r=replays: r.find(spec, node, (), env, generation)[0]
+    assert key({"x": x}, first) == key({"x": x}, first)
+    assert key({"x": x}, first) != key({"x": x}, learned)
+    assert key({"x": x}, first) != key({"x": same}, first)   # an equal type is not the same object
+    assert key({}, first) is None                             # an input the pass does not know
+    assert replay.Replays(on=False).find(spec, node, (), {"x": x}, first) == (None, None)
+    omitted = ModelNode("r", "Relu", "ai.onnx", 14, ["x", ""], ["y"], {})   # an omitted optional input
+    assert replays.find(spec, omitted, (), {"x": x}, first)[0][1] == (x, 0)
+    # what was recorded under a key is what a later node with that key finds
+    k = replays.find(spec, node, (), {"x": x}, first)[0]
+    assert replays.find(spec, node, (), {"x": x}, first)[1] is None
+    replays.record(k, (), spec, None, ((x, "Relu"),), False)
+    assert replays.find(spec, node, (), {"x": x}, first)[1].outputs == ((x, "Relu"),)
 
 
 def test_no_node_is_replayed_where_a_tensor_is_made_twice(monkeypatch):

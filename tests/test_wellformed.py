@@ -72,6 +72,27 @@ def test_a_long_cycle_is_one_short_finding_and_repeats_are_counted():
     assert "40 more G3 problems" in " ".join(wf.notes)
 
 
+
+def test_repeated_constants_are_each_counted_and_an_omitted_input_reads_nothing():
+    """A broken Constant repeated by a decoder's layers is one problem per node (the attribute bytes read
+    once are only the sound ones), and an omitted optional input ("") is not an undefined tensor."""
+    from onnx import TensorProto as T
+    from onnx import helper
+
+    from shapecheck.frontends import check_wellformed
+    V = helper.make_tensor_value_info
+    short = onnx.TensorProto(name="w", data_type=T.FLOAT, dims=[4], raw_data=b"\0" * 12)
+    good = helper.make_tensor("v", T.FLOAT, [1], [1.0])
+    nodes = [helper.make_node("Constant", [], [f"c{i}"], value=short) for i in range(15)]
+    nodes += [helper.make_node("Constant", [], [f"g{i}"], value=good) for i in range(15)]
+    nodes.append(helper.make_node("Clip", ["x", "", "g0"], ["y"]))
+    wf = check_wellformed(helper.make_model(helper.make_graph(nodes, "g", [V("x", T.FLOAT, [4])],
+                                                              [V("y", T.FLOAT, None)])))
+    assert [f.constraint for f in wf.violations] == ["G4"] * 10 and wf.counts == {"G4": 15}
+    assert "5 more G4 problems" in " ".join(wf.notes)
+    assert len(wf.sound) == 1   # the sound Constant's bytes, read once for its 15 nodes
+
+
 def test_every_engine_finding_id_is_registered():
     """Renderers title a finding by its registered id; an unregistered one was reported as a contradiction."""
     from shapecheck.findings import ENGINE, engine_id

@@ -44,6 +44,10 @@ class NodeFields(NamedTuple):
     attribute: tuple      # the AttributeProtos
     tensors: tuple        # the TENSOR attributes among them
     subgraphs: tuple      # (attribute name, index in a GRAPHS attribute or None, GraphFields)
+    # each attribute's bytes, which stand for its value: a decoder's layers repeat their attributes and
+    # Constants, which are read once per distinct bytes; None for a node with a subgraph (a body's bytes
+    # are its whole graph, and such a node's attributes are read as they are)
+    keys: tuple | None = ()
 
 
 def graph_fields(g: Any) -> GraphFields:
@@ -56,6 +60,7 @@ def node_fields(n: Any) -> NodeFields:
     attributes = tuple(n.attribute)
     tensors: tuple = ()
     subgraphs: tuple = ()
+    keys: tuple | None = ()
     if attributes:
         found_t, found_g = [], []
         for a in attributes:
@@ -67,7 +72,8 @@ def node_fields(n: Any) -> NodeFields:
             elif kind == _GRAPHS:
                 found_g.extend((a.name, k, graph_fields(sg)) for k, sg in enumerate(a.graphs))
         tensors, subgraphs = tuple(found_t), tuple(found_g)
-    return NodeFields(n, n.op_type, n.name, n.domain, n.input[:], n.output[:], attributes, tensors, subgraphs)
+        keys = None if found_g else tuple(a.SerializeToString() for a in attributes)
+    return NodeFields(n, n.op_type, n.name, n.domain, n.input[:], n.output[:], attributes, tensors, subgraphs, keys)
 
 
 __all__ = ["GraphFields", "NodeFields", "graph_fields", "node_fields"]

@@ -79,7 +79,7 @@ def _model_node(n: NodeFields, op: str, full: str, scope: str, idx: int, domain:
                 attrs: dict[str, Any]) -> ModelNode:
     """One node as a ``ModelNode`` (``attrs``: its attributes' values, ``_Reader.attributes``); a domain
     the model does not declare is a finding on it."""
-    findings = undeclared_domain(op, n.domain, domain, opsets)
+    findings = _NO_FINDINGS if domain in opsets else undeclared_domain(op, n.domain, domain, opsets)
     node = ModelNode(full, op, domain, opsets.get(domain), n.input, n.output, attrs, scope,
                      f"node {full!r} (#{idx})", _NO_BODIES, _NO_BODIES, proto=n.proto, findings=findings)
     if n.subgraphs:
@@ -144,7 +144,8 @@ class _Reader:
         # bytes, and its value is one object (never changed: a node's attributes and a type are read only)
         self._attrs: dict[tuple, dict[str, Any]] = {}
         self._constants: dict[tuple[str, bytes], TensorType | None] = {}
-        self._ops: dict[tuple[str, str], tuple[str, bool]] = {}   # (op, domain as written) -> (domain, has a spec)
+        # (op, domain as written) -> (domain, has a spec, the reader of a source node or None)
+        self._ops: dict[tuple[str, str], tuple[str, bool, Any]] = {}
 
     def walk(self, gf: GraphFields, scope: str, top: bool) -> None:
         graph, g = self.graph, gf.proto
@@ -172,8 +173,8 @@ class _Reader:
         known = self._ops.get((op, n.domain))
         if known is None:
             domain = normalize_domain(n.domain)
-            known = self._ops[(op, n.domain)] = (domain, self.registry.has_op(op, domain))
-        domain, has_spec = known
+            known = self._ops[(op, n.domain)] = (domain, self.registry.has_op(op, domain), _SOURCE_NODES.get((domain, op)))
+        domain, has_spec, source = known
         fn = self.functions.called(n) if self.functions.by_key else None
         mismatch = call_mismatch(n, fn) if fn is not None else None
         if mismatch is not None:   # a call that does not fit its function: a finding, its outputs unknown
@@ -187,7 +188,6 @@ class _Reader:
             for body in inline(n, fn):
                 self.visit(node_fields(body), scope, inner, [*calls, (fn.domain, fn.name)])
             return
-        source = _SOURCE_NODES.get((domain, op))
         if source is not None and n.output:
             t = self.source(n, source)
             if t is not None:   # a Constant is a source, as an initializer is
@@ -207,9 +207,9 @@ class _Reader:
         the same bytes (a node with a subgraph has its own)."""
         if not n.attribute:
             return {}
-        if n.subgraphs:
+        if n.keys is None:   # a node with a subgraph
             return {a.name: attr_value(a) for a in n.attribute if a.type not in (_GRAPH, _GRAPHS)}
-        key = tuple(a.SerializeToString() for a in n.attribute)
+        key = n.keys
         got = self._attrs.get(key)
         if got is None:
             got = self._attrs[key] = {a.name: attr_value(a) for a in n.attribute}
@@ -218,9 +218,9 @@ class _Reader:
     def source(self, n: NodeFields, read: Any) -> TensorType | None:
         """The type and value a source node gives (``read``: its reader), one object for every node of
         the same op and attribute bytes."""
-        if len(n.attribute) != 1:
+        if len(n.attribute) != 1 or n.keys is None:
             return read(n, n.output[0])
-        key = (n.op_type, n.attribute[0].SerializeToString())
+        key = (n.op_type, n.keys[0])
         got = self._constants.get(key, False)
         if got is False:
             got = self._constants[key] = read(n, n.output[0])

@@ -58,8 +58,9 @@ class Wellformed:
     violations: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict, repr=False)
-    # the bytes of the attribute tensors found sound: a decoder's layers repeat their Constants
-    sound: set[bytes] = field(default_factory=set, repr=False)
+    # the attribute bytes (``NodeFields.keys``) whose tensors were found sound: a decoder's layers repeat
+    # their Constants
+    sound: set[tuple] = field(default_factory=set, repr=False)
 
     def room(self, cid: str) -> bool:
         """Count one more ``cid`` problem; True while it is among the first ``_MAX_EACH`` (those are reported)."""
@@ -152,21 +153,20 @@ def _graph(gf: GraphFields, outer: frozenset, where: str, out: Wellformed) -> No
     defined, outs = _definitions(gf.proto, nodes, where, out)
     producer = {t: d for t, d in defined.items() if type(d) is int}
     visible = set(outer) | {t for t, d in defined.items() if type(d) is str}
+    visible.add("")   # an omitted optional input reads nothing
     late: list[tuple[int, str, int]] = []   # (reader, tensor, producer) for reads before the write
     for k, n in enumerate(nodes):
-        for a in n.tensors:
-            data = a.t.SerializeToString()
-            if data not in out.sound:
-                before = sum(out.counts.values())   # every problem is counted (``room``), reported or not
-                _tensor_data(a.t, lambda: f"attribute {a.name!r} of node {_label(n, k)} in {where}", out)
-                if sum(out.counts.values()) == before:
-                    out.sound.add(data)
+        if n.tensors:
+            _attribute_tensors(n, k, where, out)
         for name, j, sg in n.subgraphs:
             several = j is not None and sum(x[0] == name for x in n.subgraphs) > 1
             sub_where = f"{where}/{_label(n, k)}/{name}" + (f"[{j}]" if several else "")
             _graph(sg, frozenset(visible), sub_where, out)
+        if visible.issuperset(n.input):   # the common case, asked of the whole list at once
+            visible.update(outs[k])
+            continue
         for t in n.input:
-            if not t or t in visible:
+            if t in visible:
                 continue
             if t in producer:
                 late.append((k, t, producer[t]))
@@ -179,6 +179,19 @@ def _graph(gf: GraphFields, outer: frozenset, where: str, out: Wellformed) -> No
         visible.update(outs[k])
     if late:
         _order(nodes, late, producer, where, out)
+
+
+def _attribute_tensors(n: NodeFields, k: int, where: str, out: Wellformed) -> None:
+    """``G4``-``G6`` for a node's tensor attributes, once per distinct attribute bytes (``NodeFields.keys``):
+    bytes counted as read only when no problem was counted in them, so that repeated problems are counted."""
+    data = n.keys if n.keys is not None else tuple(a.t.SerializeToString() for a in n.tensors)
+    if data in out.sound:
+        return
+    before = sum(out.counts.values())   # every problem is counted (``room``), reported or not
+    for a in n.tensors:
+        _tensor_data(a.t, lambda: f"attribute {a.name!r} of node {_label(n, k)} in {where}", out)
+    if sum(out.counts.values()) == before:
+        out.sound.add(data)
 
 
 def _order(nodes: list[NodeFields], late, producer: dict[str, int], where: str, out: Wellformed) -> None:

@@ -30,7 +30,7 @@ def finish_report(fp: Any) -> ModelReport:
     report.violations.extend(domain_findings(report.domain, fp.graph,
                                              {s.name: r for s, r in fp.declared_ranges.items()}))
     if fp.facts.active:   # every dim as it is for the inputs the model accepts
-        fp.env = {k: fp.facts.settle_type(t) for k, t in fp.env.items()}
+        fp.env = settled_env(fp.env, fp.facts)
         settled: dict[int, tuple] = {}   # a replayed node shares its first node's outputs: settled once
         for n in report.nodes:
             types = n.output_types
@@ -53,4 +53,18 @@ def finish_report(fp: Any) -> ModelReport:
     return report
 
 
-__all__ = ["finish_report"]
+def settled_env(env: dict, facts: Any) -> dict:
+    """``env`` with every type settled by ``facts``: each distinct type object once (a decoder's tensors
+    share a few thousand), and ``env`` itself when none changes."""
+    distinct = {id(t): t for t in env.values()}
+    changed = {}
+    for key, t in distinct.items():
+        s = facts.settle_type(t)
+        if s is not t:
+            changed[key] = s
+    if not changed:
+        return env
+    return {k: changed.get(id(t), t) for k, t in env.items()}
+
+
+__all__ = ["finish_report", "settled_env"]

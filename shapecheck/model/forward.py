@@ -142,9 +142,10 @@ class ForwardPass(RegionWalk):
                     self.env[t], self.origin[t] = TensorType(None, None), "unknown"
                     self.invalid[t] = source
             return
-        before = len(self.report.nodes)
+        reports = self.report.nodes
+        before = len(reports)
         self._node(node)
-        if len(self.report.nodes) > before and self.report.nodes[-1].status == "invalid":
+        if len(reports) > before and reports[-1].status == "invalid":
             # an output the invalid node still defines (ScatterND's is data's type) flows on and is checked;
             # one it leaves unknown, or empty where no input is (a kernel larger than its input gives a
             # 0-sized Conv output), would only make findings downstream that this one explains
@@ -212,8 +213,7 @@ class ForwardPass(RegionWalk):
     def with_spec(self, node: ModelNode, spec) -> None:
         self.cover(node.op_type, "spec")
         items = self._items(node.attrs) if node.attrs else ()
-        reuse = self.replays.key(spec, node, items, self.env, self.facts.generation)
-        done = self.replays.get(reuse)
+        reuse, done = self.replays.find(spec, node, items, self.env, self.facts.generation)
         if done is not None:
             return replay(self, node, done)
         inputs = input_slots(self.graph, spec, node)

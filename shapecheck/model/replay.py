@@ -60,21 +60,20 @@ class Replays:
         self.on = REPLAY if on is None else on
         self._done: dict[tuple, Replay] = {}
 
-    def key(self, spec, node: ModelNode, items: Any, env: dict, generation: int) -> tuple[tuple, tuple] | None:
-        """(the node's key, its input types), or None when it cannot be replayed (an input the pass
-        does not know)."""
+    def find(self, spec, node: ModelNode, items: Any, env: dict, generation: int) -> tuple[tuple | None, Replay | None]:
+        """(the node's key and its input types, or None when it cannot be replayed: an input the pass
+        does not know), and what was remembered under that key, if anything."""
         if not self.on or items is None:
-            return None
-        try:
-            held = [env[t] if t else 0 for t in node.inputs]   # 0: an omitted optional input
+            return None, None
+        ins = node.inputs
+        try:   # 0 stands for an omitted optional input
+            held = tuple(map(env.__getitem__, ins)) if "" not in ins else tuple(env[t] if t else 0 for t in ins)
         except KeyError:
-            return None
+            return None, None
         outs = node.outputs
-        return (spec.name, node.opset, items, generation, tuple(map(bool, outs)) if "" in outs else len(outs),
-                *map(id, held)), tuple(held)
-
-    def get(self, key: tuple[tuple, tuple] | None) -> Replay | None:
-        return None if key is None else self._done.get(key[0])
+        key = (spec.name, node.opset, items, generation, tuple(map(bool, outs)) if "" in outs else len(outs),
+               *map(id, held))
+        return (key, held), self._done.get(key)
 
     def record(self, key: tuple[tuple, tuple] | None, slots: tuple, spec, report: NodeReport, outputs: tuple,
                float_sizes: bool) -> None:
@@ -120,7 +119,7 @@ def replay(fp: Any, node: ModelNode, done: Replay) -> None:
     fp.report.nodes.append(NodeReport(
         node.name, node.op_type, node.domain, node.opset, done.spec, first.status, node.location,
         first.output_types, first.conditions, first.violations, first.warnings, Sources(node.inputs, done, fp.origin),
-        runtime_checks=first.runtime_checks, runtime_when=first.runtime_when))
+        "", first.runtime_checks, first.runtime_when))
     origin = fp.origin
     if done.float_sizes:
         fp.float_sizes.append(node.name)
