@@ -12,6 +12,7 @@ import importlib.util
 
 import onnx
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import shapecheck
 from shapecheck.model import forward, replay
@@ -121,6 +122,29 @@ def test_an_annotated_copy_writes_each_tensors_own_type(layer):
             assert vi.type == alone, vi.name
             checked += 1
     assert checked >= 10
+
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(min_size=1, max_size=300), st.lists(st.integers(0, 2**40) | st.text(min_size=1, max_size=40),
+                                                    max_size=600))
+def test_a_value_info_written_as_bytes_is_the_one_protobuf_builds(name, dims):
+    # annotate appends value_info entries as their wire bytes: names and types of every length (a
+    # varint of one byte and of several), against the message protobuf builds field by field
+    from shapecheck.frontends.onnx_write import _type_field, _value_info
+    tp = onnx.TypeProto()
+    tp.tensor_type.elem_type = onnx.TensorProto.FLOAT
+    for d in dims:
+        dim = tp.tensor_type.shape.dim.add()
+        if isinstance(d, int):
+            dim.dim_value = d
+        else:
+            dim.dim_param = d
+    g = onnx.GraphProto()
+    g.MergeFromString(_value_info(name, _type_field(tp.SerializeToString())))
+    want = onnx.GraphProto()
+    want.value_info.add(name=name).type.CopyFrom(tp)
+    assert g == want
 
 
 def test_a_replay_is_keyed_by_the_facts_and_the_inputs_identity():

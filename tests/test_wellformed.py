@@ -9,6 +9,7 @@ from __future__ import annotations
 import onnx
 import onnxruntime as ort
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from .test_hostile import _graph_cases
 
@@ -115,3 +116,35 @@ def test_an_opset_newer_than_the_installed_onnx_is_a_warning(version, monkeypatc
     newer = version > onnx.defs.onnx_opset_version()
     assert any(f"imports opset {version} of the ai.onnx domain" in n for n in notes) == newer
     assert wellformed.KNOWN_TO_EVERY_ONNX <= onnx.defs.onnx_opset_version()
+
+
+_NAMES = st.sampled_from(["x", "a", "b", "c", "d", ""])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.lists(_NAMES, min_size=1, max_size=3), st.lists(_NAMES, min_size=1, max_size=2)),
+                max_size=7))
+def test_g1_g2_g3_name_what_a_brute_force_reading_of_the_graph_finds(spec):
+    """Random graphs over a few names (graph input ``x``): the tensors the findings name are the ones
+    read off the node list by brute force: made twice (G1), read but never made (G3), and whether some
+    node reads a tensor made only after it (G2)."""
+    from onnx import TensorProto as T
+    from onnx import helper
+
+    from shapecheck.frontends import check_wellformed
+    nodes = [helper.make_node("Sum", ins, outs, name=f"n{k}") for k, (ins, outs) in enumerate(spec)]
+    V = helper.make_tensor_value_info
+    wf = check_wellformed(helper.make_model(helper.make_graph(nodes, "g", [V("x", T.FLOAT, [2])], [])))
+    made = [o for _i, outs in spec for o in outs if o]
+    twice = {o for o in made if made.count(o) + (o == "x") > 1}
+    reads = [(k, t) for k, (ins, _o) in enumerate(spec) for t in ins if t and t != "x"]
+    first = {}
+    for k, (_i, outs) in enumerate(spec):
+        for o in outs:
+            first.setdefault(o, k)
+    never = {t for _k, t in reads if t not in first}
+    early = any(t in first and first[t] >= k for k, t in reads)
+    named = lambda cid: {f.values["tensor"] for f in wf.violations if f.constraint == cid}
+    assert named("G1") == twice
+    assert named("G3") == never
+    assert any(f.constraint == "G2" for f in wf.violations) == early

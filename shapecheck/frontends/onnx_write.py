@@ -131,7 +131,7 @@ def annotate_proto(m, types: dict[str, TensorType], subgraphs: bool = True) -> N
                 if done is None:
                     tp = onnx.TypeProto()
                     fill_type_proto(tp, t)
-                    done = written[id(t)] = tp.SerializeToString()
+                    done = written[id(t)] = _type_field(tp.SerializeToString())
                 added.append(_value_info(name, done))
         if added:
             g.MergeFromString(b"".join(added))   # a repeated field's entries are appended in order
@@ -140,19 +140,26 @@ def annotate_proto(m, types: dict[str, TensorType], subgraphs: bool = True) -> N
     visit(m.graph, True)
 
 
-def _value_info(name: str, type_bytes: bytes) -> bytes:
+def _value_info(name: str, type_field: bytes) -> bytes:
     """``GraphProto.value_info`` (field 13) holding one ``ValueInfoProto`` (name: field 1, type:
-    field 2), in protobuf's wire format: each a tag, a varint length and the bytes.
+    field 2, ``type_field``: ``_type_field``'s bytes, made once per type), in protobuf's wire format:
+    each field a tag, a varint length and the bytes.
 
     >>> import onnx
     >>> g = onnx.GraphProto()
-    >>> _ = g.MergeFromString(_value_info("y", onnx.TypeProto(denotation="d").SerializeToString()))
+    >>> _ = g.MergeFromString(_value_info("y", _type_field(onnx.TypeProto(denotation="d").SerializeToString())))
     >>> g.value_info[0].name, g.value_info[0].type.denotation
     ('y', 'd')
     """
     text = name.encode("utf-8")
-    body = b"\x0a" + _varint(len(text)) + text + b"\x12" + _varint(len(type_bytes)) + type_bytes
-    return b"\x6a" + _varint(len(body)) + body
+    n = len(text)
+    size = 1 + (1 if n < 0x80 else len(_varint(n))) + n + len(type_field)
+    return b"".join((b"\x6a", _varint(size), b"\x0a", _varint(n), text, type_field))
+
+
+def _type_field(type_bytes: bytes) -> bytes:
+    """A ValueInfoProto's ``type`` field (field 2) of a TypeProto's bytes."""
+    return b"\x12" + _varint(len(type_bytes)) + type_bytes
 
 
 _SHORT = [bytes([n]) for n in range(0x80)]   # a varint below 128 is one byte

@@ -138,6 +138,9 @@ def _definitions(g, nodes: list[NodeFields], where: str, out: Wellformed) -> tup
     for vi in list(g.input) + list(g.output) + list(g.value_info):
         _negative_dims(vi, where, out)
     outs = [n.output for n in nodes]
+    made = [o for os_ in outs for o in os_ if o]
+    if len(set(made)) == len(made) and defined.keys().isdisjoint(made):
+        return defined, outs   # no tensor made twice (the common case, asked of the whole graph at once)
     for k, os_ in enumerate(outs):
         for o in os_:
             if o:
@@ -148,12 +151,23 @@ def _definitions(g, nodes: list[NodeFields], where: str, out: Wellformed) -> tup
     return defined, outs
 
 
+def _producers(defined: dict[str, str | int], outs: list[list[str]]) -> dict[str, int]:
+    """Each tensor a node of the graph makes -> the first node that makes it (``defined`` holds the
+    nodes' outputs only where one is made twice, ``_definitions``)."""
+    producer: dict[str, int] = {}
+    for k, os_ in enumerate(outs):
+        for o in os_:
+            if o and defined.get(o, k) == k:
+                producer.setdefault(o, k)
+    return producer
+
+
 def _graph(gf: GraphFields, outer: frozenset, where: str, out: Wellformed) -> None:
     nodes = gf.nodes
     defined, outs = _definitions(gf.proto, nodes, where, out)
-    producer = {t: d for t, d in defined.items() if type(d) is int}
     visible = set(outer) | {t for t, d in defined.items() if type(d) is str}
     visible.add("")   # an omitted optional input reads nothing
+    producer: dict[str, int] | None = None   # made when a node reads a tensor not yet in scope
     late: list[tuple[int, str, int]] = []   # (reader, tensor, producer) for reads before the write
     for k, n in enumerate(nodes):
         if n.tensors:
@@ -165,6 +179,8 @@ def _graph(gf: GraphFields, outer: frozenset, where: str, out: Wellformed) -> No
         if visible.issuperset(n.input):   # the common case, asked of the whole list at once
             visible.update(outs[k])
             continue
+        if producer is None:
+            producer = _producers(defined, outs)
         for t in n.input:
             if t in visible:
                 continue
@@ -177,7 +193,7 @@ def _graph(gf: GraphFields, outer: frozenset, where: str, out: Wellformed) -> No
                     "initializer in scope produces", {"tensor": t},
                     f"produce {t!r} before this node, add it as a graph input, or fix the input name"))
         visible.update(outs[k])
-    if late:
+    if late and producer is not None:
         _order(nodes, late, producer, where, out)
 
 
