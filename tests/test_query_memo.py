@@ -46,12 +46,14 @@ def _each(model, monkeypatch) -> dict[tuple, tuple[str, int, int]]:
             _c["replay"] += 1
             return again(*a)
         monkeypatch.setattr(SolveCache, "solve", counted)
-        monkeypatch.setattr(forward, "replay", replayed)
+        monkeypatch.setattr(forward, "replay", replayed)   # the long way through the pass's steps
+        monkeypatch.setattr(replay, "replay", replayed)    # the short way (replay.replayed)
         monkeypatch.setattr(forward, "MEMO", memo)
         monkeypatch.setattr(replay, "REPLAY", replays)
         out[(memo, replays)] = (_report(shapecheck.check_model(model)), calls["solve"], calls["replay"])
     monkeypatch.setattr(SolveCache, "solve", solve)
     monkeypatch.setattr(forward, "replay", again)
+    monkeypatch.setattr(replay, "replay", again)
     return out
 
 

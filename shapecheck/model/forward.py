@@ -26,7 +26,7 @@ from .finish import finish_report
 from .facts import Facts
 from .node import (UNCHECKED, Unknowns, bind_inputs, defined, fill, fold, has_empty, holds_sizes_in_float, input_slots,
                    int64_overflow, resolve)
-from .replay import REUSE, Replays, interned, replay
+from .replay import REUSE, Replays, interned, replay, replayed
 from .reports import FED_BY_INVALID, ModelReport, NodeReport
 from .unranked import UnrankedNames, unranked_owners
 from .sizes import input_dims, names_in
@@ -128,7 +128,7 @@ class ForwardPass(RegionWalk):
                 self.dead += 1   # a branch that never runs: its outputs are never produced, its declarations claim nothing
             elif node.findings:   # the frontend found the node itself wrong (an undeclared domain)
                 self.failed(node, node.findings)
-            else:
+            elif not replayed(self, node):
                 self.node(node)
             i += 1
 
@@ -212,7 +212,7 @@ class ForwardPass(RegionWalk):
 
     def with_spec(self, node: ModelNode, spec) -> None:
         self.cover(node.op_type, "spec")
-        items = self._items(node.attrs) if node.attrs else ()
+        items = self.attrs_items(node.attrs)
         reuse, done = self.replays.find(spec, node, items, self.env, self.facts.generation)
         if done is not None:
             return replay(self, node, done)
@@ -280,9 +280,9 @@ class ForwardPass(RegionWalk):
                                   self.facts.implies)
         return tuple(given)
 
-    def _items(self, attrs: dict) -> Any:
+    def attrs_items(self, attrs: dict) -> Any:
         """``attrs_key(attrs)`` once per attributes object (the reader shares one among equal bytes)."""
-        got = self.attr_items.get(id(attrs))
+        got = self.attr_items.get(id(attrs)) if attrs else (attrs, ())
         if got is None:   # the dict is kept with its key, so its id stays its own
             got = self.attr_items[id(attrs)] = (attrs, attrs_key(attrs))
         return got[1]

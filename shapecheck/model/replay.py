@@ -131,6 +131,24 @@ def replay(fp: Any, node: ModelNode, done: Replay) -> None:
                 check_declaration(fp.graph, fp.report, env, node, tname, fp.assume, fp.names, fp.facts.implies)
 
 
+
+def replayed(fp: Any, node: ModelNode) -> bool:
+    """Whether ``node`` was given the effect a node before it had, in ``fp`` (a ``forward.ForwardPass``):
+    the short way past the pass's steps for a node whose spec is known (resolved, without error) and
+    whose key is remembered; every other node takes the long way, which may record it."""
+    if fp.invalid or not fp.replays.on:
+        return False
+    got = fp.resolved.get((node.op_type, node.domain, node.opset, node.version))
+    if got is None or got[0] is None or got[1] is not None:
+        return False
+    done = fp.replays.find(got[0], node, fp.attrs_items(node.attrs), fp.env, fp.facts.generation)[1]
+    if done is None:
+        return False
+    fp.cover(node.op_type, "spec")
+    replay(fp, node, done)
+    return True
+
+
 def interned(sources: dict[str, TensorType]) -> dict[str, TensorType]:
     """``sources`` with equal types one object: a decoder's layers each have their own Constant
     nodes of the same shape values, and ``ForwardPass._solved`` remembers queries by identity.
@@ -148,4 +166,4 @@ def interned(sources: dict[str, TensorType]) -> dict[str, TensorType]:
     return out
 
 
-__all__ = ["REPLAY", "REUSE", "Replay", "Replays", "Sources", "interned", "replay"]
+__all__ = ["REPLAY", "REUSE", "Replay", "Replays", "Sources", "interned", "replay", "replayed"]
