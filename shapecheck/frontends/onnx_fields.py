@@ -52,12 +52,24 @@ class NodeFields(NamedTuple):
 
 def graph_fields(g: Any) -> GraphFields:
     """``g``'s nodes read once, with their subgraphs' nodes (recursively)."""
-    return GraphFields(g, [node_fields(n) for n in g.node])
+    out: list[NodeFields] = []
+    add = out.append
+    for n in g.node:   # the common node, without attributes, read here (60k nodes: each call counts)
+        attributes = tuple(n.attribute)
+        if attributes:
+            add(node_fields(n, attributes))
+        else:
+            add(_new(NodeFields, (n, n.op_type, n.name, n.domain, n.input[:], n.output[:], (), (), (), ())))
+    return GraphFields(g, out)
 
 
-def node_fields(n: Any) -> NodeFields:
-    """One NodeProto read once (its subgraphs too)."""
-    attributes = tuple(n.attribute)
+_new = tuple.__new__   # a NodeFields made without its Python-level __new__
+
+
+def node_fields(n: Any, attributes: tuple | None = None) -> NodeFields:
+    """One NodeProto read once (its subgraphs too; ``attributes``: its AttributeProtos, when read)."""
+    if attributes is None:
+        attributes = tuple(n.attribute)
     tensors: tuple = ()
     subgraphs: tuple = ()
     keys: tuple | None = ()
@@ -72,8 +84,9 @@ def node_fields(n: Any) -> NodeFields:
             elif kind == _GRAPHS:
                 found_g.extend((a.name, k, graph_fields(sg)) for k, sg in enumerate(a.graphs))
         tensors, subgraphs = tuple(found_t), tuple(found_g)
-        keys = None if found_g else tuple(a.SerializeToString() for a in attributes)
-    return NodeFields(n, n.op_type, n.name, n.domain, n.input[:], n.output[:], attributes, tensors, subgraphs, keys)
+        keys = None if found_g else tuple([a.SerializeToString() for a in attributes])
+    return _new(NodeFields, (n, n.op_type, n.name, n.domain, n.input[:], n.output[:], attributes, tensors, subgraphs,
+                             keys))
 
 
 __all__ = ["GraphFields", "NodeFields", "graph_fields", "node_fields"]
