@@ -185,9 +185,13 @@ def annotate(model: Any, *, registry: Registry | None = None, assume_nonempty: b
             m.CopyFrom(graph.proto)
         # a tensor of a known element type, or a sequence, optional or map whose every tensor has one (the
         # ONNX TypeProto of a container needs its elements' types; nothing else is written)
-        annotate_proto(m, {k: v for k, v in report.types.items()
-                           if v.dtype is not None or (is_container(v) and all(x.dtype for x in tensors_in(v)))},
-                       subgraphs=bool(graph.regions))
+        types = {k: v for k, v in report.types.items()
+                 if v.dtype is not None or (is_container(v) and all(x.dtype for x in tensors_in(v)))}
+        subgraphs = bool(graph.regions)
+        # past their types, the nodes and their reports are let go: the value_info bytes reuse their memory
+        del report
+        graph.nodes.clear()
+        annotate_proto(m, types, subgraphs=subgraphs)
     return m
 
 
