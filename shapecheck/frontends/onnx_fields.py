@@ -21,8 +21,10 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-# onnx.AttributeProto.TENSOR / GRAPH / GRAPHS (fixed by the protobuf schema)
-_TENSOR, _GRAPH, _GRAPHS = 4, 5, 10
+# onnx.AttributeProto.TENSOR / GRAPH / GRAPHS (fixed by the protobuf schema), for every reader of NodeProtos
+TENSOR = 4
+GRAPH = 5
+GRAPHS = 10
 
 
 class GraphFields(NamedTuple):
@@ -77,11 +79,11 @@ def node_fields(n: Any, attributes: tuple | None = None) -> NodeFields:
         found_t, found_g = [], []
         for a in attributes:
             kind = a.type
-            if kind == _TENSOR:
+            if kind == TENSOR:
                 found_t.append(a)
-            elif kind == _GRAPH:
+            elif kind == GRAPH:
                 found_g.append((a.name, None, graph_fields(a.g)))
-            elif kind == _GRAPHS:
+            elif kind == GRAPHS:
                 found_g.extend((a.name, k, graph_fields(sg)) for k, sg in enumerate(a.graphs))
         tensors, subgraphs = tuple(found_t), tuple(found_g)
         keys = None if found_g else tuple([a.SerializeToString() for a in attributes])
@@ -89,4 +91,4 @@ def node_fields(n: Any, attributes: tuple | None = None) -> NodeFields:
                              keys))
 
 
-__all__ = ["GraphFields", "NodeFields", "graph_fields", "node_fields"]
+__all__ = ["GRAPH", "GRAPHS", "TENSOR", "GraphFields", "NodeFields", "graph_fields", "node_fields"]

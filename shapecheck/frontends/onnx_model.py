@@ -17,7 +17,7 @@ from ..result import Finding
 from ..registry import normalize_domain
 from ..types import TensorType
 from .graph import Declaration, ModelGraph, ModelNode, model_file, sort_topologically
-from .onnx_fields import GraphFields, NodeFields, graph_fields, node_fields
+from .onnx_fields import GRAPH, GRAPHS, GraphFields, NodeFields, graph_fields, node_fields
 from .onnx_functions import Functions, call_mismatch, check_depth, inline
 from .onnx_proto import is_model_proto, is_protobuf_file, parse_model
 from .onnx_types import attr_value, const_type, constant_node_value, value_type_from_proto
@@ -70,9 +70,6 @@ def load_model(source: Any, load_external_data: bool = False, bare: bool = False
         raise UsageError(f"{path}: not an ONNX model (no graph, no opset_import); "
                          "is it another format or an empty file?")
     return Loaded(model, str(path), stored)
-
-
-_GRAPH, _GRAPHS = 5, 10   # onnx.AttributeProto.GRAPH / GRAPHS (fixed by the protobuf schema)
 
 
 def _model_node(n: NodeFields, op: str, full: str, scope: str, idx: int, domain: str, opsets: dict[str, int],
@@ -208,7 +205,7 @@ class _Reader:
         if not n.attribute:
             return {}
         if n.keys is None:   # a node with a subgraph
-            return {a.name: attr_value(a) for a in n.attribute if a.type not in (_GRAPH, _GRAPHS)}
+            return {a.name: attr_value(a) for a in n.attribute if a.type not in (GRAPH, GRAPHS)}
         key = n.keys
         got = self._attrs.get(key)
         if got is None:

@@ -11,17 +11,16 @@ from ..atomic import copy_atomic, refuse_inputs, write_atomic
 from ..containers import is_container, kind_of
 from ..errors import UsageError
 from ..types import TensorType
-
-_GRAPH, _GRAPHS = 5, 10   # onnx.AttributeProto.GRAPH / GRAPHS (fixed by the protobuf schema)
+from .onnx_fields import GRAPH, GRAPHS
 
 
 def _subgraphs(nodes):
     """(node, attribute name, index or None, subgraph) for every subgraph of ``nodes``."""
     for n in nodes:
         for a in n.attribute:
-            if a.type == _GRAPH:
+            if a.type == GRAPH:
                 yield n, a.name, None, a.g
-            elif a.type == _GRAPHS:
+            elif a.type == GRAPHS:
                 for k, sg in enumerate(a.graphs):
                     yield n, a.name, k, sg
 

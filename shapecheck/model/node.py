@@ -87,12 +87,12 @@ def resolve(registry: Registry, node: ModelNode, memo: dict) -> tuple:
     return spec, error
 
 
-LABELS = {"graph input": "declared", "subgraph input": "declared"}   # an origin as a report names it, if not itself
+_LABELS = {"graph input": "declared", "subgraph input": "declared"}   # an origin as a report names it, if not itself
 
 
-def _source_label(origin: str) -> str:
+def source_label(origin: str) -> str:
     """Where an input's type came from, as a report says it: a graph's inputs are declared."""
-    return LABELS.get(origin, origin)
+    return _LABELS.get(origin, origin)
 
 
 def input_slots(graph: ModelGraph, spec, node: ModelNode) -> tuple[tuple[str, str, int], ...]:
@@ -129,11 +129,11 @@ def bind_inputs(graph: ModelGraph, spec, node: ModelNode, env: dict, origin: dic
             t = TensorType(None, None)
         if key == name:
             types[name] = t
-            sources[key] = (tname, t, _source_label(origin.get(tname, "unknown")))
+            sources[key] = (tname, t, source_label(origin.get(tname, "unknown")))
         else:   # a variadic input's part: its type as the pass has it, None where it has none
             types[name] = parts.setdefault(name, [])
             parts[name].append(t)
-            sources[key] = (tname, env.get(tname), _source_label(origin.get(tname, "unknown")))
+            sources[key] = (tname, env.get(tname), source_label(origin.get(tname, "unknown")))
     for name, ts in parts.items():
         types[name] = tuple(ts)
     return types, sources

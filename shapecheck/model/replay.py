@@ -33,7 +33,7 @@ from ..frontends.graph import ModelNode
 from ..solver.cache import MAX_PASSED
 from ..types import TensorType
 from .declarations import check_declaration
-from .node import LABELS
+from .node import source_label
 from .reports import NodeReport
 
 # reuse on or off, for the whole process: SHAPECHECK_REUSE=0 turns off this and the query memo
@@ -96,7 +96,7 @@ class Sources(Mapping):
 
     def _items(self) -> dict:
         names, origin, first = self._names, self._origin, self._done.report.input_types
-        return {key: (names[p], first[key][1], LABELS.get(o := origin.get(names[p], "unknown"), o))
+        return {key: (names[p], first[key][1], source_label(origin.get(names[p], "unknown")))
                 for key, _n, p in self._done.slots}
 
     def __getitem__(self, key: str):

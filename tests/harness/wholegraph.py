@@ -15,10 +15,10 @@ dims are bound to the run's sizes and every tensor falls in one class:
 * ``unknown``: anything else: unknown rank, a missing tensor, an unknown dim (sympy Dummy), or
   a dim over a symbol that is not an input dim (a peer's ``unk__3``, a stray exporter name).
 
-Adapters turn each engine's answer into that dict: ``shapecheck_types``, ``onnx_types``
-(``onnx.shape_inference.infer_shapes(data_prop=True)``), ``ort_types`` (onnxruntime's
-``SymbolicShapeInference`` with ``auto_merge``) and ``osi_types`` (onnx-shape-inference on an
-onnx_ir model).  Peers' dim_params are text such as ``seq+1``: they are parsed by
+``NATIVE`` runs each engine to its own answer (shapecheck's report or annotated model,
+``onnx.shape_inference.infer_shapes(data_prop=True)``, onnxruntime's ``SymbolicShapeInference``
+with ``auto_merge``, onnx-shape-inference on an onnx_ir model) and reads that dict out of it;
+``ENGINES`` are the two composed, for the engines the tests score.  Peers' dim_params are text such as ``seq+1``: they are parsed by
 ``shapecheck.dims.parse_dim`` (no eval); text it does not parse is an unknown dim.
 """
 from __future__ import annotations
@@ -198,18 +198,10 @@ def onnx_inferred(path: str | Path) -> onnx.ModelProto:
     return onnx.shape_inference.infer_shapes(stripped(path), data_prop=True)
 
 
-def onnx_types(path: str | Path) -> dict[str, TensorType]:
-    return proto_types(onnx_inferred(path))
-
-
 def ort_inferred(path: str | Path) -> onnx.ModelProto:
     from onnxruntime.tools.symbolic_shape_infer import SymbolicShapeInference
 
     return SymbolicShapeInference.infer_shapes(stripped(path), auto_merge=True)
-
-
-def ort_types(path: str | Path) -> dict[str, TensorType]:
-    return proto_types(ort_inferred(path))
 
 
 def osi_inferred(path: str | Path):
@@ -219,10 +211,6 @@ def osi_inferred(path: str | Path):
     model = ir.serde.deserialize_model(stripped(path))
     infer_symbolic_shapes(model, warn_on_missing=False)
     return model
-
-
-def osi_types(path: str | Path) -> dict[str, TensorType]:
-    return osi_shapes(osi_inferred(path))
 
 
 def osi_shapes(model) -> dict[str, TensorType]:
@@ -257,22 +245,11 @@ def shapecheck_report(path: str | Path):
     return check_model(str(path))
 
 
-def shapecheck_types(path: str | Path) -> dict[str, TensorType]:
-    return shapecheck_report(path).types
-
-
 def shapecheck_annotated(path: str | Path) -> onnx.ModelProto:
     from shapecheck.model.check import annotate
 
     return annotate(str(path))
 
-
-ENGINES: dict[str, Callable[[str | Path], dict]] = {
-    "shapecheck": shapecheck_types,
-    "onnx": onnx_types,
-    "ort-symbolic": ort_types,
-    "onnx-shape-inference": osi_types,
-}
 
 # each engine's own answer (what a user of it gets: a report, an inferred ModelProto, an onnx_ir model),
 # which the benches time, and its shapes as ``compare`` reads them, which they do not
@@ -283,6 +260,11 @@ NATIVE: dict[str, tuple[Callable[[str | Path], Any], Callable[[Any], dict]]] = {
     "ort-symbolic": (ort_inferred, proto_types),
     "onnx-shape-inference": (osi_inferred, osi_shapes),
 }
+
+# the engines the tests score: each one's answer read as shapes
+ENGINES: dict[str, Callable[[str | Path], dict]] = {
+    e: (lambda path, run=run, read=read: read(run(path)))
+    for e, (run, read) in NATIVE.items() if e != "shapecheck-annotate"}
 
 
 def score_engine(engine: str, model_path: str | Path, truth_path: str | Path | None = None) -> Score:
