@@ -50,11 +50,11 @@ def test_a_name_equals_only_the_same_name_and_hashes_so():
 
 
 @pytest.mark.parametrize("use", [
-    lambda n: n + 1, lambda n: 1 + n, lambda n: n - n, lambda n: 2 * n, lambda n: n // 2, lambda n: n % 2,
-    lambda n: -n, lambda n: n < 3, lambda n: n >= Name("M"), lambda n: int(n), lambda n: [0, 1][n],
+    lambda n: n // 2, lambda n: n % 2, lambda n: n * (n + 1), lambda n: n / 2, lambda n: 2 // n,
+    lambda n: n < 3, lambda n: n >= Name("M"), lambda n: int(n), lambda n: [0, 1][n],
     lambda n: sorted([n, Name("M")]), lambda n: sympy.Integer(2) * n if "sympy" in sys.modules else n._sympy_(),
 ])
-def test_anything_but_comparing_names_needs_algebra(use):
+def test_anything_but_comparing_adding_and_multiplying_names_needs_algebra(use):
     with pytest.raises(NeedsAlgebra):
         use(Name("N"))
 
@@ -163,23 +163,45 @@ def test_the_cli_infers_without_importing_sympy(capsys):
     assert run.stdout == capsys.readouterr().out and '"K == M"' in run.stdout
 
 
-def _concat_model(tmp_path) -> str:
-    m = model([node("Concat", ["a", "b"], ["y"], axis=0)],
-              [vi("a", FLOAT, ["N", 4]), vi("b", FLOAT, ["M", 4])], [vi("y", FLOAT, None)])
-    onnx.save(m, str(tmp_path / "concat.onnx"))
-    return str(tmp_path / "concat.onnx")
+def _pool_model(tmp_path) -> str:
+    m = model([node("AveragePool", ["x"], ["y"], kernel_shape=[2], strides=[2])],
+              [vi("x", FLOAT, [1, 1, "H"])], [vi("y", FLOAT, None)])
+    onnx.save(m, str(tmp_path / "pool.onnx"))
+    return str(tmp_path / "pool.onnx")
 
 
-def test_a_model_that_computes_with_its_dims_is_left_to_the_full_check(tmp_path, monkeypatch):
-    path = _concat_model(tmp_path)
+def test_a_model_that_floors_its_dims_is_left_to_the_full_check(tmp_path, monkeypatch):
+    path = _pool_model(tmp_path)
     with pytest.raises(NeedsAlgebra):
         light_check(path, REGISTRY)
     monkeypatch.setattr(check, "sympy_imported", lambda: False)   # as in a fresh CLI process
     report, loaded = check._light_check(path, REGISTRY, False, None, False)
     assert report is None and isinstance(loaded, Loaded) and loaded.path == path   # parsed once, for both
     report = check_model(path, registry=REGISTRY, light=True)
-    assert list(report.nodes[0].outputs.values()) == ["float[M+N,4]"]
+    assert list(report.nodes[0].outputs.values()) == ["float[1,1,floor(H/2)]"]
     assert report.to_dict() == check_model(path, registry=REGISTRY).to_dict()
+
+
+def test_a_model_that_adds_and_multiplies_its_dims_is_light(tmp_path):
+    # Concat's N + M, its shape doubled by Add and the first dim times 4 by Mul, then ConstantOfShape:
+    # sums and products of names, which the light algebra holds as sympy does (dims/light.py)
+    m = model([node("Concat", ["a", "b"], ["y"], axis=0), node("Shape", ["y"], ["s"]), node("Add", ["s", "s"], ["d"]),
+               node("Mul", ["d", "four"], ["q"]), node("ConstantOfShape", ["q"], ["z"])],
+              [vi("a", FLOAT, ["N", 4]), vi("b", FLOAT, ["M", 4])], [vi("z", FLOAT, None)],
+              initializers=[const("four", [4, 1])])
+    path = str(tmp_path / "concat.onnx")
+    onnx.save(m, path)
+    report = light_check(path, REGISTRY)
+    assert report.to_dict() == check_model(path, registry=REGISTRY).to_dict()
+    assert [list(n.outputs.values()) for n in report.nodes][0] == ["float[M+N,4]"]
+    assert list(report.nodes[-1].outputs.values()) == ["float[8*M+8*N,8]"]
+
+
+@pytest.mark.parametrize("name", ["exports/kv_setitem_ts17.onnx", "zoo/einsum_ts17.onnx", "zoo/masks_ts17.onnx"])
+def test_exports_that_multiply_their_dims_are_light(name):
+    path = str(ROOT / "tests" / "fixtures" / name)
+    report = light_or_none(path)
+    assert report is not None and report.to_dict() == check_model(path, registry=REGISTRY).to_dict()
 
 
 def test_a_vision_model_with_only_its_batch_named_is_light(tmp_path):

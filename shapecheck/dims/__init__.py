@@ -2,7 +2,9 @@
 
 The package's rooms: ``core`` (``normalize_dim`` and the ``is_*`` predicates, which need no sympy),
 ``rounding`` (floors and ceilings of dims as sympy builds them, without its assumption queries),
-``light`` (``Name`` and ``NeedsAlgebra``: the named dims of a light check, without sympy),
+``light`` (``Name``, ``Poly`` and ``NeedsAlgebra``: the named dims of a light check and their sums and
+products, without sympy), ``light_order`` (what a light check decides of their order, ``Min`` and
+``Max``), ``light_text`` (a ``Poly`` printed as sympy prints it),
 ``runtime`` (``RuntimeDim``: a size known only at run time; importing it imports sympy).  This
 module is the face: dims are made, parsed and printed here, and consumers import every name
 of the package from ``shapecheck.dims``.
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from .core import Dim, has_unknown, is_runtime, is_symbolic, is_unknown, normalize_dim
-from .light import Name, NeedsAlgebra
+from .light import LIGHT, Name, NeedsAlgebra, Poly
 from .rounding import ceiling_of, floor_of
 
 if TYPE_CHECKING:
@@ -33,7 +35,7 @@ else:
     from ..deferred import numpy as np, sympy
 
 __all__ = ["Dim", "symbol", "unknown_dim", "runtime_dim", "is_runtime", "is_symbolic", "is_unknown", "has_unknown", "dim_str", "expr_str", "parse_dim",
-           "normalize_dim", "MAX_DIM_NESTING", "MAX_DIM_TOKENS", "INT64_MAX", "rebuild", "short_text", "Name",
+           "normalize_dim", "MAX_DIM_NESTING", "MAX_DIM_TOKENS", "INT64_MAX", "rebuild", "short_text", "Name", "Poly", "LIGHT",
            "NeedsAlgebra"]
 
 @lru_cache(maxsize=None)   # keyed by the name: a name is one symbol per process, by design
@@ -66,6 +68,8 @@ def rebuild(e: Any, mapping: dict) -> Any:
     """
     if not is_symbolic(e):
         return e
+    if type(e) is Poly:
+        return e.xreplace(mapping)
     if e.is_Symbol:
         return mapping.get(e, e)
     if not e.args:
@@ -90,6 +94,8 @@ def dim_str(d: Dim, unknown_as: str = "?") -> str:
         return str(int(d))
     if not hasattr(d, "is_Symbol"):   # not a dim (a float or complex value element): its text, never an error
         return str(d)
+    if type(d) is Poly:
+        return str(d).replace(" ", "")
     return _dim_text(d, unknown_as)
 
 
@@ -110,8 +116,8 @@ def expr_str(e: Any) -> str:
     """Text of a dim expression in conditions, naming unknowns by where they stand."""
     if isinstance(e, (int, np.integer)):
         return str(int(e))
-    if type(e) is Name:
-        return e.name
+    if type(e) in LIGHT:
+        return str(e)
     if is_symbolic(e):
         return _expr_text(e)
     return str(e)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeGuard, Union
 
-from .light import Name
+from .light import LIGHT, Name, Poly
 
 if TYPE_CHECKING:
     import numpy as np
@@ -28,15 +28,15 @@ def is_runtime(d: Any) -> bool:
     return getattr(type(d), "is_runtime_dim", False)
 
 
-def is_symbolic(d: Any) -> TypeGuard[sympy.Basic | Name]:
-    """Whether a dim is a symbol or an expression over symbols (in a light check, a ``Name``).
+def is_symbolic(d: Any) -> TypeGuard[sympy.Basic | Name | Poly]:
+    """Whether a dim is a symbol or an expression over symbols (in a light check, a ``Name`` or a ``Poly``).
 
     >>> from shapecheck.dims import symbol
-    >>> is_symbolic(4), is_symbolic(symbol("N") + 1), is_symbolic(Name("N"))
-    (False, True, True)
+    >>> is_symbolic(4), is_symbolic(symbol("N") + 1), is_symbolic(Name("N")), is_symbolic(Name("N") + 1)
+    (False, True, True, True)
     """
     t = type(d)
-    return t is Name or (t not in _PLAIN and is_sympy(d))
+    return t in LIGHT or (t not in _PLAIN and is_sympy(d))
 
 
 def is_unknown(d: Any) -> bool:
@@ -47,14 +47,14 @@ def has_unknown(d: Any) -> bool:
     return type(d) not in _PLAIN and is_sympy(d) and any(is_unknown(s) for s in d.free_symbols)
 
 
-_PLAIN = (int, bool, Name)     # dims that are never unknown, and whose type says so without sympy
+_PLAIN = (int, bool, Name, Poly)     # dims that are never unknown, and whose type says so without sympy
 
 
 def normalize_dim(d: Any) -> Dim:
     """Collapse a constant sympy expression to a plain int."""
     if isinstance(d, (int, np.integer)):
         return int(d)
-    if type(d) is not Name and is_sympy(d) and d.is_Integer:
+    if type(d) not in LIGHT and is_sympy(d) and d.is_Integer:
         return int(d)
     return d
 

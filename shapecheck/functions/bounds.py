@@ -21,9 +21,11 @@ and sufficient.  Bounds that only contain the elements (a Gather or Slice of the
 """
 from __future__ import annotations
 
+from functools import reduce
 from typing import TYPE_CHECKING, Any
 
-from ..dims import is_symbolic, is_unknown, normalize_dim
+from ..dims import LIGHT, is_symbolic, is_unknown, normalize_dim
+from ..dims.light_order import least
 from ..notation import NO_VALUE, TensorVal, Unknown
 from ..notation.operators import int_like
 
@@ -84,6 +86,9 @@ def hull(*parts: Any) -> Any:
     exact = all(p[2] for p in parts)
     if all(int_like(v) for v in los + his):
         return min(los), max(his), exact
+    if any(type(v) in LIGHT for v in los + his):   # the one bound below (above) all others, or NeedsAlgebra
+        return (reduce(lambda x, y: least(x, y, "<="), map(normalize_dim, los)),
+                reduce(lambda x, y: least(x, y, ">="), map(normalize_dim, his)), exact)
     return normalize_dim(sympy.Min(*los)), normalize_dim(sympy.Max(*his)), exact
 
 

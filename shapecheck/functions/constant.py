@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..notation import NO_VALUE, EvalError, TensorVal, Unknown, compare_dims
 from ..types import ONNX_CODES, numpy_dtype, tensor_type_of
-from ..dims import is_unknown, unknown_dim
+from ..dims import LIGHT, is_unknown, unknown_dim
 from .layout import _is_int
 
 if TYPE_CHECKING:
@@ -126,7 +126,8 @@ def cast_value(v: Any, dtype: Any) -> Any:
 
 def _integer_valued(e: Any) -> bool:
     """Whether a symbolic element is an integer for every value of its symbols (dims are integers)."""
-    return is_unknown(e) or bool(getattr(sympy.sympify(e), "is_integer", False))
+    # a light check's dims are sums and products of names with integer coefficients (dims/light.py)
+    return type(e) in LIGHT or is_unknown(e) or bool(getattr(sympy.sympify(e), "is_integer", False))
 
 
 def full_value(value: Any, shape: Any) -> Any:

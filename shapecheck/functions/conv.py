@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..dims import is_unknown, normalize_dim, unknown_dim, is_symbolic
+from ..dims import LIGHT, is_unknown, normalize_dim, unknown_dim, is_symbolic
 from ..dims.rounding import ceiling_of, floor_div
 from ..notation import EvalError, NeedInt, Unknown, UnknownShape
 
@@ -32,7 +32,7 @@ AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
 
 
 def _is_int(x: Any) -> bool:
-    return type(x) is int or (hasattr(x, "__index__") and not isinstance(x, (bool, sympy.Basic)))
+    return type(x) is int or (type(x) not in LIGHT and hasattr(x, "__index__") and not isinstance(x, (bool, sympy.Basic)))
 
 
 def _opaque(x: Any) -> bool:
@@ -64,6 +64,8 @@ def effective_kernel(k: Any, d: Any = 1) -> Any:
 
 
 def _floordiv(a: Any, s: int) -> Any:
+    if type(a) in LIGHT:
+        return a // s   # exact, as floor_div finds it, or NeedsAlgebra (dims/light.py)
     return int(a) // s if _is_int(a) else floor_div(a, s)
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..notation import NO_VALUE, UNKNOWN, ContainerVal, EvalError, TensorVal, Unknown, UnknownShape, value_of, arith
 from ..notation.operators import _dtype, _rank, int_like, need_int, show
-from ..dims import runtime_dim, normalize_dim, unknown_dim, is_symbolic
+from ..dims import LIGHT, runtime_dim, normalize_dim, unknown_dim, is_symbolic
 
 if TYPE_CHECKING:
     import numpy as np
@@ -110,7 +110,7 @@ def _prod(shape):
             syms.append(d)
     if not syms:
         return ints
-    if len(syms) == 1 or not all(is_symbolic(d) for d in syms):
+    if len(syms) == 1 or not all(is_symbolic(d) for d in syms) or any(type(d) in LIGHT for d in syms):
         out = ints
         for d in syms:
             out = arith("*", out, d)
@@ -143,7 +143,7 @@ def total(xs: Any) -> Any:
     for x in xs:
         if isinstance(x, Unknown):
             return UNKNOWN
-        out = out + x if int_like(out) and int_like(x) else normalize_dim(sympy.sympify(out) + x)
+        out = out + x if int_like(out) and int_like(x) else arith("+", out, x)
     return out
 
 

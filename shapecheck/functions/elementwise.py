@@ -24,9 +24,10 @@ import operator
 from typing import TYPE_CHECKING, Any
 
 from ..notation import NO_VALUE, EvalError, Unknown, compare_dims, value_of
-from ..notation.operators import int_like
+from ..notation.operators import arith, int_like
 from ..dims.rounding import floor_div, provably_nonnegative
-from ..dims import has_unknown, is_unknown, normalize_dim, unknown_dim
+from ..dims import LIGHT, has_unknown, is_unknown, normalize_dim, unknown_dim
+from ..dims.light_order import decide, least
 from .core import _elems, _fresh, _is_int, _value
 
 if TYPE_CHECKING:
@@ -139,6 +140,8 @@ def _minmax(name: str, pyfn):
     def f(a, b):
         if _is_int(a) and _is_int(b):
             return pyfn(a, b)
+        if _light(a, b):   # as sympy's Min or Max finds it, or NeedsAlgebra
+            return least(normalize_dim(a), normalize_dim(b), "<=" if name == "Min" else ">=")
         return normalize_dim(getattr(sympy, name)(a, b))
     return f
 
@@ -147,6 +150,10 @@ def _rel(op):
     def f(a, b):
         if isinstance(a, bool) or isinstance(b, bool):
             return op(a, b) if isinstance(a, bool) and isinstance(b, bool) else _fresh("truth")
+        if _is_int(a) and _is_int(b):
+            return bool(op(a, b))
+        if _light(a, b):   # as sympy's assumptions find it, or NeedsAlgebra
+            return decide(normalize_dim(a) - normalize_dim(b), _OPS[op])
         d = sympy.expand(sympy.sympify(a) - sympy.sympify(b))
         if d.is_number:
             return bool(op(d, 0))
@@ -171,10 +178,21 @@ def _bits(op):
     return f
 
 
+def _light(a, b) -> bool:
+    """Whether a side is a light check's dim (``dims/light.py``): its arithmetic is its own."""
+    return type(a) in LIGHT or type(b) in LIGHT
+
+
+_OPS = {operator.eq: "==", operator.ne: "!=", operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">="}
+
+
 _BINARY = {
-    "+": lambda a, b: a + b if _is_int(a) and _is_int(b) else normalize_dim(sympy.sympify(a) + b),
-    "-": lambda a, b: a - b if _is_int(a) and _is_int(b) else normalize_dim(sympy.sympify(a) - b),
-    "*": lambda a, b: a * b if _is_int(a) and _is_int(b) else normalize_dim(sympy.sympify(a) * b),
+    "+": lambda a, b: arith("+", a, b) if _light(a, b) else a + b if _is_int(a) and _is_int(b) else
+    normalize_dim(sympy.sympify(a) + b),
+    "-": lambda a, b: arith("-", a, b) if _light(a, b) else a - b if _is_int(a) and _is_int(b) else
+    normalize_dim(sympy.sympify(a) - b),
+    "*": lambda a, b: arith("*", a, b) if _light(a, b) else a * b if _is_int(a) and _is_int(b) else
+    normalize_dim(sympy.sympify(a) * b),
     "/": div, "%": mod, "fmod": fmod, "pow": power,
     "min": _minmax("Min", min), "max": _minmax("Max", max),
     "==": _rel(operator.eq), "!=": _rel(operator.ne), "<": _rel(operator.lt), "<=": _rel(operator.le),

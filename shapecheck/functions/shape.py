@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 from ..notation import NO_VALUE, UNKNOWN, EvalError, NeedInt, Unknown, UnknownShape, and_, compare_dims, or_
 from ..notation.operators import int_like
 from ..dims.rounding import ceiling_of, ceilings_as_floors, floor_of, integral
-from ..dims import is_unknown, normalize_dim, unknown_dim, is_symbolic
+from ..dims.light import quotient
+from ..dims import LIGHT, is_unknown, normalize_dim, unknown_dim, is_symbolic
 from .core import _elems
 
 if TYPE_CHECKING:
@@ -240,7 +241,7 @@ def reshape_part(shape: Any, target: Any, allowzero: Any = 0) -> Any:
 def _product(dims) -> Any:
     p: Any = 1
     for d in dims:
-        p = p * d if int_like(p) and int_like(d) else sympy.sympify(p) * d
+        p = p * d if int_like(p) and int_like(d) or type(p) in LIGHT or type(d) in LIGHT else sympy.sympify(p) * d
     return p
 
 
@@ -249,6 +250,8 @@ def _quotient(total, part) -> Any:
         if part == 0 or total % part:
             raise EvalError(f"-1 in a Reshape target: {total} elements do not split into parts of {part}")
         return total // part
+    if type(total) in LIGHT or type(part) in LIGHT:
+        return quotient(total, part)   # exact, as the cancelled quotient below is, or NeedsAlgebra
     q = sympy.sympify(total) / part      # a product over a product of the same dims cancels as it is built
     num, den = sympy.fraction(q)
     if den != 1:
@@ -283,6 +286,8 @@ def range_len(start: Any, limit: Any, delta: Any) -> Any:
         return max(-(-(limit - start) // delta), 0)
     if not int_like(delta):
         return unknown_dim("range")
+    if type(limit - start) in LIGHT and delta in (1, -1) and compare_dims((limit - start) * delta, ">=", 0) is True:
+        return (limit - start) * delta   # a light check's length, as below (a Max with 0 needs algebra)
     if any(is_unknown(s) for s in sympy.sympify(limit - start).free_symbols):
         return unknown_dim("range")
     n = ceiling_of(sympy.sympify(limit - start) / delta)

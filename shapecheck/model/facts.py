@@ -28,7 +28,7 @@ from ..domain.intset import DimSet, union
 from ..domain.reduce import reduce_relation
 from ..domain.settle import settle_dim
 from ..domain.single import truth_set
-from ..dims import Name
+from ..dims import LIGHT, Name
 from ..notation import Rel
 from ..containers import is_container, rebuilt
 from ..types import TensorType
@@ -172,8 +172,8 @@ class Facts:
 
     def settle(self, d: Any) -> Any:
         """``d`` simplified under the sets (``domain.settle_dim``)."""
-        if not self._bounds or type(d) is int or not is_symbolic(d) or d.is_Symbol:
-            return d
+        if not self._bounds or type(d) is int or not is_symbolic(d) or d.is_Symbol or type(d) in LIGHT:
+            return d   # a light check's sum of products has no Min, Max or floor to settle
         done = self._settled.get(d)
         if done is None:
             done = self._settled[d] = settle_dim(d, self.bounds_of(d.free_symbols)) \

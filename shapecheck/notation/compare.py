@@ -14,7 +14,8 @@ import math
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ..dims import Name, NeedsAlgebra, normalize_dim
+from ..dims import Name, NeedsAlgebra, Poly, normalize_dim
+from ..dims.light_order import decide
 from ..dims.rounding import ceilings_as_floors, floor_bounds, integral, monomial
 from .relations import PYOP, Rel
 from .logic import Cond
@@ -38,6 +39,8 @@ def compare_dims(a, op: str, b):
         return PYOP[op](a, b)
     if a is b:   # the same dim on both sides (data.shape[0] against updates.shape[0]): no sympy arithmetic
         return op in _REFLEXIVE
+    if type(a) is Poly or type(b) is Poly:
+        return _compare_sums(a, op, b)
     if type(a) is Name or type(b) is Name:
         return _compare_names(a, op, b)
     return _compare_symbolic(a, op, b)
@@ -70,6 +73,18 @@ def _compare_names(a, op: str, b):
     if never:
         return False
     return Cond((Rel(op, a, b),))
+
+
+def _compare_sums(a, op: str, b):
+    """A light check's comparison where a side is a ``Poly``: decided where it holds or fails for every
+    value of the names, as ``_linear`` and ``_residue`` decide it (``dims/light_order.py``); a
+    condition, which the full check words, needs algebra.
+
+    >>> n, m = Name("N"), Name("M")
+    >>> _compare_sums(2 * n + 1, ">", 0), _compare_sums(n * m + 2, "==", 1), _compare_sums(2 * n - 2 * m + 1, "!=", 0)
+    (True, False, True)
+    """
+    return decide(a - b, op, residues=True)
 
 
 @lru_cache(maxsize=1 << 16, typed=True)

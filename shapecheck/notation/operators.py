@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 
 from ..deferred import is_sympy
-from ..dims import Name, expr_str, normalize_dim, is_symbolic
+from ..dims import LIGHT, expr_str, normalize_dim, is_symbolic
 from ..types import TensorType
 from .lattice import (NO_VALUE, UNKNOWN, ContainerVal, EvalError, NeedInt, TensorVal, Unknown, UnknownDType, UnknownRank,
                       UnknownShape, as_val)
@@ -25,8 +25,8 @@ __all__ = ["arith", "need_int", "subscript", "value_of", "values", "show", "is_d
 
 
 def is_dim(x) -> bool:
-    """An int, a numpy integer or a sympy expression: something a dim can be."""
-    return type(x) is int or type(x) is Name or isinstance(x, np.integer) or is_sympy(x)
+    """An int, a numpy integer, a sympy expression or a light check's dim: something a dim can be."""
+    return type(x) is int or type(x) in LIGHT or isinstance(x, np.integer) or is_sympy(x)
 
 
 def arith(op: str, a, b):
@@ -52,6 +52,8 @@ def arith(op: str, a, b):
         return normalize_dim(a)   # a numpy integer becomes an int, as sympy's result would
     if (op == "+" and type(a) is int and a == 0) or (op == "*" and type(a) is int and a == 1):
         return normalize_dim(b)
+    if op in _LIGHT_OPS and (type(a) in LIGHT or type(b) in LIGHT):
+        return _LIGHT_OPS[op](normalize_dim(a), normalize_dim(b))   # a light check's sums and products (dims/light.py): sympy's, without it
     if op == "+":
         return normalize_dim(sympy.sympify(a) + b)
     if op == "-":
@@ -60,6 +62,9 @@ def arith(op: str, a, b):
         return normalize_dim(sympy.sympify(a) * b)
     # floor division and modulo of symbols need integers (ranks, axis values) in practice
     raise NeedInt(a if not isinstance(a, int) else b)
+
+
+_LIGHT_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}
 
 
 def need_int(x) -> int:
