@@ -29,6 +29,7 @@ from typing import Iterable
 
 from ..errors import SpecError, UsageError
 from .build import build_spec
+from .cache import SpecIndex, cache_dir
 from .lazy import LazyRegistry
 from .merge import family_members, merge
 from .base import Registry
@@ -144,7 +145,8 @@ def default_registry() -> Registry:
     """The shipped specs, each operator's compiled once per process, when first needed."""
     # the shipped specs' kernels are checked by the test suite (tests/test_specs.py): a check that never
     # executes a node need not import every kernel module
-    reg = LazyRegistry(spec_files(specs_dir()), partial(load_specs, check_kernels=False))
+    root = specs_dir()
+    reg = LazyRegistry(spec_files(root), partial(load_specs, check_kernels=False), SpecIndex(root, cache_dir()))
     reg.domains = load_domains(specs_dir())
     return reg
 

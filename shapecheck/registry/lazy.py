@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .base import Registry
+from .cache import SpecIndex
 from .schema import ONNX_DOMAIN, SPEC_NAME, Spec, normalize_domain, spec_name, split_op
 
 _TOP_KEY = re.compile(r'^(op|domain|extends)\s*=\s*"([^"]*)"\s*(?:#.*)?$')
@@ -80,9 +81,10 @@ def scan(path: Path) -> tuple[str, list[str], str | None, int | None]:
 class LazyRegistry(Registry):
     """``Registry`` over spec files, each operator compiled on first use (see the module doc)."""
 
-    def __init__(self, files: Iterable[Path], loader: Callable[..., Any]):
+    def __init__(self, files: Iterable[Path], loader: Callable[..., Any], index: SpecIndex | None = None):
         """``loader(files, base=registry)`` compiles spec files: ``load.load_specs``, passed in so
-        that this module does not import the loader that builds it (no import cycle)."""
+        that this module does not import the loader that builds it (no import cycle).  ``index``
+        keeps each file's scan between runs (``cache.SpecIndex``)."""
         super().__init__()
         self._loader = loader
         self._files: dict[tuple[str, str], list[Path]] = {}
@@ -95,7 +97,7 @@ class LazyRegistry(Registry):
         self._merged: set[Path] = set()   # read for the data a child extends, not compiled
         self._all = False
         for f in files:
-            domain, ops, parent, version = scan(f)
+            domain, ops, parent, version = scan(f) if index is None else index.scan(f, scan)
             self._ops[f] = [(domain, op) for op in ops]
             self._version[f] = version
             for op in ops:
@@ -105,6 +107,8 @@ class LazyRegistry(Registry):
                 pdom, pop = split_op(pname)
                 self._parents[f] = [(pdom, op) for op in ops] if len(ops) > 1 else [(pdom, pop)]
                 self._parent_version[f] = int(pversion) if pversion.isdigit() else None
+        if index is not None:
+            index.save()
 
     def fresh(self) -> "LazyRegistry":
         """A registry over the same index with nothing compiled, without scanning the files again."""

@@ -18,6 +18,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from ..errors import SpecError
+from .cache import toml_data
 
 _TOP_KEYS = {"op", "domain", "version", "extends", "deprecated", "summary", "source", "semantics",
              "types", "add_types", "remove_types", "let", "inputs", "outputs", "attributes",
@@ -91,7 +92,7 @@ def read(path: Path) -> tuple[dict, FileCtx]:
                         f"({exc.reason}); save the spec as UTF-8", str(path), line) from None
     ctx = FileCtx(path, text)
     try:
-        data = tomllib.loads(text)
+        data = toml_data(text, tomllib.loads)   # kept between runs by the text's hash (cache.py)
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"line (\d+)", str(exc))
         raise ctx.err(f"not valid TOML: {exc}", int(m.group(1)) if m else 0) from None
