@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .errors import UsageError
+from .report.console import LazyConsole
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -137,7 +138,7 @@ def _run_with_progress(batch, paths: list[str], jobs: int | None, options: dict,
         return batch.run(paths, jobs=jobs, progress=each, **options)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     with Progress(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=True) as bar:
+                  console=err.rich() if isinstance(err, LazyConsole) else err, transient=True) as bar:
         if len(paths) == 1:
             task = bar.add_task("nodes", total=None)
             return batch.run(paths, jobs=1, node_progress=lambda done, total: bar.update(task, completed=done,

@@ -264,9 +264,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 0
     except ShapeCheckError as exc:
         problem = exc
-    from rich.console import Console   # after --help and --version, which need none of it
-    out = Console(highlight=False, width=table_width())
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    # rich's consoles, imported only for what needs rich (a table, a terminal): report/console.py
+    from .report.console import LazyConsole
+    out = LazyConsole(highlight=False, width=table_width())
+    err = LazyConsole(stderr=True, highlight=False, soft_wrap=True)
     try:
         if problem is not None:
             raise problem
@@ -286,7 +287,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _escape(s: str) -> str:
-    from rich.markup import escape
+    from .report.console import escape
     return escape(s)
 
 

@@ -10,11 +10,12 @@ then one summary line.
 """
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+from .console import escape
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 from .grouping import cut, group
 from .text import (coverage_line, declaration_lines, diagnostic_lines, domain_lines, node_where, print_diagnostic_to,
@@ -88,6 +89,7 @@ def group_findings(report, quiet: bool) -> list[tuple[str, list[str]]]:
 def render_node_table(report, console: Console, attention: bool = False) -> None:
     """The per-node table (only the nodes that need attention with ``attention``), cut after ``ROWS``."""
     rows = [n for n in report.nodes if not attention or n.status in ATTENTION]
+    from rich.table import Table   # rich is imported for a table alone (console.py)
     table = Table(title=escape(f"{report.model} ({report.format})"), title_justify="left")
     for col in ("node", "op / spec", "status", "output", "conditions"):
         table.add_column(col, overflow="fold")

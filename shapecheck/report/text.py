@@ -10,11 +10,12 @@ module only renders.  Diagnostics read like a compiler's::
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+from .console import escape
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 from ..findings import states_a_rule
 from ..result import Finding, Result
@@ -55,6 +56,7 @@ def render_result(result: Result, console: Console, query: str = "", quiet: bool
     """The report of one ``infer`` query: constraints (unless ``quiet``), outputs, conditions, diagnostics."""
     if not quiet:
         title = f"{result.spec}" + (f"  {query}" if query else "")
+        from rich.table import Table   # rich is imported for a table alone (console.py)
         table = Table(title=escape(title), title_justify="left", show_lines=False)
         table.add_column("id", style="bold")
         table.add_column("constraint", overflow="fold")
@@ -90,6 +92,7 @@ def _short_path(path: str) -> str:
 
 
 def render_specs(specs: Iterable, console: Console) -> None:
+    from rich.table import Table   # rich is imported for a table alone (console.py)
     table = Table(title="specs", title_justify="left")
     specs = list(specs)             # the op column is never cut (SkipSimplifiedLayerNormalization: 32 characters)
     for col in ("op", "domain", "version", "deprecated", "constraints", "file"):
