@@ -79,3 +79,15 @@ def test_the_cli_writes_what_rich_writes(options):
     assert ours.stdout == theirs.stdout and ours.stdout.count("\n") > len(MODELS)
     assert ours.stderr.replace("rich imported", "") == theirs.stderr.replace("rich imported", "")
     assert ("rich imported" in ours.stderr) == (options == ["--nodes", "all"])   # a table is rich's
+
+
+def test_names_are_written_as_they_are_not_as_emoji():
+    from rich.table import Table
+    out = io.StringIO()
+    console = LazyConsole(file=out, width=100)
+    console.print(escape("node ':fire:' (#0)"), soft_wrap=True)
+    table = Table()
+    table.add_column("node")
+    table.add_row(escape(":fire:"))
+    console.print(table)
+    assert out.getvalue().count(":fire:") == 2 and "\N{FIRE}" not in out.getvalue()
