@@ -168,3 +168,17 @@ def test_light_min_max_and_comparisons_of_values_are_the_full_check_s_or_stop(x,
     want = elementwise(op, normalize_dim(fx), normalize_dim(fy))
     assert type(got) is not bool or type(want) is bool, (lx, op, ly, want)   # a fresh truth where sympy decides not
     assert str(got) == str(want), (lx, op, ly)
+
+
+@settings(max_examples=600, deadline=None)
+@given(expressions(3))
+def test_a_light_sign_is_what_a_slice_reads_of_sympy_s(pair):
+    from shapecheck.functions.slicing import _sign
+    light, full = pair
+    if light is None or type(light) is int:
+        return
+    try:
+        got = _sign(light)
+    except NeedsAlgebra:
+        return
+    assert got == _sign(normalize_dim(full)), light

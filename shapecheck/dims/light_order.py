@@ -55,6 +55,29 @@ _ON_INTS = {"==": lambda d: d == 0, "!=": lambda d: d != 0, "<": lambda d: d < 0
             ">": lambda d: d > 0, ">=": lambda d: d >= 0}
 
 
+def sign(d: Any) -> int | None:
+    """What sympy's assumptions give as the sign of a light dim: 1 where it is positive for every
+    value of the names, -1 where negative, 0 where it is at least 0 and may be 0, None where it takes
+    both signs (then no assumption can hold) or is at most 0 and may be 0; ``NeedsAlgebra`` where
+    its coefficients have both signs (sympy may find more there).
+
+    >>> from shapecheck.dims.light import Name
+    >>> n = Name("N")
+    >>> sign(n + 1), sign(2 * n), sign(n - 1), sign(-n - 1), sign(-n)
+    (1, 0, None, -1, None)
+    """
+    if type(d) not in LIGHT:
+        raise NeedsAlgebra(f"the sign of {d}: not a light dim")
+    terms = d.terms if type(d) is Poly else {((d.name, 1),): 1}
+    k = terms.get((), 0)
+    cs = [c for m, c in terms.items() if m]
+    if all(c > 0 for c in cs):
+        return 1 if k > 0 else 0 if k == 0 else None
+    if all(c < 0 for c in cs):
+        return -1 if k < 0 else None
+    raise NeedsAlgebra(f"the sign of {d}: a light check decides only one sign of coefficients")
+
+
 def least(a: Any, b: Any, op: str = "<=") -> Any:
     """``Min(a, b)`` (``op`` "<=") or ``Max(a, b)`` (">=") of dims one of which is light, where one is
     that for every value of the names (``Min(N, N + 1)`` is N, ``Min(N, 0)`` is 0); else ``NeedsAlgebra``.
@@ -72,4 +95,4 @@ def least(a: Any, b: Any, op: str = "<=") -> Any:
         raise
 
 
-__all__ = ["decide", "least", "FLIP"]
+__all__ = ["decide", "least", "sign", "FLIP"]

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..notation import NO_VALUE, UNKNOWN, Cond, EvalError, NeedInt, Unknown, UnknownShape, compare_dims, make_rel
 from ..notation.operators import element_grid, int_like
-from ..dims import is_unknown, normalize_dim, unknown_dim
+from ..dims import LIGHT, is_unknown, normalize_dim, unknown_dim
+from ..dims.light_order import sign as light_sign
 from ..dims.rounding import ceiling_of, provably_nonnegative
 
 if TYPE_CHECKING:
@@ -51,6 +52,8 @@ def _sign(x) -> int | None:
     any integer when it is a bound, so it has no sign here, though fresh dims are nonnegative."""
     if int_like(x):
         return (x > 0) - (x < 0)
+    if type(x) in LIGHT:
+        return light_sign(x)   # what the assumptions below give, or NeedsAlgebra (dims/light_order.py)
     e = sympy.sympify(x)
     if any(is_unknown(s) for s in e.free_symbols):
         return None
@@ -64,6 +67,9 @@ def _just_short_of(dim, end) -> bool:
     """Whether ``end`` is ``dim - 1`` or ``dim - 2`` (a dim, not a number)."""
     if int_like(dim) or int_like(end):
         return False
+    if type(dim) in LIGHT or type(end) in LIGHT:
+        gap = dim - end   # a light check's difference (dims/light.py): an int where sympy's is an Integer
+        return type(gap) is int and 1 <= gap <= 2
     gap = sympy.sympify(dim) - sympy.sympify(end)
     return gap.is_Integer and 1 <= int(gap) <= 2
 
