@@ -77,14 +77,28 @@ def _compare_names(a, op: str, b):
 
 def _compare_sums(a, op: str, b):
     """A light check's comparison where a side is a ``Poly``: decided where it holds or fails for every
-    value of the names, as ``_linear`` and ``_residue`` decide it (``dims/light_order.py``); a
-    condition, which the full check words, needs algebra.
+    value of the names, as ``_linear`` and ``_residue`` decide it (``dims/light_order.py``).  What is
+    left open is the full check's condition ``make_rel(op, a, b)`` where that is one name against a
+    number (``N + 1 >= 2`` is ``N >= 1``: ``c*N + k`` with ``c`` dividing ``k``, which the full check
+    leaves open in every case it does not decide); any other condition needs algebra.
 
     >>> n, m = Name("N"), Name("M")
     >>> _compare_sums(2 * n + 1, ">", 0), _compare_sums(n * m + 2, "==", 1), _compare_sums(2 * n - 2 * m + 1, "!=", 0)
     (True, False, True)
+    >>> [str(r) for r in _compare_sums(4 - 2 * n, "<", 0).rels]
+    ['N > 2']
     """
-    return decide(a - b, op, residues=True)
+    d = a - b
+    try:
+        return decide(d, op, residues=True)
+    except NeedsAlgebra:
+        terms = d.terms if type(d) is Poly else {}
+        k = terms.get((), 0)
+        rest = [(m, c) for m, c in terms.items() if m]
+        if len(rest) != 1 or len(rest[0][0]) != 1 or rest[0][0][0][1] != 1 or k % rest[0][1]:
+            raise
+        (((name, _power),), c), = rest
+        return Cond((Rel(op if c > 0 else FLIP[op], Name(name), -k // c),))
 
 
 @lru_cache(maxsize=1 << 16, typed=True)
