@@ -182,3 +182,20 @@ def test_a_light_sign_is_what_a_slice_reads_of_sympy_s(pair):
     except NeedsAlgebra:
         return
     assert got == _sign(normalize_dim(full)), light
+
+
+@settings(max_examples=600, deadline=None)
+@given(expressions(3), st.sampled_from(["==", "!=", "<", ">="]), expressions(3), st.sampled_from(NAMES),
+       st.integers(0, 4))
+def test_a_light_relation_is_solved_and_evaluated_as_the_full_one(x, op, y, s, v):
+    from shapecheck.notation.relations import Rel, _false_at, _holds, _solutions
+    (lx, fx), (ly, fy) = x, y
+    if lx is None or ly is None:
+        return
+    light, full = Rel(op, lx, ly), Rel(op, normalize_dim(fx), normalize_dim(fy))
+    for ask in (lambda r, sym: _solutions(r, sym), lambda r, sym: _holds(r, sym, v), lambda r, sym: _false_at(r, sym, v)):
+        try:
+            got = ask(light, Name(s))
+        except NeedsAlgebra:
+            continue
+        assert got == ask(full, symbol(s)), (light, s, v)

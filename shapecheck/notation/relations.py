@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from ..dims import rebuild, expr_str, is_symbolic
+from ..dims import LIGHT, Poly, rebuild, expr_str, is_symbolic
 
 if TYPE_CHECKING:
     import sympy
@@ -97,12 +97,24 @@ def _solutions(rel: Rel, s: Any) -> Any:
     """
     if rel.op != "==":
         return None
+    if type(rel.lhs) in LIGHT or type(rel.rhs) in LIGHT:
+        return _light_solutions(rel.lhs - rel.rhs, s)
     d = sympy.expand(sympy.sympify(rel.lhs) - sympy.sympify(rel.rhs))
     a, b = d.coeff(s, 1), d.coeff(s, 0)
     if not (a.is_Integer and b.is_Integer) or a == 0 or sympy.expand(a * s + b - d) != 0:
         return None
     v = -b / a
     return [int(v)] if v.is_Integer and v >= 0 else []
+
+
+def _light_solutions(d: Any, s: Any) -> Any:
+    """``_solutions`` of ``d == 0`` for a light check's difference ``d`` (``dims/light.py``): the same
+    answer, read off its terms."""
+    terms = {(): d} if type(d) is int else d.terms if type(d) is Poly else {((d.name, 1),): 1}
+    a, b = terms.get(((s.name, 1),), 0), terms.get((), 0)
+    if a == 0 or any(m not in ((), ((s.name, 1),)) for m in terms):
+        return None
+    return [-b // a] if -b % a == 0 and -b // a >= 0 else []
 
 
 @lru_cache(maxsize=4096)   # keyed by the relations (operator and normalized dims): a pure function of them
@@ -159,7 +171,11 @@ def _holds(rel: Rel, s: Any, v: int) -> bool:
     """True when ``rel`` holds with the dim ``s`` equal to ``v`` (False also when that stays unknown)."""
     sides = []
     for x in (rel.lhs, rel.rhs):
-        if is_symbolic(x):
+        if type(x) in LIGHT:
+            x = x.xreplace({s: v})   # a light check's dim at s = v: an int, or still a dim
+            if type(x) is not int:
+                return False
+        elif is_symbolic(x):
             x = x.xreplace({s: sympy.Integer(v)})
             if not x.is_Integer:
                 return False
@@ -171,6 +187,10 @@ def _holds(rel: Rel, s: Any, v: int) -> bool:
 def _false_at(rel: Rel, s: Any, v: int) -> bool:
     """True when ``rel`` is false with the dim ``s`` equal to ``v``, whatever the other dims are
     (its two sides then differ by a fixed integer); False also when that is not known."""
+    if type(rel.lhs) in LIGHT or type(rel.rhs) in LIGHT:
+        d = rel.lhs - rel.rhs
+        d = d.xreplace({s: v}) if type(d) in LIGHT else d
+        return type(d) is int and not PYOP[rel.op](d, 0)
     d = sympy.expand(sympy.sympify(rel.lhs).xreplace({s: sympy.Integer(v)})
                      - sympy.sympify(rel.rhs).xreplace({s: sympy.Integer(v)}))
     return d.is_Integer and not PYOP[rel.op](int(d), 0)
