@@ -199,3 +199,17 @@ def test_a_light_relation_is_solved_and_evaluated_as_the_full_one(x, op, y, s, v
         except NeedsAlgebra:
             continue
         assert got == ask(full, symbol(s)), (light, s, v)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(expressions(2), expressions(2)), min_size=2, max_size=3))
+def test_light_bounds_of_a_concat_are_the_full_check_s_or_stop(parts):
+    from shapecheck.functions.bounds import hull
+    if any(lo is None or hi is None for (lo, _f), (hi, _g) in parts):
+        return
+    try:
+        got = hull(*[(lo, hi, True) for (lo, _f), (hi, _g) in parts])
+    except NeedsAlgebra:
+        return
+    want = hull(*[(normalize_dim(f), normalize_dim(g), True) for (_lo, f), (_hi, g) in parts])
+    assert str(got) == str(want), parts

@@ -151,7 +151,7 @@ def _rel(op):
         if isinstance(a, bool) or isinstance(b, bool):
             return op(a, b) if isinstance(a, bool) and isinstance(b, bool) else _fresh("truth")
         if _is_int(a) and _is_int(b):
-            return bool(op(a, b))
+            return bool(op(int(a), int(b)))   # exactly, as sympy compares them
         if _light(a, b):   # as sympy's assumptions find it, or NeedsAlgebra
             return decide(normalize_dim(a) - normalize_dim(b), _OPS[op])
         d = sympy.expand(sympy.sympify(a) - sympy.sympify(b))
