@@ -10,7 +10,7 @@ import argparse
 import json
 import re
 import sys
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, cast
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -265,9 +265,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ShapeCheckError as exc:
         problem = exc
     # rich's consoles, imported only for what needs rich (a table, a terminal): report/console.py
+    # (a LazyConsole stands for a rich Console: what it does not do itself, the rich one does)
     from .report.console import LazyConsole
-    out = LazyConsole(highlight=False, width=table_width())
-    err = LazyConsole(stderr=True, highlight=False, soft_wrap=True)
+    out = cast("Console", LazyConsole(highlight=False, width=table_width()))
+    err = cast("Console", LazyConsole(stderr=True, highlight=False, soft_wrap=True))
     try:
         if problem is not None:
             raise problem
