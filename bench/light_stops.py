@@ -2,15 +2,14 @@
 
     python bench/light_stops.py [MODEL.onnx ...]
 
-The CLI first checks a model without sympy (``check.light_check``: named dims are ``dims.Name``s);
-the first dim that needs algebra stops it with ``NeedsAlgebra``, and the model is checked again
+The CLI first checks a model without sympy (``check.light_check``: named dims are ``dims.Name``s,
+their sums and products ``dims.Poly``s, ``dims/light.py``); the first dim that needs more stops it with ``NeedsAlgebra``, and the model is checked again
 with sympy, whose import alone costs more than the 0.5 s issue 28 asks of a small model.  This
 prints, for every model of at most 2,000 nodes of the export corpus and the zoo (or the models
 given), whether the light check finished, and if not the place in shapecheck's code that needed
 algebra (its innermost frame of ``shapecheck/``, two callers with it) and what it needed: a sympy
-name the deferred module was asked for, a dim operation ``Name`` refused, or a dim_param that is an
-expression.  Then a count per place: the operations a dim algebra of shapecheck's own would have
-to do first.
+name the deferred module was asked for, a dim operation the light algebra refused, or a dim_param
+that is an expression.  Then a count per place: what the light algebra would have to do next.
 """
 from __future__ import annotations
 
@@ -37,7 +36,7 @@ def stop_of(path: Path, registry) -> tuple[str, str] | None:
         # the innermost frames of shapecheck's own code, past the two that only raise (the deferred sympy
         # module asked for a name, a Name asked for arithmetic)
         frames = [f for f in traceback.extract_tb(e.__traceback__) if "/shapecheck/" in f.filename
-                  and not f.filename.endswith(("/deferred.py", "/dims/light.py"))][-3:]
+                  and not f.filename.endswith(("/deferred.py", "/dims/light.py", "/dims/light_order.py"))][-3:]
         where = " <- ".join(f"{f.filename.split('shapecheck/')[-1]}:{f.name}" for f in reversed(frames))
         return where, str(e).split(":")[0][:60]
 
