@@ -12,4 +12,6 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
         os.environ.pop(_name, None)
 
 # the spec cache (shapecheck/registry/cache.py) of the test runs, kept out of the user's home
-os.environ.setdefault("SHAPECHECK_CACHE_DIR", os.path.join(tempfile.gettempdir(), "shapecheck-tests-cache"))
+# (one per user: a cache is trusted as the user's own files are)
+os.environ.setdefault("SHAPECHECK_CACHE_DIR", os.path.join(tempfile.gettempdir(),
+                                                           f"shapecheck-tests-cache-{getattr(os, 'getuid', lambda: 0)()}"))
