@@ -148,7 +148,7 @@ def test_a_light_solve_of_every_spec_case_is_the_full_solve():
                 full = solve(spec, dict(case.inputs), dict(case.attrs), opset=spec.version, registry=REGISTRY)
                 assert got.to_dict() == full.to_dict(), f"{case.file}:{case.line}"
                 light += 1
-    assert light >= 2000
+    assert light >= 5500   # 5,784 of 7,218 on 2026-12-02, with the light algebra (dims/light.py)
 
 
 def test_the_cli_infers_without_importing_sympy(capsys):
