@@ -10,8 +10,9 @@ Sums and products of names with integer coefficients are ``Poly``s (tract's ``TD
 model): each is held as sympy holds it, so that it compares, hashes and prints as sympy's
 expression would (``2*M*N + N - 1``).  sympy expands a number times a sum (``2*(N + 1)`` is
 ``2*N + 2``) but never a product of sums (``N*(M + 1)`` stays as it is): such a product, and
-anything else (ordering, floors, turning it into a sympy expression), raises ``NeedsAlgebra``,
-and the check starts again with sympy symbols.  A light check therefore gives the same report as
+anything else (a floor, Python's ``<`` between dims, turning one into a sympy expression), raises
+``NeedsAlgebra``, and the check starts again with sympy symbols.  What a light check decides of
+their order, Min and Max is in ``light_order``, which ``notation.compare_dims`` asks.  A light check therefore gives the same report as
 the full one, or none at all (``tests/test_light.py`` compares the two on every shipped model, on
 random small graphs and on every spec's cases; ``tests/test_light_algebra.py`` compares this
 algebra with sympy's on random expressions).
