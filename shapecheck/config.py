@@ -21,11 +21,6 @@ from typing import Any
 
 from .errors import UsageError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:   # Python 3.10
-    import tomli as tomllib
-
 _TYPES: dict[str, Any] = {"paths": list, "exclude": list, "strict": bool, "allow-empty-dims": bool,
                           "runtime": str, "format": str, "specs": list, "select": list, "ignore": list}
 
@@ -95,6 +90,10 @@ def load_config(explicit: str | None = None, start: str | os.PathLike = ".") -> 
 
 
 def _read(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):   # imported here: a run without a configuration file needs none of it
+        import tomllib
+    else:   # Python 3.10
+        import tomli as tomllib
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

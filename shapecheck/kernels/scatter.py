@@ -15,10 +15,11 @@ array([[0., 1., 2., 0., 0.]], dtype=float32)
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
     import numpy as np
 else:
     from ..deferred import numpy as np
@@ -143,6 +144,7 @@ def _in_parallel(work: Callable[[slice], object], n: int) -> None:
         work(slice(0, n))
         return
     if _POOL is None:
+        from concurrent.futures import ThreadPoolExecutor   # a check that folds no large scatter needs no threads
         _POOL = ThreadPoolExecutor(workers, thread_name_prefix="shapecheck-kernel")
     step = -(-n // workers)
     list(_POOL.map(work, [slice(i, min(i + step, n)) for i in range(0, n, step)]))

@@ -12,11 +12,6 @@ import re
 import sys
 from pathlib import Path
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 from ..errors import SpecError
 from .cache import toml_data
 
@@ -92,8 +87,8 @@ def read(path: Path) -> tuple[dict, FileCtx]:
                         f"({exc.reason}); save the spec as UTF-8", str(path), line) from None
     ctx = FileCtx(path, text)
     try:
-        data = toml_data(text, tomllib.loads)   # kept between runs by the text's hash (cache.py)
-    except tomllib.TOMLDecodeError as exc:
+        data = toml_data(text, _loads)   # kept between runs by the text's hash (cache.py)
+    except _TomlError as exc:
         m = re.search(r"line (\d+)", str(exc))
         raise ctx.err(f"not valid TOML: {exc}", int(m.group(1)) if m else 0) from None
     except RecursionError:
@@ -125,6 +120,23 @@ def read_domain(path: Path) -> tuple[dict, FileCtx]:
     text = path.read_text(encoding="utf-8")
     ctx = FileCtx(path, text)
     try:
-        return tomllib.loads(text), ctx
-    except tomllib.TOMLDecodeError as exc:
+        return toml_data(text, _loads), ctx
+    except _TomlError as exc:
         raise ctx.err(f"not valid TOML: {exc}") from None
+
+
+class _TomlError(ValueError):
+    """tomllib's ``TOMLDecodeError``, under a name this module has without importing tomllib."""
+
+
+def _loads(text: str) -> dict:
+    """tomllib's parse, imported for the first text the cache does not hold (cache.py): a CLI run
+    whose specs are all kept never imports it."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise _TomlError(str(exc)) from None
