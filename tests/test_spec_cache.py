@@ -109,3 +109,14 @@ def test_merge_copies_spec_data_as_deepcopy_does():
         data = tomllib.loads(f.read_text(encoding="utf-8"))
         copied = _copied(data)
         assert copied == data and not containers(copied, set()) & containers(data, set()), f
+
+
+def test_spec_files_lists_what_a_glob_lists_in_path_order(tmp_path):
+    for rel in ("onnx/Add-7.toml", "onnx/_domain.toml", "onnx-ml/X-1.toml", "onnx/deep/Y-2.toml",
+                "runtimes/onnxruntime.toml", "a.b/Z-1.toml", "notes.txt"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text('op = "X"\n')
+    for root in (specs_dir(), tmp_path):
+        want = sorted(p for p in root.glob("**/*.toml")
+                      if "runtimes" not in p.relative_to(root).parts[:-1] and not p.name.startswith("_"))
+        assert spec_files(root) == want
