@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 from rich.console import Console
+from rich.errors import MarkupError
 from rich.markup import escape as rich_escape
 
 from shapecheck.report.console import LazyConsole, escape
@@ -47,8 +48,11 @@ def markup(draw):
 def test_a_line_is_written_as_rich_writes_it(line, stderr_like):
     ours, theirs = io.StringIO(), io.StringIO()
     options = dict(highlight=False, soft_wrap=True) if stderr_like else dict(highlight=False, width=120)
+    try:
+        Console(file=theirs, emoji=False, **options).print(line, soft_wrap=True)
+    except MarkupError:   # pieces joined into a stray closing tag ("[" + "/]"): rich refuses, ours writes it
+        return
     LazyConsole(file=ours, **options).print(line, soft_wrap=True)
-    Console(file=theirs, emoji=False, **options).print(line, soft_wrap=True)
     assert ours.getvalue() == theirs.getvalue()
 
 
