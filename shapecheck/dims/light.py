@@ -68,7 +68,7 @@ class _Light:
         return _sum(other, self, -1)
 
     def __neg__(self) -> Any:
-        return _made({m: -c for m, c in _terms(self).items()})
+        return _made({m: -c for m, c in terms_of(self).items()})
 
     def __pos__(self) -> Any:
         return self
@@ -85,7 +85,7 @@ class _Light:
         return _divided(self, other, exact=False)
 
     def __pow__(self, k: Any) -> Any:
-        terms = _terms(self)
+        terms = terms_of(self)
         if type(k) is not int or k < 0 or len(terms) != 1:
             raise NeedsAlgebra(f"({self})**{k}: a light check raises only a product of names to a power")
         (mono, c), = terms.items()
@@ -102,7 +102,7 @@ class _Light:
     def xreplace(self, mapping: dict) -> Any:
         """The dim with names replaced (by names, numbers or light dims), as sympy's ``xreplace``."""
         out: Any = 0
-        for mono, c in _terms(self).items():
+        for mono, c in terms_of(self).items():
             term: Any = c
             for s, p in mono:
                 term = term * (mapping.get(Name(s), Name(s)) ** p)
@@ -184,8 +184,13 @@ class Poly(_Light):
     is_Add = is_Mul = is_Pow = is_Function = args = property(_Light._needs_algebra)
 
 
-def _terms(x: Any) -> dict:
-    """A light dim or an integer as {monomial: coefficient}; anything else needs algebra."""
+def terms_of(x: Any) -> dict:
+    """A light dim or an integer as {monomial: coefficient} (a monomial: its (name, power) pairs, by
+    name; ``()`` for the constant); anything else needs algebra.
+
+    >>> terms_of(2 * Name("N") + 1), terms_of(Name("M")), terms_of(0)
+    ({(('N', 1),): 2, (): 1}, {(('M', 1),): 1}, {})
+    """
     t = type(x)
     if t is Poly:
         return x.terms
@@ -212,8 +217,8 @@ def _made(terms: dict) -> Any:
 
 
 def _sum(a: Any, b: Any, sign: int) -> Any:
-    out = dict(_terms(a))
-    for m, c in _terms(b).items():
+    out = dict(terms_of(a))
+    for m, c in terms_of(b).items():
         out[m] = out.get(m, 0) + sign * c
     return _made(out)
 
@@ -221,7 +226,7 @@ def _sum(a: Any, b: Any, sign: int) -> Any:
 def _product(a: Any, b: Any) -> Any:
     """``a*b``, as sympy holds it: a number times a sum is distributed, a product of monomials is one
     monomial, and a sum times anything but a number is left to sympy (it is not expanded there)."""
-    ta, tb = _terms(a), _terms(b)
+    ta, tb = terms_of(a), terms_of(b)
     if len(ta) > 1 and len(tb) > 1 or (len(ta) > 1 and () not in tb and tb) or (len(tb) > 1 and () not in ta and ta):
         raise NeedsAlgebra(f"{_grouped(a)}*{_grouped(b)}: a light check does not multiply sums")
     out: dict = {}
@@ -246,9 +251,9 @@ def _grouped(x: Any) -> str:
 def _divided(a: Any, k: Any, exact: bool) -> Any:
     """``a // k`` (``exact``) or ``a % k`` for a positive integer ``k`` that divides every coefficient,
     as sympy finds them (``(2*N + 4) // 2`` is ``N + 2``, ``2*N % 2`` is 0); anything else needs algebra."""
-    if type(k) is not int or k <= 0 or any(c % k for c in _terms(a).values()):
+    if type(k) is not int or k <= 0 or any(c % k for c in terms_of(a).values()):
         raise NeedsAlgebra(f"{a} {'//' if exact else '%'} {k}: a light check divides only exactly")
-    return _made({m: c // k for m, c in _terms(a).items()}) if exact else 0
+    return _made({m: c // k for m, c in terms_of(a).items()}) if exact else 0
 
 
 def quotient(a: Any, b: Any) -> Any:
@@ -258,7 +263,7 @@ def quotient(a: Any, b: Any) -> Any:
     >>> quotient(6 * Name("N") * Name("S") + 12 * Name("N"), 3 * Name("N"))
     2*S + 4
     """
-    ta, tb = _terms(a), _terms(b)
+    ta, tb = terms_of(a), terms_of(b)
     if len(tb) != 1:
         raise NeedsAlgebra(f"({a}) / ({b}): a light check divides only by one term")
     (mb, cb), = tb.items()
@@ -276,4 +281,4 @@ def quotient(a: Any, b: Any) -> Any:
 LIGHT = (Name, Poly)   # the types of a light check's symbolic dims
 
 
-__all__ = ["LIGHT", "Name", "NeedsAlgebra", "Poly", "quotient"]
+__all__ = ["LIGHT", "Name", "NeedsAlgebra", "Poly", "quotient", "terms_of"]

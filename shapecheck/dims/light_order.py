@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .light import LIGHT, NeedsAlgebra, Poly
+from .light import LIGHT, NeedsAlgebra, terms_of
 
 FLIP = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
@@ -32,7 +32,7 @@ def decide(d: Any, op: str, residues: bool = False) -> bool:
         return _ON_INTS[op](d)
     if type(d) not in LIGHT:
         raise NeedsAlgebra(f"{d} {op} 0: not a light dim")
-    terms = d.terms if type(d) is Poly else {((d.name, 1),): 1}
+    terms = terms_of(d)
     k = terms.get((), 0)
     cs = [c for m, c in terms.items() if m]
     if residues and op in ("==", "!=") and k % math.gcd(*cs):   # every value is k modulo the gcd: never 0
@@ -68,7 +68,7 @@ def sign(d: Any) -> int | None:
     """
     if type(d) not in LIGHT:
         raise NeedsAlgebra(f"the sign of {d}: not a light dim")
-    terms = d.terms if type(d) is Poly else {((d.name, 1),): 1}
+    terms = terms_of(d)
     k = terms.get((), 0)
     cs = [c for m, c in terms.items() if m]
     if all(c > 0 for c in cs):

@@ -186,13 +186,20 @@ def _light(a, b) -> bool:
 _OPS = {operator.eq: "==", operator.ne: "!=", operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">="}
 
 
+def _ring(op: str, pyop):
+    """``+``, ``-`` or ``*``: a light dim's by its own algebra (``operators.arith``), ints as Python's,
+    anything else as sympy's."""
+    def f(a, b):
+        if _light(a, b):
+            return arith(op, a, b)
+        if _is_int(a) and _is_int(b):
+            return pyop(a, b)
+        return normalize_dim(pyop(sympy.sympify(a), b))
+    return f
+
+
 _BINARY = {
-    "+": lambda a, b: arith("+", a, b) if _light(a, b) else a + b if _is_int(a) and _is_int(b) else
-    normalize_dim(sympy.sympify(a) + b),
-    "-": lambda a, b: arith("-", a, b) if _light(a, b) else a - b if _is_int(a) and _is_int(b) else
-    normalize_dim(sympy.sympify(a) - b),
-    "*": lambda a, b: arith("*", a, b) if _light(a, b) else a * b if _is_int(a) and _is_int(b) else
-    normalize_dim(sympy.sympify(a) * b),
+    "+": _ring("+", operator.add), "-": _ring("-", operator.sub), "*": _ring("*", operator.mul),
     "/": div, "%": mod, "fmod": fmod, "pow": power,
     "min": _minmax("Min", min), "max": _minmax("Max", max),
     "==": _rel(operator.eq), "!=": _rel(operator.ne), "<": _rel(operator.lt), "<=": _rel(operator.le),

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from ..dims import LIGHT, Poly, rebuild, expr_str, is_symbolic
+from ..dims import LIGHT, rebuild, expr_str, is_symbolic
+from ..dims.light import terms_of
 
 if TYPE_CHECKING:
     import sympy
@@ -110,7 +111,7 @@ def _solutions(rel: Rel, s: Any) -> Any:
 def _light_solutions(d: Any, s: Any) -> Any:
     """``_solutions`` of ``d == 0`` for a light check's difference ``d`` (``dims/light.py``): the same
     answer, read off its terms."""
-    terms = {(): d} if type(d) is int else d.terms if type(d) is Poly else {((d.name, 1),): 1}
+    terms = terms_of(d)
     a, b = terms.get(((s.name, 1),), 0), terms.get((), 0)
     if a == 0 or any(m not in ((), ((s.name, 1),)) for m in terms):
         return None
