@@ -63,6 +63,34 @@ def test_quiet_still_prints_every_error_and_warning(capsys):
     assert code == 0 and "note[" not in err and "valid for" not in out
 
 
+def test_a_bound_a_constant_sets_says_which_constant_to_enlarge(capsys):
+    out = run(capsys, "check", "examples/positions.onnx")[1].splitlines()
+    at = out.index("  1 <= seq <= 64    (needed by position_embedding; from initializer 'wpe' float[64,16])")
+    assert out[at + 1] == "    = to go past it: re-export with initializer 'wpe' float[64,16] larger (the bound is its size)"
+    # a lower bound (a pool's window) is no cap, and a bound no constant sets names none to change
+    pooled = run(capsys, "check", "tests/fixtures/domain/flatten_linear_ts17.onnx")[1]
+    assert "  height >= 4    (needed by" in pooled and "to go past it" not in pooled
+
+
+def test_a_linear_cap_from_a_constant_gets_the_hint_and_the_other_kinds_do_not():
+    from shapecheck.domain.relation import DomainRelation, Source
+    from shapecheck.notation import Rel
+    from shapecheck.report.text import domain_lines
+
+    class Domain:
+        invalid_nodes, dims, valid, assumption, every_value = [], {"p": "p >= 1"}, True, "every input dim >= 1", ()
+        relations: list = []
+
+        def text(self):
+            return "p + s <= 64"
+
+    src = [Source("/Gather", "Gather", "Gather-13", ("C5",), ("initializer 'wpe' float[64,8]",))]
+    for relation, kind, hinted in ((Rel("<=", "p + s", 64), "linear", True), (Rel(">=", 64, "p + s"), "linear", True),
+                                   (Rel(">=", "p + s", 3), "linear", False), (Rel("==", "p", "s"), "equality", False)):
+        Domain.relations = [DomainRelation(kind, ("p", "s"), "the relation", sources=src, relation=relation)]
+        assert any("to go past it: re-export with initializer 'wpe'" in line for line in domain_lines(Domain())) == hinted
+
+
 @pytest.mark.parametrize("argv, want", [
     (["infer", "ScaterND", "-i", "x=float[2]"], "did you mean ScatterND"),
     (["infer", "matmul", "-i", "x=float[2]"], "did you mean MatMul?"),
