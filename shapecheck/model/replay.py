@@ -59,10 +59,27 @@ class Replays:
     def __init__(self, on: bool | None = None):
         self.on = REPLAY if on is None else on
         self._done: dict[tuple, Replay] = {}
+        # (spec, opset, attributes' key) -> a number that stands for them in every key below: the
+        # attributes' key is a nested tuple, whose hash Python computes anew at every lookup
+        self._heads: dict[tuple, int] = {}
+        # what ``replayed`` reads of a node before its inputs, by (op, domain, opset, version, id of its
+        # attributes or 0, its output count): that number, with the attributes held so that the id
+        # stays their own; or None, for a node the short way never takes (no spec, attributes unhashable)
+        self.fronts: dict[tuple, tuple | None] = {}
 
-    def find(self, spec, node: ModelNode, items: Any, env: dict, generation: int) -> tuple[tuple | None, Replay | None]:
+    def head(self, spec, node: ModelNode, items: Any) -> int:
+        """The number that stands for the node's spec, opset and attributes (``items``) in its key."""
+        key = (spec.name, node.opset, items)
+        got = self._heads.get(key)
+        if got is None:
+            got = self._heads[key] = len(self._heads)
+        return got
+
+    def find(self, spec, node: ModelNode, items: Any, env: dict, generation: int,
+             head: int | None = None) -> tuple[tuple | None, Replay | None]:
         """(the node's key and its input types, or None when it cannot be replayed: an input the pass
-        does not know), and what was remembered under that key, if anything."""
+        does not know), and what was remembered under that key, if anything (``head``: the node's
+        ``Replays.head``, when known)."""
         if not self.on or items is None:
             return None, None
         ins = node.inputs
@@ -71,8 +88,8 @@ class Replays:
         except KeyError:
             return None, None
         outs = node.outputs
-        key = (spec.name, node.opset, items, generation, tuple(map(bool, outs)) if "" in outs else len(outs),
-               *map(id, held))
+        key = (self.head(spec, node, items) if head is None else head, generation,
+               tuple(map(bool, outs)) if "" in outs else len(outs), *map(id, held))
         return (key, held), self._done.get(key)
 
     def record(self, key: tuple[tuple, tuple] | None, slots: tuple, spec, report: NodeReport, outputs: tuple,
@@ -136,12 +153,22 @@ def replayed(fp: Any, node: ModelNode) -> bool:
     """Whether ``node`` was given the effect a node before it had, in ``fp`` (a ``forward.ForwardPass``):
     the short way past the pass's steps for a node whose spec is known (resolved, without error) and
     whose key is remembered; every other node takes the long way, which may record it."""
-    if fp.invalid or not fp.replays.on:
+    replays = fp.replays
+    if fp.invalid or not replays.on:
         return False
-    got = fp.resolved.get((node.op_type, node.domain, node.opset, node.version))
-    if got is None or got[0] is None or got[1] is not None:
+    attrs = node.attrs
+    front_key = (node.op_type, node.domain, node.opset, node.version, id(attrs) if attrs else 0)
+    front = replays.fronts.get(front_key, False)
+    if front is False:
+        got = fp.resolved.get(front_key[:4])
+        if got is None:
+            return False   # not resolved yet: the long way resolves it
+        items = fp.attrs_items(attrs) if got[0] is not None and got[1] is None else None
+        front = replays.fronts[front_key] = None if items is None else (got[0], items, replays.head(got[0], node, items),
+                                                                         attrs)
+    if front is None:
         return False
-    done = fp.replays.find(got[0], node, fp.attrs_items(node.attrs), fp.env, fp.facts.generation)[1]
+    done = replays.find(front[0], node, front[1], fp.env, fp.facts.generation, front[2])[1]
     if done is None:
         return False
     fp.cover(node.op_type, "spec")
