@@ -210,3 +210,13 @@ def test_a_pin_over_several_dims_gives_a_size_that_runs():
     sess.run(None, {name: np.zeros((1, 3, 32, 32), np.float32)})
     with pytest.raises(Exception):
         sess.run(None, {name: np.zeros((1, 3, 31, 31), np.float32)})
+
+
+def test_swins_padded_windows_read_as_one_set_per_dim():
+    """A Swin export's window reshapes need ``16*ceiling(a/4)*ceiling(b/4) == a*b`` over the maps'
+    sizes, and its attention reshapes products of them that are never 0: the domain says one set per
+    dim (the sizes whose maps need no padding, which the tracer baked in), not a dozen raw conditions."""
+    rep = _report("swin_windows_ts17")
+    assert [r.dims for r in rep.domain.relations] == [("height",), ("width",)] and rep.exit_code == 0
+    assert rep.domain.text() == ("batch >= 1, floor(height/4) % 8 == 0 and height >= 32, "
+                                 "floor(width/4) % 8 == 0 and width >= 32")

@@ -1,0 +1,1 @@
+"""The input domain: the conditions a model's nodes need, as simple relations over its input dims."""

@@ -37,15 +37,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..dims import is_runtime, is_unknown
-from ..notation import AnyOf, Rel
+from ..notation import Rel
 from ..result import Indexable
 from .evaluate import Unsupported, holds
 from .intset import DimSet
 from .reduce import reduce_relation
-from .show import multiple_of, show
+from .show import show
 from .relation import DomainRelation
 from .settle import always_ge, ceilings
-from .single import truth_set
+from .narrow import bound_of, is_dim, multiples_taken_out, narrowed, one_dim_parts
 
 if TYPE_CHECKING:
     import sympy
@@ -137,7 +137,7 @@ def build_domain(needs: list[Need], assumed: dict, nonempty: bool = True, scoped
     (``assumed``); ``scoped``: conditions needed only where a branch or a loop body runs, which stay
     conditions (made smaller under the others, never pinning a dim)."""
     sets = dict(assumed)
-    base = {s: _bound(v) for s, v in assumed.items()}
+    base = {s: bound_of(v) for s, v in assumed.items()}
     per_dim: dict = {}                 # dim -> [(its set under one need, the need)]
     several: list = []
     out: list[DomainRelation] = []
@@ -148,70 +148,20 @@ def build_domain(needs: list[Need], assumed: dict, nonempty: bool = True, scoped
             out.append(_condition(need.text, need, ()))
             continue
         reduced_needs.append((need, reduce_relation(rel, {s: base.get(s, (0, None, 1)) for s in rel.free_symbols
-                                                          if _dim(s)})))
-    for need, reduced in _multiples_taken_out(reduced_needs, base):
+                                                          if is_dim(s)})))
+    for need, reduced in multiples_taken_out(reduced_needs, base):
         if reduced is True:
             continue
         if reduced is False:
             out.append(_refuted(need, "no input meets it"))
             continue
-        for part in _conjuncts(reduced):   # `h >= 5 and w >= 5` is a bound on each dim
-            syms = part.free_symbols
-            if len(syms) == 1 and _dim(next(iter(syms))):
-                (s,) = syms
-                start = sets.get(s, DimSet.interval(0, None))
-                got = truth_set(part, s, start.lo or 0, start.hi)
-                if got is not None:
-                    per_dim.setdefault(s, []).append((got, need))
-                    sets[s] = start.meet(got)
-                    continue
-            several.append((part, need))
+        several += one_dim_parts(reduced, need, sets, per_dim)
+    several = narrowed(several, sets, per_dim)
     out = _per_dim(sets, assumed, per_dim, declared, nonempty) + _several(several, sets) + _several(
         [(n.relation, n) for n in scoped if hasattr(n.relation, "free_symbols")], sets, pins=False) + out
     names = [s.name for s in assumed]
     return InputDomain("every input dim >= 1" if nonempty else "every input dim >= 0", out,
                        {s.name: sets[s] for s in assumed}, tuple(names))
-
-
-def _multiples_taken_out(reduced: list, base: dict) -> list:
-    """The reduced needs, where one says ``x % q == 0`` (``x == q*floor(x/q)``), with ``floor(x/q)``
-    read as ``x/q`` in the others -- the same values wherever the model runs -- and reduced again:
-    ``batch == floor(batch*seq/5)`` beside ``(batch*seq) % 5 == 0`` is ``seq == 5`` (a dynamo LSTM
-    export that bakes the sample's sequence length into a Reshape)."""
-    exact = {}
-    for _need, rel in reduced:
-        for part in _conjuncts(rel) if not isinstance(rel, bool) else ():
-            multiple = multiple_of(part) if isinstance(part, Rel) and part.op == "==" else None
-            if multiple is not None:
-                x, q = multiple
-                exact[sympy.floor(x / q)] = x / q
-    if not exact:
-        return reduced
-    out = []
-    for need, rel in reduced:
-        if isinstance(rel, Rel) and multiple_of(rel) is None and any(_has(rel, f) for f in exact):
-            again = Rel(rel.op, sympy.sympify(rel.lhs).xreplace(exact), sympy.sympify(rel.rhs).xreplace(exact))
-            rel = reduce_relation(again, {s: base.get(s, (0, None, 1)) for s in again.free_symbols if _dim(s)})
-        out.append((need, rel))
-    return out
-
-
-def _has(rel: Rel, f: Any) -> bool:
-    return any(hasattr(x, "has") and x.has(f) for x in (rel.lhs, rel.rhs))
-
-
-def _conjuncts(rel: Any) -> tuple:
-    """The relations a conjunction holds (one alternative of ``AnyOf``), else ``(rel,)``."""
-    return rel.alts[0] if isinstance(rel, AnyOf) and len(rel.alts) == 1 else (rel,)
-
-
-def _dim(s: Any) -> bool:
-    return not is_unknown(s)
-
-
-def _bound(ds: DimSet) -> tuple:
-    shape = ds.shape()
-    return shape if shape is not None else (ds.lo or 0, ds.hi, 1)
 
 
 def _per_dim(sets: dict, assumed: dict, per_dim: dict, declared: set = frozenset(), nonempty: bool = True
@@ -262,10 +212,10 @@ def _joined(contributions: list) -> str:
 
 def _several(several: list, sets: dict, pins: bool = True) -> list[DomainRelation]:
     """Relations over several dims, under the sets the one-dim conditions left."""
-    bounds = {s: _bound(v) for s, v in sets.items() if not v.empty}
+    bounds = {s: bound_of(v) for s, v in sets.items() if not v.empty}
     out = []
     for rel, need in several:
-        reduced = reduce_relation(rel, {s: bounds.get(s, (0, None, 1)) for s in rel.free_symbols if _dim(s)})
+        reduced = reduce_relation(rel, {s: bounds.get(s, (0, None, 1)) for s in rel.free_symbols if is_dim(s)})
         if reduced is True:
             continue
         if reduced is False:

@@ -81,7 +81,12 @@ def _one(rel: Rel, bounds: dict) -> Any:
             return True
         if always_ge(-g if strict else -g - 1, bounds):
             return False
-    if not d.is_Add or not _shared_factor(d):
+    windows = _whole_windows(op, d, bounds)
+    if windows is not None:
+        return windows
+    if d.is_Mul:
+        factors = list(d.args)
+    elif not d.is_Add or not _shared_factor(d):
         factors = [d]   # (factor_terms finds nothing to divide out: it costs ~15 ms on a sum of floors)
     else:
         factored = sympy.factor_terms(d)
@@ -98,11 +103,60 @@ def _one(rel: Rel, bounds: dict) -> Any:
         if always_ge(f - 1, bounds):
             continue
         keep.append(base if op in ("==", "!=") else f)
-    if len(keep) == len(factors) or not keep:
+    if not keep:   # a number times factors never 0 (or, for an inequality, each at least 1)
+        return op in ("!=", ">", ">=")
+    if len(keep) == len(factors):
         return _integral(op, d, rel)
     if len(keep) == 1:
-        return make_rel(op, keep[0], 0)
+        return _whole_windows(op, keep[0], bounds) or make_rel(op, keep[0], 0)
     return make_rel(op, sympy.Mul(*keep), 0)
+
+
+def _ceiling_of(g: Any) -> tuple | None:
+    """``(s, x, k)`` when the factor ``g`` is ``s*ceiling(x/k)`` for an integer ``k > 1`` and ``s = 1``,
+    or ``floor(-x/k)``, which is ``-ceiling(x/k)`` (how sympy writes it): ``s = -1``."""
+    if isinstance(g, (sympy.ceiling, sympy.floor)):
+        q, x = g.args[0].as_coeff_Mul()
+        if isinstance(g, sympy.floor):
+            q = -q
+        if q.is_Rational and q > 0 and q.p == 1 and q.q > 1 and x.is_integer:
+            return (1 if isinstance(g, sympy.ceiling) else -1), x, int(q.q)
+    return None
+
+
+def _whole_windows(op: str, d: Any, bounds: dict) -> Any:
+    """``k1*k2*...*ceiling(x1/k1)*ceiling(x2/k2)*... == x1*x2*...`` (``d``: one side minus the other),
+    each ``x`` at least 0, as what it is: every ``x`` a multiple of its ``k`` -- ``k*ceiling(x/k)``
+    is at least ``x``, equal only there -- or some ``x`` 0.  Windows padded to a whole number and
+    then flattened (Swin's attention windows: ``16*ceiling(h/4)*ceiling(w/4) == h*w``) need exactly
+    that.  ``!=`` is the negation.  None where ``d`` has another form.
+
+    >>> from shapecheck.dims import symbol
+    >>> h, w = symbol("h"), symbol("w")
+    >>> str(_whole_windows("==", 16 * sympy.ceiling(h / 4) * sympy.ceiling(w / 4) - h * w, {h: (1, None, 1), w: (1, None, 1)}))
+    '(h == 4*floor(h/4) and w == 4*floor(w/4))'
+    """
+    if op not in ("==", "!=") or not d.is_Add or len(d.args) != 2:
+        return None
+    for padded, whole in (d.args, d.args[::-1]):
+        coeff, factors = padded.as_coeff_mul()
+        parts = [_ceiling_of(g) for g in factors]
+        if not parts or any(p is None for p in parts):
+            continue
+        sign, xs, ks = math.prod(p[0] for p in parts), [p[1] for p in parts], [p[2] for p in parts]
+        if coeff * sign != math.prod(ks) or sympy.expand(whole + math.prod(xs)) != 0:
+            continue
+        if not all(always_ge(x, bounds) for x in xs):
+            return None
+        multiples = tuple(Rel("==", x, k * sympy.floor(x / k)) for x, k in zip(xs, ks))
+        empty = tuple((Rel("==", x, 0),) for x in xs if not always_ge(x - 1, bounds))
+        if op == "==":
+            return AnyOf((*empty, multiples)) if empty or len(multiples) > 1 else multiples[0]
+        if empty:
+            return None   # not one of some x being 0 and another not a multiple: stated as it is
+        return AnyOf(tuple((Rel("!=", r.lhs, r.rhs),) for r in multiples)) if len(multiples) > 1 else \
+            Rel("!=", multiples[0].lhs, multiples[0].rhs)
+    return None
 
 
 def _shared_factor(d: Any) -> bool:

@@ -83,6 +83,10 @@ def always_ge(gap: Any, bounds: dict) -> bool:
     of its range (``lo + step*t``) or, where it has a top, from the top (``hi - step*t``)."""
     gap = sympy.sympify(gap)
     syms = [s for s in gap.free_symbols if s in bounds]
+    if syms and len(syms) == len(gap.free_symbols) and rising(gap):   # least where every dim is least
+        at_least = sympy.sympify(rebuild(gap, {s: bounds[s][0] for s in syms}))
+        if at_least.is_Number and at_least >= 0:
+            return True
     ways = [{s: _from_bottom(s, bounds[s]) for s in syms}]
     if any(bounds[s][1] is not None for s in syms):
         ways.append({s: _from_top(s, bounds[s]) if bounds[s][1] is not None else _from_bottom(s, bounds[s])
@@ -106,6 +110,39 @@ def always_ge(gap: Any, bounds: dict) -> bool:
         if provably_nonnegative(g) or compare_dims(normalize_dim(g), ">=", 0) is True:
             return True
     return False
+
+
+def rising(e: Any) -> bool:
+    """Whether ``e`` never decreases as any of its dims grows: sums, floors and ceilings of such
+    terms, each times a positive number (``ceiling(floor(h/4)/4)``, written ``-floor(-floor(h/4)/4)``).
+
+    >>> from shapecheck.dims import symbol
+    >>> h = symbol("h")
+    >>> rising(-sympy.floor(-sympy.floor(h / 4) / 4) - 1), rising(sympy.floor(-h / 4)), rising(h * (h - 3))
+    (True, False, False)
+    """
+    return _direction(e) in (0, 1)
+
+
+def _direction(e: Any) -> Optional[int]:
+    """1 where ``e`` never decreases as its dims grow, -1 where it never increases, 0 for a
+    number; None where neither is known."""
+    if e.is_Number:
+        return 0
+    if e.is_Symbol:
+        return 1
+    if isinstance(e, (sympy.floor, sympy.ceiling)):
+        return _direction(e.args[0])
+    if e.is_Mul:
+        c, rest = e.as_coeff_Mul()
+        if rest.is_Mul:
+            return None   # a product of dims may fall as one grows (its other factor negative)
+        d = _direction(rest)
+        return None if d is None else d * (1 if c > 0 else -1)
+    if e.is_Add:
+        ways = {_direction(a) for a in e.args} - {0}
+        return None if None in ways or len(ways) > 1 else (ways.pop() if ways else 0)
+    return None
 
 
 def _every_value(gap: Any, syms: list, bounds: dict) -> Optional[bool]:
