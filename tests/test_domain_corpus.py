@@ -29,7 +29,8 @@ from shapecheck.cli import main
 DOMAIN = Path(__file__).resolve().parent / "fixtures" / "domain"
 MANIFEST = json.loads((DOMAIN / "manifest.json").read_text())["models"]
 MODELS = sorted(p.stem for p in DOMAIN.glob("*.onnx"))
-PINNED = ("linear_time", "hardcoded_reshape", "pos_table16", "flatten_linear", "rnn_fixed_ts17", "baked_batch_ts17",
+PINNED = ("linear_time", "hardcoded_reshape", "pos_table16", "flatten_linear", "levit_biases", "rnn_fixed_ts17",
+          "baked_batch_ts17",
           "rnn_stack_dynamo18")
 HEALTHY = ("resnet_tiny", "mobilenet_tiny", "llama_tiny", "bert_pos_ts17", "gpt2_pos_ts17", "rnn_stack_ts17")
 STRICT = ("resnet_tiny", "mobilenet_tiny", "llama_tiny")
@@ -220,3 +221,12 @@ def test_swins_padded_windows_read_as_one_set_per_dim():
     assert [r.dims for r in rep.domain.relations] == [("height",), ("width",)] and rep.exit_code == 0
     assert rep.domain.text() == ("batch >= 1, floor(height/4) % 8 == 0 and height >= 32, "
                                  "floor(width/4) % 8 == 0 and width >= 32")
+
+
+@pytest.mark.parametrize("stem", ["levit_biases_ts17"])
+def test_a_pin_many_nodes_need_is_one_finding_naming_them(stem):
+    """LeViT's attention biases, its reshapes and its MatMuls each need the 4x4 positions of the
+    sample: one root cause, one finding, with the nodes behind it (not one finding per node)."""
+    pins = [f for f in _report(stem).violations if f.constraint == "pinned"]
+    assert [f.rule for f in pins] == ["ceiling(height/16)*ceiling(width/16) == 16"]
+    assert pins[0].values["needed by"].count("'/") >= 2

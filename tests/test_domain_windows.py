@@ -146,3 +146,32 @@ def test_the_domain_takes_what_swins_windows_need_into_each_dims_set():
     for h in range(1, 72):
         for w in (1, 8, 32, 33, 35, 36, 64, 67, 68):
             assert d.admits({"batch": 1, "h": h, "w": w}) == all(f((1, h, w)) for f in fs), (h, w, d.text())
+
+
+def test_a_relation_several_nodes_need_is_stated_once_with_every_node():
+    """LeViT's attention biases and reshapes each need ``ceiling(h/16)*ceiling(w/16) == 16``, and a
+    broadcast beside them ``... == 16 or ... == 1``: one relation (a pin), all nodes behind it, and
+    no alternative that the relation already implies."""
+    from shapecheck.domain.relation import Source
+    x = sympy.ceiling(H / 16) * sympy.ceiling(W / 16)
+    pin = Rel("==", x, 16)
+    needs = [Need(str(pin), pin, [Source(f"/Reshape_{k}", "Reshape", "Reshape-14", ("C3",))]) for k in range(3)]
+    needs.append(Need("broadcast", AnyOf(((Rel("==", x, 16),), (Rel("==", x, 1),))),
+                      [Source("/Add", "Add", "Add-14", ("C3",))]))
+    d = build_domain(needs, {s: DimSet.interval(1, None) for s in (H, W)})
+    several = [r for r in d.relations if len(r.dims) > 1]
+    assert [r.text for r in several] == ["ceiling(h/16)*ceiling(w/16) == 16"]
+    assert [s.node for s in several[0].sources] == ["/Reshape_0", "/Reshape_1", "/Reshape_2"]
+    assert d.text() == "h >= 1, w >= 1, ceiling(h/16)*ceiling(w/16) == 16"
+    # without the pin, the broadcast's alternatives are the condition
+    alone = build_domain(needs[3:], {s: DimSet.interval(1, None) for s in (H, W)})
+    assert [r.text for r in alone.relations if len(r.dims) > 1] == \
+        ["ceiling(h/16)*ceiling(w/16) == 16 or ceiling(h/16)*ceiling(w/16) == 1"]
+
+
+def test_a_condition_only_a_branch_needs_implies_nothing_of_the_others():
+    x = H * W
+    always = Need("always", AnyOf(((Rel("==", x, 16),), (Rel("==", x, 1),))), [])
+    scoped = Need("branch", Rel("==", x, 16), [])
+    d = build_domain([always], {s: DimSet.interval(1, None) for s in (H, W)}, scoped=[scoped])
+    assert sorted(r.text for r in d.relations if len(r.dims) > 1) == ["h*w == 16", "h*w == 16 or h*w == 1"]

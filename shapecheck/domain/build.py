@@ -45,7 +45,7 @@ from .reduce import reduce_relation
 from .show import show
 from .relation import DomainRelation
 from .settle import always_ge, ceilings
-from .narrow import bound_of, is_dim, multiples_taken_out, narrowed, one_dim_parts
+from .narrow import bound_of, is_dim, multiples_taken_out, narrowed, one_dim_parts, without_repeats
 
 if TYPE_CHECKING:
     import sympy
@@ -157,8 +157,10 @@ def build_domain(needs: list[Need], assumed: dict, nonempty: bool = True, scoped
             continue
         several += one_dim_parts(reduced, need, sets, per_dim)
     several = narrowed(several, sets, per_dim)
-    out = _per_dim(sets, assumed, per_dim, declared, nonempty) + _several(several, sets) + _several(
-        [(n.relation, n) for n in scoped if hasattr(n.relation, "free_symbols")], sets, pins=False) + out
+    always = without_repeats(_several(several, sets))
+    where_run = without_repeats(_several([(n.relation, n) for n in scoped if hasattr(n.relation, "free_symbols")],
+                                         sets, pins=False), always)
+    out = _per_dim(sets, assumed, per_dim, declared, nonempty) + always + where_run + out
     names = [s.name for s in assumed]
     return InputDomain("every input dim >= 1" if nonempty else "every input dim >= 0", out,
                        {s.name: sets[s] for s in assumed}, tuple(names))

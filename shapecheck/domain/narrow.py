@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 else:
     from ..deferred import sympy
 
-__all__ = ["bound_of", "conjuncts", "is_dim", "multiples_taken_out", "narrowed", "one_dim_parts"]
+__all__ = ["bound_of", "conjuncts", "is_dim", "multiples_taken_out", "narrowed", "one_dim_parts", "without_repeats"]
 
 ROUNDS = 4   # a part taken into a set may let another condition go: a few rounds, each over fewer
 
@@ -79,6 +79,37 @@ def narrowed(several: list, sets: dict, per_dim: dict) -> list:
         if not moved:
             break
     return several
+
+
+def without_repeats(relations: list, given: list = ()) -> list:
+    """``relations`` (``DomainRelation``s over several dims) with one relation where several nodes
+    need the same one (their sources joined), and without an alternative that another relation
+    already implies (``X == 16 or X == 1`` beside ``X == 16``: a broadcast beside a reshape); the
+    relations of ``given`` hold too, and imply but are not repeated."""
+    kept: dict = {}
+    for r in relations:
+        key = (r.kind, r.severity, r.text, r.dims, r.declared)
+        if key in kept:
+            kept[key].sources = [*kept[key].sources, *r.sources]
+        else:
+            kept[key] = r
+    plain = [r.relation for r in [*given, *kept.values()] if isinstance(r.relation, Rel)]
+    return [r for r in kept.values() if not (isinstance(r.relation, AnyOf) and r.severity != "error" and any(
+        all(any(_same(part, p) for p in plain) for part in conj) for conj in r.relation.alts))]
+
+
+def _same(a: Rel, b: Rel) -> bool:
+    """Whether two relations say the same of the same dims (either way round)."""
+    if a.op != b.op and a.op != _FLIP.get(b.op):
+        return False
+    da = sympy.expand(sympy.sympify(a.lhs) - sympy.sympify(a.rhs))
+    db = sympy.expand(sympy.sympify(b.lhs) - sympy.sympify(b.rhs))
+    if a.op == b.op and (da == db or (a.op in ("==", "!=") and da == -db)):
+        return True
+    return a.op == _FLIP.get(b.op) and a.op not in ("==", "!=") and da == -db
+
+
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
 def multiples_taken_out(reduced: list, base: dict) -> list:
