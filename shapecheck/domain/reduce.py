@@ -113,14 +113,16 @@ def _one(rel: Rel, bounds: dict) -> Any:
 
 
 def _ceiling_of(g: Any) -> tuple | None:
-    """``(s, x, k)`` when the factor ``g`` is ``s*ceiling(x/k)`` for an integer ``k > 1`` and ``s = 1``,
-    or ``floor(-x/k)``, which is ``-ceiling(x/k)`` (how sympy writes it): ``s = -1``."""
-    if isinstance(g, (sympy.ceiling, sympy.floor)):
-        q, x = g.args[0].as_coeff_Mul()
-        if isinstance(g, sympy.floor):
-            q = -q
-        if q.is_Rational and q > 0 and q.p == 1 and q.q > 1 and x.is_integer:
-            return (1 if isinstance(g, sympy.ceiling) else -1), x, int(q.q)
+    """``(s, x, k)`` when the factor ``g`` is ``s*ceiling(x/k)`` for an integer-valued ``x`` and an
+    integer ``k > 1``: ``ceiling(x/k)`` (``s = 1``, written also ``ceiling(y/k + c)``), or ``floor(-x/k)``,
+    which is ``-ceiling(x/k)`` (how sympy writes it: ``s = -1``)."""
+    if not isinstance(g, (sympy.ceiling, sympy.floor)):
+        return None
+    arg = g.args[0] if isinstance(g, sympy.ceiling) else -g.args[0]
+    k = math.lcm(*[int(sympy.Rational(c).q) for c in arg.as_coefficients_dict().values() if c.is_Rational])
+    x = sympy.expand(arg * k)
+    if k > 1 and x.is_integer:
+        return (1 if isinstance(g, sympy.ceiling) else -1), x, k
     return None
 
 
@@ -136,27 +138,41 @@ def _whole_windows(op: str, d: Any, bounds: dict) -> Any:
     >>> str(_whole_windows("==", 16 * sympy.ceiling(h / 4) * sympy.ceiling(w / 4) - h * w, {h: (1, None, 1), w: (1, None, 1)}))
     '(h == 4*floor(h/4) and w == 4*floor(w/4))'
     """
-    if op not in ("==", "!=") or not d.is_Add or len(d.args) != 2:
+    if op not in ("==", "!=") or not d.is_Add:
         return None
-    for padded, whole in (d.args, d.args[::-1]):
-        coeff, factors = padded.as_coeff_mul()
-        parts = [_ceiling_of(g) for g in factors]
-        if not parts or any(p is None for p in parts):
+    for term in d.args:   # the padded product is one term, of either sign; the sizes' product, expanded, the rest
+        if not term.has(sympy.ceiling, sympy.floor):
             continue
-        sign, xs, ks = math.prod(p[0] for p in parts), [p[1] for p in parts], [p[2] for p in parts]
-        if coeff * sign != math.prod(ks) or sympy.expand(whole + math.prod(xs)) != 0:
-            continue
-        if not all(always_ge(x, bounds) for x in xs):
-            return None
-        multiples = tuple(Rel("==", x, k * sympy.floor(x / k)) for x, k in zip(xs, ks))
-        empty = tuple((Rel("==", x, 0),) for x in xs if not always_ge(x - 1, bounds))
-        if op == "==":
-            return AnyOf((*empty, multiples)) if empty or len(multiples) > 1 else multiples[0]
-        if empty:
-            return None   # not one of some x being 0 and another not a multiple: stated as it is
-        return AnyOf(tuple((Rel("!=", r.lhs, r.rhs),) for r in multiples)) if len(multiples) > 1 else \
-            Rel("!=", multiples[0].lhs, multiples[0].rhs)
+        found = _padded_product(term, d - term, bounds) or _padded_product(-term, term - d, bounds)
+        if found is not None:
+            return _multiples(op, *found, bounds)
     return None
+
+
+def _multiples(op: str, xs: list, ks: list, bounds: dict) -> Any:
+    """Every ``x`` a multiple of its ``k``, or some ``x`` that may be 0 is (``==``); the negation (``!=``),
+    or None where it has no short form."""
+    multiples = tuple(Rel("==", x, k * sympy.floor(x / k)) for x, k in zip(xs, ks))
+    empty = tuple((Rel("==", x, 0),) for x in xs if not always_ge(x - 1, bounds))
+    if op == "==":
+        return AnyOf((*empty, multiples)) if empty or len(multiples) > 1 else multiples[0]
+    if empty:
+        return None   # not one of some x being 0 and another not a multiple: stated as it is
+    return AnyOf(tuple((Rel("!=", r.lhs, r.rhs),) for r in multiples)) if len(multiples) > 1 else \
+        Rel("!=", multiples[0].lhs, multiples[0].rhs)
+
+
+def _padded_product(padded: Any, whole: Any, bounds: dict) -> tuple | None:
+    """``(xs, ks)`` when ``padded + whole`` is ``k1*k2*...*ceiling(x1/k1)*... - x1*x2*...`` with every
+    ``x`` at least 0 under ``bounds``; None otherwise."""
+    coeff, factors = padded.as_coeff_mul()
+    parts = [_ceiling_of(g) for g in factors]
+    if not parts or any(p is None for p in parts):
+        return None
+    sign, xs, ks = math.prod(p[0] for p in parts), [p[1] for p in parts], [p[2] for p in parts]
+    if coeff * sign != math.prod(ks) or sympy.expand(whole + math.prod(xs)) != 0:
+        return None
+    return (xs, ks) if all(always_ge(x, bounds) for x in xs) else None
 
 
 def _shared_factor(d: Any) -> bool:

@@ -5,7 +5,8 @@ dtype, len, range, prod, fresh, otherwise, absent, given, ...), ``elementwise``,
 ``layout``, ``constant``, ``slicing``, ``gather``, ``scatter``, ``reduction``, ``selection``,
 ``detection``, ``resize``, ``linalg`` (Einsum), ``conv``, ``attention``; and ``bounds``, not a
 family but what several share: the bounds of index values computed from sizes (``Range(0, seq)``
-is ``[0, seq - 1]``), which the shape, gather, slicing and elementwise specs pass on; ``reference`` writes
+is ``[0, seq - 1]``), which the shape, gather, slicing and elementwise specs pass on; ``float_sizes``, the arithmetic of sizes held in float that the constant family's Cast keeps and the
+elementwise family computes on (``math.ceil(h / 2)`` in a TorchScript export); ``reference`` writes
 ``docs/notation-functions.md`` from their docstrings.
 
 Each module ends with a ``NOTATION`` tuple of its functions; a function's notation name is its

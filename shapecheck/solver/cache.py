@@ -93,8 +93,9 @@ class SolveCache:
         extra = tuple((k, v) for k, v in kw.items() if k != "opset")
         reads = spec.value_reads
         passes = spec.value_passes
-        exact = (spec.name, tuple((n, signature_of(t) if n in reads or (n in passes and passed_on(t)) else
-                                   shape_signature_of(t)) for n, t in types.items()), items, extra, opset)
+        floats = sizes_in_float(types)
+        exact = (spec.name, tuple((n, signature_of(t) if kept(n, t, reads, passes, floats) else shape_signature_of(t))
+                                  for n, t in types.items()), items, extra, opset)
         done = self._renamed.get(exact)
         if done is not None:
             self.hits += 1
@@ -173,6 +174,24 @@ def passed_on(t) -> bool:
                or (x.value is not None and x.value.dtype.kind in "iub" and x.value.size <= MAX_PASSED) for x in items)
 
 
+def sizes_in_float(types: dict) -> bool:
+    """Whether a query holds a size in float: a float scalar beside it is then an operand of its
+    arithmetic (``functions/float_sizes.py``); elsewhere float values are weights no rule reads."""
+    return any(x.sym is not None and x.dtype in ("float", "double") for t in types.values()
+               for x in (t if isinstance(t, tuple) else (t,)) if not is_container(x))
+
+
+def kept(name: str, t: Any, reads: frozenset, passes: frozenset, floats: bool) -> bool:
+    """Whether an input's value is part of a query's key: a value a rule reads, or one an output's
+    value rule passes on (``passed_on``; a float scalar too where the query holds sizes in float)."""
+    if name in reads:
+        return True
+    if name not in passes:
+        return False
+    return passed_on(t) or (floats and not isinstance(t, tuple) and not is_container(t) and t.value is not None
+                            and t.value.size == 1 and t.value.dtype.kind == "f")
+
+
 MAX_PASSED = 4096   # elements of an integer value passed on through an output's value rule
 
 
@@ -216,8 +235,9 @@ def _canonicalize(types: dict[str, TensorType], reads: frozenset, passes: frozen
         return TensorType(t.dtype, None if t.shape is None else dims(t.shape), t.value,
                           None if t.sym is None else dims(t.sym), None if t.bounds is None else dims(t.bounds))
 
+    floats = sizes_in_float(types)
     for name, t in types.items():
-        read = name in reads or (name in passes and passed_on(t))
+        read = kept(name, t, reads, passes, floats)
         out[name] = tuple(one(x, read) for x in t) if isinstance(t, tuple) else one(t, read)
     return out, back
 
