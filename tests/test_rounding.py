@@ -96,3 +96,17 @@ def test_swins_two_forms_of_one_size_broadcast_to_it():
     assert compare_dims(up, "==", half) is True
     out = broadcast((2, up, 32), (2, half, 32))
     assert out[1] in (up, half)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from([2, 3, 4, 8, 40]), rationals, rationals, st.integers(-2, 2), st.sampled_from(["==", "!=", "<=", ">="]))
+def test_a_difference_of_floors_is_decided_only_where_every_size_agrees(q, c1, c2, k, op):
+    """``floor(N/q + c1) - floor(N/q + c2) + k op 0``: a comparison decided from the floors' bounds
+    (an integer strictly between -1 and 1 is 0: SEW's two spellings of one length) holds or fails
+    at every size, brute force."""
+    from shapecheck.notation.compare import compare_dims
+    d = sympy.floor(N / q + c1) - sympy.floor(N / q + c2) + k
+    got = compare_dims(d, op, 0)
+    if isinstance(got, bool):
+        ops = {"==": lambda v: v == 0, "!=": lambda v: v != 0, "<=": lambda v: v <= 0, ">=": lambda v: v >= 0}
+        assert all(ops[op](int(d.subs(N, n))) == got for n in range(0, 6 * q + 3)), (str(d), op, got)

@@ -186,6 +186,9 @@ def _by_bounds(d, bounds: tuple, op: str):
     >>> d, e = sympy.floor((f - 1) / 4) + 2, sympy.floor((f - 1) / 4) + 1
     >>> _by_bounds(d, floor_bounds(d), "!="), _by_bounds(e, floor_bounds(e), ">="), _by_bounds(e, floor_bounds(e), ">")
     (True, True, None)
+    >>> z = sympy.floor(f / 40 - sympy.Rational(1, 2)) - sympy.floor(f / 40 - sympy.Rational(3, 2)) - 1
+    >>> _by_bounds(z, floor_bounds(z), "=="), _by_bounds(z, floor_bounds(z), "!=")
+    (True, False)
     """
     lo, hi = bounds
     step = 1 if integral(d) else 0   # an integer above -1 is at least 0, one below 1 at most 0
@@ -193,7 +196,9 @@ def _by_bounds(d, bounds: tuple, op: str):
     nonnegative = positive or _compare_symbolic(lo + step, ">" if step else ">=", 0) is True
     negative = _compare_symbolic(hi, "<", 0) is True
     nonpositive = negative or _compare_symbolic(hi - step, "<" if step else "<=", 0) is True
-    decided = {"==": False if positive or negative else None, "!=": True if positive or negative else None,
+    zero = nonnegative and nonpositive   # an integer strictly between -1 and 1 (floor(x - 1/2) - floor(x - 3/2) - 1)
+    decided = {"==": False if positive or negative else (True if zero else None),
+               "!=": True if positive or negative else (False if zero else None),
                ">": True if positive else (False if nonpositive else None),
                ">=": True if nonnegative else (False if negative else None),
                "<": True if negative else (False if nonnegative else None),
