@@ -175,3 +175,24 @@ def test_a_condition_only_a_branch_needs_implies_nothing_of_the_others():
     scoped = Need("branch", Rel("==", x, 16), [])
     d = build_domain([always], {s: DimSet.interval(1, None) for s in (H, W)}, scoped=[scoped])
     assert sorted(r.text for r in d.relations if len(r.dims) > 1) == ["h*w == 16", "h*w == 16 or h*w == 1"]
+
+
+@SETTINGS
+@given(st.integers(-2, 3), st.integers(-2, 3), st.integers(1, 40), st.integers(-3, 3), st.integers(-3, 3),
+       st.integers(1, 3), st.booleans())
+def test_a_product_rewritten_by_an_equality_is_the_same_size_wherever_the_equality_holds(a, b, c, p, q, r, floors):
+    """``(x + a)*(y + b) == c`` kept as a rewrite of ``x*y`` (``domain.rewrite``): a dim that multiplies
+    ``x*y`` by anything is, rewritten, the same number at every size where the equality holds."""
+    from shapecheck.domain.rewrite import product_rule, rewritten
+    x, y = (sympy.floor(H / 4), sympy.floor(W / 4)) if floors else (H, W)
+    rule = product_rule(Rel("==", (x + a) * (y + b), c))
+    assert rule is not None
+    batch = symbol("batch")
+    dims = [batch * (x + a) * (y + b) * p + q * x, r * x * y * (x + 1) + q, (x * y + p) * batch + r * y]
+    for d in dims:
+        got = rewritten(d, [rule])
+        for h in range(0, 40):
+            for w in range(0, 40):
+                at = {H: h, W: w, batch: 3}
+                if int(((x + a) * (y + b)).subs(at)) == c:
+                    assert int(sympy.sympify(got).subs(at)) == int(d.subs(at)), (str(d), str(got), h, w)

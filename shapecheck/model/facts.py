@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from ..domain.evaluate import SMALL_RANGE, Unsupported, holds
 from ..domain.intset import DimSet, union
 from ..domain.reduce import reduce_relation
+from ..domain.rewrite import product_rule, rewritten
 from ..domain.settle import settle_dim
 from ..domain.single import truth_set
 from ..dims import LIGHT, Name
@@ -52,22 +53,24 @@ class Facts:
         for s, (lo, hi) in (declared or {}).items():
             self.sets[s] = self.sets.get(s, DimSet.interval(0, None)).meet(DimSet.interval(lo, hi))
         self._bounds: dict[Any, tuple] = {}
+        # equalities over several dims, as a product and what it equals (``domain.rewrite``)
+        self.rules: list[tuple] = []
         self._settled: dict[Any, Any] = {}   # dim -> the dim settled under today's sets
         self._types: dict[int, tuple] = {}   # id of a type -> (the type, it settled)
         self._refresh()
 
     def snapshot(self) -> tuple:
-        return dict(self.sets), dict(self._settled)
+        return dict(self.sets), dict(self._settled), list(self.rules)
 
     def restore(self, saved: tuple) -> None:
-        self.sets, self._settled = saved
+        self.sets, self._settled, self.rules = saved
         self._types = {}
         self._refresh()
 
     @property
     def active(self) -> bool:
         """Whether any dim is known to be more than a non-negative integer."""
-        return bool(self._bounds)
+        return bool(self._bounds) or bool(self.rules)
 
     def set_of(self, s: Any) -> DimSet:
         return self.sets.get(s, DimSet.interval(0, None))
@@ -100,7 +103,7 @@ class Facts:
         else:
             one = self._single(relation)
             if one is None:
-                return False
+                return self._learn_product(relation)
             rel, s = one
             cur = self.set_of(s)
             got = truth_set(rel, s, cur.lo if cur.lo is not None else 0, cur.hi)
@@ -110,6 +113,20 @@ class Facts:
         if new == cur:
             return False
         self.sets[s] = new
+        self._settled.clear()
+        self._types.clear()
+        self._refresh()
+        return True
+
+    def _learn_product(self, relation: Any) -> bool:
+        """An equality over several dims kept as a rewrite of its product (``domain.rewrite``)."""
+        syms = getattr(relation, "free_symbols", None)
+        if not syms or not all(_learnable(s) for s in syms) or any(type(s) is Name for s in syms):
+            return False
+        rule = product_rule(relation)
+        if rule is None or rule in self.rules:
+            return False
+        self.rules = [*self.rules, rule]
         self._settled.clear()
         self._types.clear()
         self._refresh()
@@ -172,19 +189,21 @@ class Facts:
 
     def settle(self, d: Any) -> Any:
         """``d`` simplified under the sets (``domain.settle_dim``)."""
-        if not self._bounds or type(d) is int or not is_symbolic(d) or d.is_Symbol or type(d) in LIGHT:
+        if not self.active or type(d) is int or not is_symbolic(d) or d.is_Symbol or type(d) in LIGHT:
             return d   # a light check's sum of products has no Min, Max or floor to settle
         done = self._settled.get(d)
         if done is None:
-            done = self._settled[d] = settle_dim(d, self.bounds_of(d.free_symbols)) \
-                if d.has(sympy.Min, sympy.Max, sympy.floor, sympy.ceiling) else d
+            done = rewritten(d, self.rules) if self.rules else d
+            if self._bounds and is_symbolic(done) and done.has(sympy.Min, sympy.Max, sympy.floor, sympy.ceiling):
+                done = settle_dim(done, self.bounds_of(done.free_symbols))
+            self._settled[d] = done
         return done
 
     def settle_type(self, t: TensorType) -> TensorType:
         """``t`` with its dims and symbolic value settled (the same object when nothing changes).
         Types are shared by many tensors and never changed: each is settled once per state of the
         sets (remembered by identity, with the type itself kept so that its id is not reused)."""
-        if not self._bounds:
+        if not self.active:
             return t
         hit = self._types.get(id(t))
         if hit is not None and hit[0] is t:
