@@ -196,3 +196,28 @@ def test_a_product_rewritten_by_an_equality_is_the_same_size_wherever_the_equali
                 at = {H: h, W: w, batch: 3}
                 if int(((x + a) * (y + b)).subs(at)) == c:
                     assert int(sympy.sympify(got).subs(at)) == int(d.subs(at)), (str(d), str(got), h, w)
+
+
+@st.composite
+def expanded_products(draw):
+    """A product of dims and their floors, shifted, expanded into a sum (``batch*P - P``, a broadcast
+    of ``batch*P`` against ``P``), compared with 0."""
+    def factor():
+        s = draw(st.sampled_from([H, W, sympy.floor(H / 4), sympy.floor(W / 8)]))
+        return s + draw(st.integers(-3, 2))
+    prod = sympy.expand(draw(st.sampled_from([1, 2, -1])) * factor() * factor())
+    return Rel(draw(st.sampled_from(["==", "!=", ">=", "<"])), prod, 0)
+
+
+@SETTINGS
+@given(expanded_products(), st.sampled_from([0, 1, 4, 9]), st.sampled_from([None, 30]))
+def test_expanded_products_are_reduced_to_exactly_the_sizes_that_meet_them(rel, lo, hi):
+    _equivalent(rel, reduce_relation(rel, _bounds(lo, hi)), lo, hi)
+
+
+def test_a_broadcast_of_batch_times_a_grid_against_the_grid_needs_batch_one():
+    """A dynamo Segformer export broadcasts ``batch*P`` (a Reshape to ``[1, 2, -1, 16]``) against ``P``."""
+    b = symbol("batch")
+    p = (sympy.floor(H / 8 - sympy.Rational(1, 8)) + 1) * (sympy.floor(W / 8 - sympy.Rational(1, 8)) + 1)
+    got = reduce_relation(Rel("==", sympy.expand(b * p), p), {**_bounds(9, None), b: (1, None, 1)})
+    assert str(got) == "batch == 1"

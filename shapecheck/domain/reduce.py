@@ -29,6 +29,7 @@ else:
     from ..deferred import sympy
 
 _FLIP = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_FACTOR_TERMS = 16   # sums of at most this many terms are factored (sympy.factor): a few ms each
 
 
 def reduce_relation(rel: Any, bounds: dict) -> Any:
@@ -88,6 +89,11 @@ def _one(rel: Rel, bounds: dict) -> Any:
         factors = list(d.args)
     elif not d.is_Add or not _shared_factor(d):
         factors = [d]   # (factor_terms finds nothing to divide out: it costs ~15 ms on a sum of floors)
+        if d.is_Add and len(d.args) <= _FACTOR_TERMS and len(d.free_symbols) > 1:
+            # a product expanded (batch*P - P, a broadcast of batch*P against P): its factors, ~5 ms
+            factored = sympy.factor(d)
+            if factored.is_Mul and sum(not f.is_Number for f in factored.args) > 1:
+                factors = list(factored.args)
     else:
         factored = sympy.factor_terms(d)
         factors = list(factored.args) if factored.is_Mul else [factored]
