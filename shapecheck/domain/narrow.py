@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..dims import is_unknown
 from ..notation import AnyOf, Rel
+from ..notation.compare import FLIP
 from .intset import DimSet
 from .reduce import reduce_relation
 from .show import multiple_of
@@ -100,16 +101,13 @@ def without_repeats(relations: list, given: list = ()) -> list:
 
 def _same(a: Rel, b: Rel) -> bool:
     """Whether two relations say the same of the same dims (either way round)."""
-    if a.op != b.op and a.op != _FLIP.get(b.op):
+    if a.op != b.op and a.op != FLIP[b.op]:
         return False
     da = sympy.expand(sympy.sympify(a.lhs) - sympy.sympify(a.rhs))
     db = sympy.expand(sympy.sympify(b.lhs) - sympy.sympify(b.rhs))
     if a.op == b.op and (da == db or (a.op in ("==", "!=") and da == -db)):
         return True
-    return a.op == _FLIP.get(b.op) and a.op not in ("==", "!=") and da == -db
-
-
-_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+    return a.op != b.op and da == -db
 
 
 def multiples_taken_out(reduced: list, base: dict) -> list:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..dims import normalize_dim, rebuild
 from ..notation import make_rel
 from ..notation import AnyOf, Rel
+from ..notation.compare import FLIP
 from .settle import always_ge
 
 if TYPE_CHECKING:
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
 else:
     from ..deferred import sympy
 
-_FLIP = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _FACTOR_TERMS = 16   # sums of at most this many terms are factored (sympy.factor): a few ms each
 
 
@@ -102,7 +102,7 @@ def _one(rel: Rel, bounds: dict) -> Any:
         base = f.base if f.is_Pow and f.exp.is_Integer and f.exp > 0 else f
         if f.is_Number:
             if f < 0:
-                op = _FLIP[op]
+                op = FLIP[op]
             continue
         if op in ("==", "!=") and (always_ge(base - 1, bounds) or always_ge(-base - 1, bounds)):
             continue
@@ -207,7 +207,7 @@ def _integral(op: str, d: Any, rel: Rel) -> Any:
         return rel
     g = sympy.Integer(math.gcd(*[int(c) for c in coeffs]))
     if coeffs[0] < 0:
-        g, op = -g, _FLIP[op]
+        g, op = -g, FLIP[op]
     if abs(g) == 1 and const.is_Integer:
         return rel
     y, k = sympy.expand(rest / g), -const / g      # y op k

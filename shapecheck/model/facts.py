@@ -113,10 +113,14 @@ class Facts:
         if new == cur:
             return False
         self.sets[s] = new
+        self._changed()
+        return True
+
+    def _changed(self) -> None:
+        """What was settled under the old state is dropped, and the state gets a new number."""
         self._settled.clear()
         self._types.clear()
         self._refresh()
-        return True
 
     def _learn_product(self, relation: Any) -> bool:
         """An equality over several dims kept as a rewrite of its product (``domain.rewrite``)."""
@@ -127,9 +131,7 @@ class Facts:
         if rule is None or rule in self.rules:
             return False
         self.rules = [*self.rules, rule]
-        self._settled.clear()
-        self._types.clear()
-        self._refresh()
+        self._changed()
         return True
 
     def _single(self, relation: Any) -> tuple[Any, Any] | None:
