@@ -45,6 +45,7 @@ CONTROL_FLOW = "control-flow"
 FUNCTION_CALL = "function-call"
 PINNED = "pinned"
 DECLARED_RANGE = "declared-range"
+OUTSIDE_DOMAIN = "outside-domain"
 SSA, TOPOLOGICAL, DEFINED, TENSOR_DATA, NEGATIVE_DIM = "G1", "G2", "G3", "G4", "G5"
 ELEMENT_TYPE, INITIALIZER_INPUT = "G6", "G7"
 
@@ -87,6 +88,11 @@ _ALL = (
                   "The exporter recorded a range for an input dim (torch's range_constraints, from "
                   "Dim(min, max)), but the graph is valid only on part of it: at the sizes left out it "
                   "fails. Narrow the declared range, or change the graph (a larger table, a dynamic axis)."),
+    EngineFinding(OUTSIDE_DOMAIN, "sizes outside the input domain",
+                  "The model was checked at sizes given for its input dims (--dims), and they are outside "
+                  "the input domain it has without them: a relation the domain needs fails there. The "
+                  "nodes invalid at those sizes follow from it; the fix is a size inside the domain, or a "
+                  "change where the relation comes from (the constants named)."),
     EngineFinding(RUNTIME_CHECK, "checked at run time",
                   "A constraint reads tensor values (index values) that are known only at run time: "
                   "shapecheck did not prove it, the runtime checks it when the model runs.", "note"),
@@ -151,6 +157,13 @@ def is_engine(constraint: str) -> bool:
     return constraint in ENGINE
 
 
+def is_cause(constraint: str) -> bool:
+    """True for a model finding that explains the node findings of the same report (sizes given outside
+    the input domain): reports show it before them."""
+    return constraint == OUTSIDE_DOMAIN
+
+
 def states_a_rule(constraint: str) -> bool:
     """True when the finding's ``rule`` is a constraint that "does not hold" (not an engine sentence)."""
-    return constraint not in (DEPRECATED, UNKNOWN_ATTRIBUTE, ATTRIBUTE_TYPE, PINNED, CONTRADICTION, DECLARED_RANGE)
+    return constraint not in (DEPRECATED, UNKNOWN_ATTRIBUTE, ATTRIBUTE_TYPE, PINNED, CONTRADICTION, DECLARED_RANGE,
+                              OUTSIDE_DOMAIN)

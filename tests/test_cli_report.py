@@ -80,6 +80,7 @@ def test_a_linear_cap_from_a_constant_gets_the_hint_and_the_other_kinds_do_not()
     class Domain:
         invalid_nodes, dims, valid, assumption, every_value = [], {"p": "p >= 1"}, True, "every input dim >= 1", ()
         relations: list = []
+        given: dict = {}
 
         def text(self):
             return "p + s <= 64"
@@ -89,6 +90,24 @@ def test_a_linear_cap_from_a_constant_gets_the_hint_and_the_other_kinds_do_not()
                                    (Rel(">=", "p + s", 3), "linear", False), (Rel("==", "p", "s"), "equality", False)):
         Domain.relations = [DomainRelation(kind, ("p", "s"), "the relation", sources=src, relation=relation)]
         assert any("to go past it: re-export with initializer 'wpe'" in line for line in domain_lines(Domain())) == hinted
+
+
+def test_sizes_outside_the_domain_are_the_first_finding_with_the_fix_at_the_table(capsys):
+    """--dims past a position table: the cause (the sizes are outside the domain the model has without
+    them, from that table) comes before the node it breaks, and the domain line says at which sizes."""
+    model = "tests/fixtures/domain/bert_pos_ts17.onnx"
+    code, out, err = run(capsys, "check", model, "--dims", "seq=200")
+    lines = err.splitlines()
+    assert code == 1 and lines[0] == f"{model}: error[outside-domain]: model: `1 <= seq <= 64`", err
+    assert "seq = 200 (given), input domain = batch >= 1, 1 <= seq <= 64" in lines[2]
+    assert lines[3].startswith("  = fix: check at sizes where 1 <= seq <= 64, or re-export with constant "), lines[3]
+    assert lines[3].endswith("larger (the bound is its size) to run at seq = 200")
+    assert "error[C2]: node '/m/embeddings/Expand_1'" in err.split("\n", 4)[-1]
+    assert "valid for: no input size: node '/m/embeddings/Expand_1' is invalid at seq = 200, whatever batch" in out
+    # inside the domain: no such finding, and the domain line says at which sizes it was checked
+    code, out, err = run(capsys, "check", model, "--dims", "seq=64")
+    assert code == 0 and "outside-domain" not in err, err
+    assert "valid for: batch >= 1 at seq = 64 (assuming every input dim >= 1)" in out, out
 
 
 @pytest.mark.parametrize("argv, want", [

@@ -64,9 +64,13 @@ def test_the_stated_domain_is_where_onnxruntime_runs(stem):
     wrong = []
     for dims, ok in _points(stem):
         empty = any(v == 0 for v in dims.values())
-        admits = _report(stem, not empty).domain.admits(dims)
+        domain = _report(stem, not empty).domain
+        admits = domain.admits(dims)
         if admits is not ok:
             wrong.append((dims, "onnxruntime runs" if ok else "onnxruntime fails", f"domain says {admits}"))
+        # what the sizes fail is named exactly where the domain leaves them out for a relation's sake
+        if bool(domain.excluding(dims)) is not (admits is False and domain.valid):
+            wrong.append((dims, f"domain says {admits}", "excluding", [r.text for r in domain.excluding(dims)]))
     assert not wrong, f"{stem}: domain {_report(stem).domain.text()!r}: {wrong[:4]}"
 
 
@@ -79,6 +83,12 @@ def test_dims_answers_as_onnxruntime_at_every_grid_point(stem):
         if (rep.exit_code == 0) is not ok:
             wrong.append((dims, ok, [f.constraint for n in rep.nodes for f in n.violations][:2],
                           [f.constraint for f in rep.violations][:2]))
+        # sizes the domain leaves out are said to be, first, naming the relations they fail
+        excluded = [r.text for r in _report(stem, not empty).domain.excluding(dims)]
+        outside = [f.rule for f in rep.violations if f.constraint == "outside-domain"]
+        if outside != (["; ".join(excluded)] if excluded and not ok else []) or \
+                (outside and rep.violations[0].constraint != "outside-domain"):
+            wrong.append((dims, ok, "excluded by", excluded, "outside-domain findings", outside))
     assert not wrong, f"{stem}: {wrong[:4]}"
 
 

@@ -76,6 +76,8 @@ class InputDomain(Indexable):
     # sizes at which the index values a node reads are in range for every input value, and beyond
     # which the values decide (RoBERTa's positions): [{"condition": "seq <= 62", "nodes": [...]}]
     every_value: list = field(default_factory=list)
+    # the sizes the model was checked at (``--dims``), by input dim name: those dims are numbers here
+    given: dict = field(default_factory=dict)
 
     @property
     def errors(self) -> list:
@@ -112,23 +114,37 @@ class InputDomain(Indexable):
                 return False
             if len(r.dims) == 1 and r.dims[0] in self.sets:
                 continue
-            rel = r.relation
-            syms = tuple(getattr(rel, "free_symbols", ()) or ())
-            if rel is None or any(s.name not in sizes for s in syms):
-                return None
-            try:
-                ok = holds(rel, syms)(tuple(sizes[s.name] for s in syms))
-            except (Unsupported, ZeroDivisionError):
-                return None
-            if not ok:
-                return False
+            ok = _holds_at(r, sizes)
+            if ok is not True:
+                return ok
         return True
+
+    def excluding(self, sizes: dict[str, int]) -> list[DomainRelation]:
+        """The relations that fail at these sizes (by dim name; a dim not given is free): a dim's own
+        relation when its size is outside the dim's set, one over several dims when it evaluates false.
+
+        >>> from shapecheck.dims import symbol
+        >>> b, s = symbol("batch"), symbol("seq")
+        >>> d = build_domain([Need("seq <= 64", Rel("<=", s, 64), [])], {b: DimSet.interval(1, None), s: DimSet.interval(1, None)})
+        >>> [r.text for r in d.excluding({"seq": 200})], d.excluding({"seq": 64}), d.excluding({"batch": 9})
+        (['1 <= seq <= 64'], [], [])
+        """
+        out = []
+        for r in self.relations:
+            if r.kind == "refuted":
+                continue
+            if len(r.dims) == 1 and r.dims[0] in self.sets and r.relation is None:
+                if r.dims[0] in sizes and sizes[r.dims[0]] not in self.sets[r.dims[0]]:
+                    out.append(r)
+            elif _holds_at(r, sizes) is False:
+                out.append(r)
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         return {"assumption": self.assumption, "text": self.text(), "valid": self.valid,
                 "invalid_nodes": list(self.invalid_nodes), "every_value": list(self.every_value),
                 "dims": {n: self.sets[n].text(n) for n in self.dims if n in self.sets},
-                "relations": [r.to_dict() for r in self.relations]}
+                "relations": [r.to_dict() for r in self.relations], **({"given": dict(self.given)} if self.given else {})}
 
 
 def build_domain(needs: list[Need], assumed: dict, nonempty: bool = True, scoped: list[Need] = (),
@@ -285,6 +301,19 @@ def _grows(f: Any) -> bool:
     syms = arg.free_symbols
     return len(syms) == 1 and arg.is_polynomial() and sympy.Poly(arg, *syms).degree() == 1 and \
         sympy.Poly(arg, *syms).LC() > 0
+
+
+def _holds_at(r: DomainRelation, sizes: dict[str, int]) -> bool | None:
+    """Whether a relation over several dims holds at these sizes; None when it names a dim not given
+    (or known only at run time) or cannot be evaluated."""
+    rel = r.relation
+    syms = tuple(getattr(rel, "free_symbols", ()) or ())
+    if rel is None or any(s.name not in sizes for s in syms):
+        return None
+    try:
+        return bool(holds(rel, syms)(tuple(sizes[s.name] for s in syms)))
+    except (Unsupported, ZeroDivisionError):
+        return None
 
 
 def _refuted(need: Need, why: str) -> DomainRelation:

@@ -70,6 +70,18 @@ class DomainRelation(Indexable):
         """Whether the relation fixes a dynamic dim to a few values (an error)."""
         return self.kind == "values" or (self.kind == "condition" and self.severity == "error")
 
+    @property
+    def caps(self) -> bool:
+        """Whether the relation caps its dims from above (``1 <= seq <= 64``, ``past + seq <= 64``): with a
+        constant behind it, that constant's size is what a user who needs larger inputs changes."""
+        if self.kind == "bound":
+            return self.hi is not None
+        rel = self.relation
+        if self.kind != "linear" or rel is None or not hasattr(rel, "op"):
+            return False
+        number = lambda x: type(x) is int or getattr(x, "is_Integer", False)
+        return (rel.op in ("<=", "<") and number(rel.rhs)) or (rel.op in (">=", ">") and number(rel.lhs))
+
     def __str__(self) -> str:
         return self.text
 

@@ -31,6 +31,7 @@ from ..dims import NeedsAlgebra
 from ..errors import UsageError
 from ..frontends import ModelGraph
 from ..registry import Registry, default_registry
+from .domain import outside_finding
 from .forward import check_graph
 from .reports import ModelReport
 from .sizes import bind_sizes, parse_sizes, recorded_ranges
@@ -76,6 +77,7 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
         from ..registry import registry_with
         registry = registry_with(specs) if specs else default_registry()
     sizes = parse_sizes(dims) if dims else None
+    source = model   # checked again without the sizes when they fail (_outside_domain)
     with no_gc_pauses() if pause_gc else nullcontext():
         report = None
         owned = isinstance(model, (str, os.PathLike)) and not output   # parsed here, for the check alone
@@ -86,6 +88,10 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
             if owned:
                 model = None   # the graph holds what is left of the parsed model, and run_checks drops it
             report = run_checks(graph, registry, strict, runtime, assume_nonempty, sizes, progress, drop_model=owned)
+        if sizes and report.failed:
+            unbound = check_model(source, strict=strict, registry=registry, load_external_data=load_external_data,
+                                  pause_gc=False, light=light, assume_nonempty=assume_nonempty)
+            _outside_domain(report, unbound, sizes)
     if output:
         if graph.format != "onnx":
             raise UsageError("--output writes ONNX models only; this model is OpenVINO IR")
@@ -105,7 +111,18 @@ def run_checks(graph: ModelGraph, registry: Registry, strict: bool = False, runt
     ranges = recorded_ranges(graph)
     if drop_model:
         graph.drop_model()
-    return check_graph(graph, registry, strict, runtime, assume_nonempty, ranges, progress)
+    report = check_graph(graph, registry, strict, runtime, assume_nonempty, ranges, progress)
+    if sizes and report.domain is not None:
+        report.domain.given = dict(sizes)
+    return report
+
+
+def _outside_domain(report: ModelReport, unbound: ModelReport, sizes: dict[str, int]) -> None:
+    """A report at given sizes that fails, told why when the sizes are outside the input domain the model
+    has without them (``unbound``, its report): that finding comes first, as the cause of the rest."""
+    found = outside_finding(unbound.domain, sizes) if unbound.domain is not None else None
+    if found is not None:
+        report.violations.insert(0, found)
 
 
 def domain_metadata(domain) -> dict[str, str]:

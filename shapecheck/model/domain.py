@@ -12,7 +12,7 @@ from typing import Any
 
 from ..domain.build import InputDomain, Need, build_domain
 from ..domain.evaluate import SMALL_RANGE, Unsupported, holds
-from ..findings import CONTRADICTION, DECLARED_RANGE, PINNED
+from ..findings import CONTRADICTION, DECLARED_RANGE, OUTSIDE_DOMAIN, PINNED
 from ..frontends.graph import ModelGraph
 from ..result import Finding
 from .provenance import constants_behind, producers_of
@@ -106,6 +106,34 @@ def domain_findings(domain: InputDomain, graph: ModelGraph, declared: dict | Non
     return out
 
 
+def outside_finding(domain: InputDomain, sizes: dict[str, int]) -> Finding | None:
+    """The finding on sizes given for the input dims (``--dims``) that the model's input domain without
+    them (``domain``) leaves out: the relations those sizes fail, where each comes from, and a fix aimed
+    at it; None when the domain admits them (or cannot tell)."""
+    failed = domain.excluding(sizes)
+    if not failed:
+        return None
+    texts = "; ".join(r.text for r in failed)
+    given = ", ".join(f"{n} = {sizes[n]}" for n in dict.fromkeys(d for r in failed for d in r.dims))
+    values = {n: f"{sizes[n]} (given)" for n in dict.fromkeys(d for r in failed for d in r.dims)}
+    values["input domain"] = domain.text()
+    sources = [src for r in failed for src in r.sources]
+    if sources:
+        values["needed by"] = "; ".join(_where(src) for src in sources[:3])
+    consts = list(dict.fromkeys(c for src in sources for c in src.constants))
+    if consts:
+        values["from"] = "; ".join(consts)
+    elif any(r.declared for r in failed):
+        values["from"] = "the range the exporter recorded (torch's range_constraints)"
+    fix = f"check at sizes where {texts}"
+    if consts and any(r.caps for r in failed):
+        fix += f", or re-export with {' and '.join(consts[:2])} larger (the bound is its size) to run at {given}"
+    elif any(r.declared for r in failed):
+        fix += f", or re-export with the range widened to take {given}"
+    return Finding(OUTSIDE_DOMAIN, texts, f"the sizes checked ({given}) are outside the model's input domain, "
+                   f"which needs {texts}", values, fix)
+
+
 def _where(src) -> str:
     rule = f" `{src.rules[0]}`" if src.rules else ""
     ids = ", ".join(src.constraints)
@@ -142,4 +170,4 @@ def _example(rel) -> str:
     return "" if size is None else f" (for example {' = '.join(rel.dims)} = {size})"
 
 
-__all__ = ["model_domain", "domain_findings", "every_value"]
+__all__ = ["model_domain", "domain_findings", "every_value", "outside_finding"]

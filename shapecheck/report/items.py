@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
 from ..errors import UsageError
-from ..findings import CONDITION, DECLARATION, ENGINE, UNREADABLE, engine_id, is_engine
+from ..findings import CONDITION, DECLARATION, ENGINE, UNREADABLE, engine_id, is_cause, is_engine
 from ..result import Finding
 from .text import declaration_lines, diagnostic_lines, node_where
 
@@ -85,6 +85,8 @@ def model_items(outcome: Any, registry: Any) -> Iterator[Item]:
         return
     rep = outcome.report
     ops = {n.name: n.op_type for n in rep.nodes}
+    # a model finding that explains the node findings comes first
+    yield from (_model_item(f, path, ops) for f in rep.violations if is_cause(f.constraint))
     for n in rep.nodes:
         for sev, fs in (("error", n.violations), ("warning", n.warnings)):
             for f in fs:
@@ -98,16 +100,19 @@ def model_items(outcome: Any, registry: Any) -> Iterator[Item]:
         level = {"error": "error", "warning": "error" if rep.strict else "warning"}.get(d.severity, "note")
         yield Item(engine_rule(DECLARATION[d.status]), level, path, _one_line(lines), "declaration",
                    d.node, ops.get(d.node, ""), [(d.node, ops.get(d.node, ""))], f"{d.kind}:{d.tensor}")
-    for f in rep.violations:
-        names = [x for x in f.constraint.split("+") if x in ops]
-        yield Item(engine_rule(engine_id(f.constraint)), "error", path, _one_line(diagnostic_lines(f, "model")),
-                   engine_id(f.constraint), nodes=[(x, ops[x]) for x in names], subject=f.rule)
+    yield from (_model_item(f, path, ops) for f in rep.violations if not is_cause(f.constraint))
     for text, nodes in _conditions(rep):
         names = [x for x in nodes if x in ops]
         msg = f"the model is valid only if {text} (needed by {', '.join(nodes)})"
         first = names[0] if names else ""
         yield Item(engine_rule(CONDITION), "error" if rep.strict else "note", path, msg, CONDITION,
                    first, ops.get(first, ""), [(x, ops[x]) for x in names], text)
+
+
+def _model_item(f: Any, path: str, ops: dict[str, str]) -> Item:
+    names = [x for x in f.constraint.split("+") if x in ops]
+    return Item(engine_rule(engine_id(f.constraint)), "error", path, _one_line(diagnostic_lines(f, "model")),
+                engine_id(f.constraint), nodes=[(x, ops[x]) for x in names], subject=f.rule)
 
 
 def _conditions(rep: Any) -> list[tuple[str, list[str]]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
+from ..findings import is_cause
 from .console import escape
 
 if TYPE_CHECKING:
@@ -27,7 +28,11 @@ ROWS = 200          # table rows shown before the rest is cut
 
 def findings(report, quiet: bool) -> Iterator[tuple[str, str, list[str], str, str]]:
     """Every finding as ``(severity, kind, lines, name, key)``: errors and warnings, and notes
-    unless ``quiet``; ``key`` is what makes two findings alike (``grouping``)."""
+    unless ``quiet``; ``key`` is what makes two findings alike (``grouping``).  A model finding that
+    explains the node findings (``findings.is_cause``) comes first."""
+    for f in (f for f in report.violations if is_cause(f.constraint)):
+        lines = diagnostic_lines(f, "model")
+        yield "error", f.constraint, lines, "model", "\n".join(lines)
     for n in report.nodes:
         for f in n.violations:
             lines = diagnostic_lines(f, node_where(n))
@@ -43,6 +48,8 @@ def findings(report, quiet: bool) -> Iterator[tuple[str, str, list[str], str, st
             label, lines = declaration_lines(d)
             yield label, "declaration", lines, d.tensor, "\n".join(lines)
     for f in report.violations:
+        if is_cause(f.constraint):
+            continue
         lines = diagnostic_lines(f, "model")
         yield "error", f.constraint, lines, "model", "\n".join(lines)
     if quiet:

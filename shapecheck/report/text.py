@@ -163,13 +163,18 @@ def domain_lines(domain) -> list[str]:
     then each relation that is not an error (errors are findings) with the nodes that need it."""
     if domain.invalid_nodes:
         many = len(domain.invalid_nodes) > 1
-        where = "at every size" if domain.dims else "at these sizes"   # --dims, or a model of fixed sizes
+        given = ", ".join(f"{k} = {v}" for k, v in domain.given.items())   # --dims
+        where = "at every size" if domain.dims else "at these sizes"   # or a model of fixed sizes
+        if given:
+            where = f"at {given}" + (f", whatever {', '.join(domain.dims)}" if domain.dims else "")
         return [f"valid for: no input size: node{'s' if many else ''} {cut([repr(n) for n in domain.invalid_nodes], 3)} "
                 f"{'are' if many else 'is'} invalid {where}"]
     if not domain.dims and not domain.relations:
         return []
     text = domain.text() or "every size"
-    lines = [f"valid for: {text}" + ("" if not domain.valid else f" (assuming {domain.assumption})")]
+    given = ", ".join(f"{k} = {v}" for k, v in domain.given.items())
+    lines = [f"valid for: {text}" + (f" at {given}" if given and domain.dims else "")
+             + ("" if not domain.valid else f" (assuming {domain.assumption})")]
     for r in domain.relations:
         if r.severity == "error":
             continue
@@ -181,24 +186,12 @@ def domain_lines(domain) -> list[str]:
         if not nodes and r.declared:
             why = "recorded by the exporter and taken as the model's contract; the graph itself may run on more: try a size with --dims"
         lines.append(f"  {r.text}    ({why})" if nodes or r.declared else f"  {r.text}")
-        if consts and _caps(r):
+        if consts and r.caps:
             lines.append(f"    = to go past it: re-export with {' and '.join(consts[:2])} larger (the bound is its size)")
     for e in getattr(domain, "every_value", ()):
         lines.append(f"  for every input value: {e['condition']}    (the index values {cut([repr(n) for n in e['nodes']], 2)} "
                      "read are in range there; at other sizes the runtime checks them)")
     return lines
-
-
-def _caps(r) -> bool:
-    """Whether a relation caps its dims from above (``1 <= seq <= 64``, ``past + seq <= 64``): with a
-    constant behind it, that constant's size is what a user who needs larger inputs changes."""
-    if r.kind == "bound":
-        return r.hi is not None
-    rel = r.relation
-    if r.kind != "linear" or rel is None or not hasattr(rel, "op"):
-        return False
-    number = lambda x: type(x) is int or getattr(x, "is_Integer", False)
-    return (rel.op in ("<=", "<") and number(rel.rhs)) or (rel.op in (">=", ">") and number(rel.lhs))
 
 
 def symbol_lines(symbols: list[dict]) -> list[str]:
