@@ -64,7 +64,9 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
     leave the collector alone.
 
     ``assume_nonempty`` (default) takes every symbolic input dim to be at least 1 (else at least 0);
-    ``dims`` (``{"batch": 8}`` or ``"batch=8,seq=4096"``) checks the model at those input sizes.
+    ``dims`` (``{"batch": 8}`` or ``"batch=8,seq=4096"``) checks the model at those input sizes; where
+    that check fails, the model is checked again without them, and sizes outside the domain it has then
+    are the report's first finding (``outside-domain``: the relations they fail, and where from).
 
     ``light`` first tries a check without sympy, whose named dims are ``names.Name``s; the
     first dim that needs algebra stops it, and the model is checked again as usual.  The
