@@ -242,3 +242,29 @@ def test_a_pin_many_nodes_need_is_one_finding_naming_them(stem):
     pins = [f for f in rep.violations if f.constraint == "pinned"]
     assert [f.rule for f in pins] == ["ceiling(height/16)*ceiling(width/16) == 16"]
     assert "MatMul" in pins[0].values["needed by"] and rep.exit_code == 1
+
+
+def test_one_size_given_is_valid_where_onnxruntime_runs_at_some_size_of_the_others():
+    """``--dims seq=60`` on ``past_len + seq <= 64``: valid, the rest a bound at that size (``1 <=
+    past_len <= 4``, not a pin); ``seq=64``: past_len >= 1 leaves no size, so the sizes are outside the
+    domain, said first.  Checked against onnxruntime's grid, for one dim given at a time."""
+    stem = "gpt2_cache_pos_ts17"
+    points = [(d, ok) for d, ok in _points(stem) if all(v > 0 for v in d.values())]
+    wrong, checked = [], 0
+    for name in ("seq", "past_len"):
+        for v in sorted({d[name] for d, _ok in points}):
+            runs = any(ok for d, ok in points if d[name] == v)
+            # failing where the other of past_len and seq is 1 (past_len + seq only grows with it; the
+            # grid's batch is 2 there, which the relation does not name)
+            fails = not runs and any(not ok for d, ok in points if d[name] == v and all(
+                x == 1 for k, x in d.items() if k not in (name, "batch")))
+            rep = shapecheck.check_model(str(DOMAIN / f"{stem}.onnx"), dims={name: v})
+            kinds = [f.constraint for f in rep.violations]
+            if runs and (rep.exit_code or kinds):
+                wrong.append((name, v, "onnxruntime runs at some size", kinds))
+            if fails and (rep.exit_code == 0 or kinds[:1] != ["outside-domain"]):
+                wrong.append((name, v, "onnxruntime fails at every size", kinds))
+            checked += fails
+    assert not wrong and checked >= 2, (wrong, checked)
+    rep = shapecheck.check_model(str(DOMAIN / f"{stem}.onnx"), dims={"seq": 60})
+    assert [r.text for r in rep.domain.relations if r.dims == ("past_len",)] == ["1 <= past_len <= 4"]

@@ -136,9 +136,21 @@ class InputDomain(Indexable):
             if len(r.dims) == 1 and r.dims[0] in self.sets and r.relation is None:
                 if r.dims[0] in sizes and sizes[r.dims[0]] not in self.sets[r.dims[0]]:
                     out.append(r)
-            elif _holds_at(r, sizes) is False:
+            elif _holds_at(r, sizes) is False or self._never_at(r, sizes):
                 out.append(r)
         return out
+
+    def _never_at(self, r: DomainRelation, sizes: dict[str, int]) -> bool:
+        """Whether a relation over several dims, some of them given, fails at every value of the others
+        in their sets (``past + seq <= 64`` at ``seq = 70``): reduced, with the sizes put in, to False."""
+        rel = r.relation
+        syms = getattr(rel, "free_symbols", None)
+        if not syms or not any(x.name in sizes for x in syms) or all(x.name in sizes for x in syms):
+            return False
+        fixed = rel.xreplace({x: sizes[x.name] for x in syms if x.name in sizes})
+        free = {x: bound_of(self.sets[x.name]) if x.name in self.sets else (0, None, 1)
+                for x in syms if x.name not in sizes}
+        return reduce_relation(fixed, free) is False
 
     def to_dict(self) -> dict[str, Any]:
         return {"assumption": self.assumption, "text": self.text(), "valid": self.valid,

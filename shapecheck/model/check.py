@@ -31,7 +31,7 @@ from ..dims import NeedsAlgebra
 from ..errors import UsageError
 from ..frontends import ModelGraph
 from ..registry import Registry, default_registry
-from .domain import outside_finding
+from .domain import outside_finding, unpin_given
 from .forward import check_graph
 from .reports import ModelReport
 from .sizes import bind_sizes, parse_sizes, recorded_ranges
@@ -121,8 +121,12 @@ def run_checks(graph: ModelGraph, registry: Registry, strict: bool = False, runt
 
 def _outside_domain(report: ModelReport, unbound: ModelReport, sizes: dict[str, int]) -> None:
     """A report at given sizes that fails, told why when the sizes are outside the input domain the model
-    has without them (``unbound``, its report): that finding comes first, as the cause of the rest."""
-    found = outside_finding(unbound.domain, sizes) if unbound.domain is not None else None
+    has without them (``unbound``, its report): that finding comes first, as the cause of the rest; and
+    a dim those sizes alone leave with a few values is a bound there, not a pin (``unpin_given``)."""
+    if unbound.domain is None:
+        return
+    unpin_given(report, unbound.domain, sizes)
+    found = outside_finding(unbound.domain, sizes)
     if found is not None:
         report.violations.insert(0, found)
 

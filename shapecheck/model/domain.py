@@ -43,8 +43,8 @@ def _name_constants(graph: ModelGraph, domain: InputDomain) -> None:
     """Each source of a relation that pins, bounds or refutes gets the constants behind its node."""
     producers = None
     for rel in domain.relations:
-        if rel.severity != "error" and not (rel.kind == "bound" and rel.hi is not None):
-            continue   # constants make pins and upper bounds; a stride's divisibility is the architecture's
+        if rel.severity != "error" and not rel.caps:
+            continue   # constants make pins and upper bounds (past + seq <= 64 too); a stride's divisibility is the architecture's
         producers = producers if producers is not None else producers_of(graph)
         numbers = _numbers(rel)
         rel.sources = [replace(src, constants=constants_behind(graph, src.node, numbers, producers))
@@ -114,8 +114,9 @@ def outside_finding(domain: InputDomain, sizes: dict[str, int]) -> Finding | Non
     if not failed:
         return None
     texts = "; ".join(r.text for r in failed)
-    given = ", ".join(f"{n} = {sizes[n]}" for n in dict.fromkeys(d for r in failed for d in r.dims))
-    values = {n: f"{sizes[n]} (given)" for n in dict.fromkeys(d for r in failed for d in r.dims)}
+    named = [n for n in dict.fromkeys(d for r in failed for d in r.dims) if n in sizes]
+    given = ", ".join(f"{n} = {sizes[n]}" for n in named)
+    values = {n: f"{sizes[n]} (given)" for n in named}
     values["input domain"] = domain.text()
     sources = [src for r in failed for src in r.sources]
     if sources:
@@ -132,6 +133,22 @@ def outside_finding(domain: InputDomain, sizes: dict[str, int]) -> Finding | Non
         fix += f", or re-export with the range widened to take {given}"
     return Finding(OUTSIDE_DOMAIN, texts, f"the sizes checked ({given}) are outside the model's input domain, "
                    f"which needs {texts}", values, fix)
+
+
+def unpin_given(report: Any, unbound: InputDomain, sizes: dict[str, int]) -> None:
+    """At given sizes, a dim left with a few values only because of them (``past_len + seq <= 64`` at
+    ``seq = 60`` leaves ``1 <= past_len <= 4``) is a bound of the domain at those sizes, not a pin: the
+    domain without them (``unbound``) pins none of its dims.  Its relation becomes a stated one, and its
+    ``pinned`` finding goes."""
+    if report.domain is None:
+        return
+    pinned = {d for r in unbound.relations if r.severity == "error" for d in r.dims}
+    freed = [r for r in report.domain.relations if r.severity == "error" and r.kind != "refuted"
+             and not set(r.dims) & pinned and not set(r.dims) & sizes.keys()]
+    for r in freed:
+        r.severity = "info"
+    texts = {r.text for r in freed}
+    report.violations[:] = [f for f in report.violations if not (f.constraint == PINNED and f.rule in texts)]
 
 
 def _where(src) -> str:
@@ -170,4 +187,4 @@ def _example(rel) -> str:
     return "" if size is None else f" (for example {' = '.join(rel.dims)} = {size})"
 
 
-__all__ = ["model_domain", "domain_findings", "every_value", "outside_finding"]
+__all__ = ["model_domain", "domain_findings", "every_value", "outside_finding", "unpin_given"]
