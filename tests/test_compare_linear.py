@@ -143,3 +143,30 @@ def test_a_product_of_nonnegative_factors_is_nonnegative_on_every_dim(factors, o
     got = compare_dims(0, op, prod) if flip else compare_dims(prod, op, 0)
     if isinstance(got, bool):
         assert _holds_everywhere(-prod if flip else prod, op, range(0, 40)) == {got}, (prod, op, flip, got)
+
+
+FACTORS = st.tuples(st.integers(1, 3), st.integers(-5, 5), st.integers(1, 16), st.integers(-1, 2), st.integers(0, 1))
+
+
+@settings(max_examples=300, deadline=None)
+@given(terms=st.lists(st.tuples(st.integers(-2, 3).filter(bool), st.lists(FACTORS, min_size=1, max_size=2)),
+                      min_size=1, max_size=3),
+       k=st.integers(-2, 3), op=st.sampled_from((">=", "<", ">", "<=")))
+def test_a_sum_of_products_of_floors_has_the_sign_it_is_given(terms, k, op):
+    """``compare._product_sign`` on ``c1*f11*f12 + c2*f21 + ... + k`` (each ``f`` a ``floor((a*x + b)/q)
+    + c`` over a dim, kept as a product, as a Slice's end over a patch grid and its class token is):
+    whatever it decides holds at every size of the dims, brute force."""
+    from shapecheck.notation.compare import _product_sign
+    xs = SYMS[:2]
+    expr = sympy.Integer(k)
+    for c, factors in terms:
+        term = sympy.Integer(c)
+        for a, b, q, add, which in factors:
+            term = sympy.Mul(term, sympy.floor((a * xs[which] + b) / sympy.Integer(q)) + add, evaluate=False)
+        expr = expr + term
+    answer = _product_sign(expr, op, 0)
+    if answer is None:
+        return
+    f = sympy.lambdify(xs, expr, "math")
+    truths = {OPS[op](f(x, y), 0) for x in range(0, 40) for y in range(0, 40)}
+    assert truths == {answer}, (expr, op, answer)

@@ -63,8 +63,25 @@ def corpus(tmp_path_factory) -> list[str]:
     return paths + [b for p in paths if (b := bound_copy(p, out)) is not None]
 
 
+def _sources_hash() -> str:
+    """A hash of shapecheck's code and specs: a file saved while this module's tests run would reach
+    the processes forked after it only, and look like an answer that depends on the order."""
+    import hashlib
+    from pathlib import Path
+    root = Path(shapecheck.__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted([*(root / "shapecheck").rglob("*.py"), *(root / "specs").rglob("*.toml")]):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
 @pytest.fixture(scope="session")
-def fresh_answers(corpus) -> list[dict[str, str]]:
+def sources_at_start() -> str:
+    return _sources_hash()
+
+
+@pytest.fixture(scope="session")
+def fresh_answers(corpus, sources_at_start) -> list[dict[str, str]]:
     """A fresh process's answers: per model, of ``check``, of the CLI's ``batch`` and of every entry the
     random orders draw for it (the others are never compared)."""
     drawn: list[set] = [set() for _ in corpus]
@@ -73,6 +90,12 @@ def fresh_answers(corpus) -> list[dict[str, str]]:
             drawn[i].add(name)
     names = [("check",) + tuple(n for n in fresh.ENTRIES[1:] if n in d) + ("batch",) for d in drawn]
     return fresh.fresh_reports(corpus, names=names)
+
+
+def _unchanged(sources_at_start: str) -> None:
+    assert _sources_hash() == sources_at_start, (
+        "shapecheck's sources or specs changed while this test ran: its answers compare two versions of the "
+        "code, not two orders; run it again on a tree nobody edits")
 
 
 def _orders(n: int) -> list[list[tuple[int, str]]]:
@@ -92,17 +115,19 @@ def test_the_corpora_are_all_here(corpus):
     assert sum(p.endswith("__bound.onnx") for p in corpus) >= 50
 
 
-def test_every_answer_is_a_fresh_process_answer_in_any_order(corpus, fresh_answers):
+def test_every_answer_is_a_fresh_process_answer_in_any_order(corpus, fresh_answers, sources_at_start):
     ctx = multiprocessing.get_context("forkserver")
     with ctx.Pool(2, maxtasksperchild=1) as pool:
         runs = pool.starmap(fresh.in_order, [(corpus, order) for order in _orders(len(corpus))])
+    _unchanged(sources_at_start)
     for seed, got in zip(ORDERS, runs):
         differ = [(corpus[i], name) for (i, name), text in got.items() if text != fresh_answers[i][name]]
         assert not differ, f"order {seed}: {len(differ)} answers differ from a fresh process's, first {differ[:5]}"
 
 
-def test_the_worker_pool_answers_as_a_fresh_process(corpus, fresh_answers):
+def test_the_worker_pool_answers_as_a_fresh_process(corpus, fresh_answers, sources_at_start):
     outcomes = batch.run(corpus, jobs=2)      # many models per worker, forked from this process
+    _unchanged(sources_at_start)
     differ = []
     for path, o, want in zip(corpus, outcomes, fresh_answers):
         d = o.to_dict()

@@ -101,4 +101,4 @@ def test_at_given_sizes_the_node_is_invalid_at_these_sizes_not_at_every_size(cap
     assert main(["check", str(path), "--dims", "N=1"]) == 0
     onnx.save(_convs(kernel=5), str(path))
     assert main(["check", str(path), "--dims", "N=1"]) == 1
-    assert "valid for: no input size: node 'conv1' is invalid at N = 1\n" in capsys.readouterr().out
+    assert "valid for: not at N = 1: node 'conv1' is invalid there\n" in capsys.readouterr().out

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..dims import is_unknown
 from ..notation import AnyOf, Rel
-from ..notation.compare import FLIP
+from ..dims.light_order import FLIP
 from .intset import DimSet
 from .reduce import reduce_relation
 from .show import multiple_of

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..dims import normalize_dim, rebuild
 from ..notation import make_rel
 from ..notation import AnyOf, Rel
-from ..notation.compare import FLIP
+from ..dims.light_order import FLIP
 from .settle import always_ge
 
 if TYPE_CHECKING:

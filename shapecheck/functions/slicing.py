@@ -58,8 +58,10 @@ def _sign(x) -> int | None:
     if any(is_unknown(s) for s in e.free_symbols):
         return None
     known = 1 if e.is_positive else (0 if e.is_zero else (-1 if e.is_negative else (0 if e.is_nonnegative else None)))
-    if known is None and e.has(sympy.floor) and provably_nonnegative(e):
-        return 0   # not negative (a length a convolution computes, floor((frames - 1)/2) + 1)
+    if known is None and e.has(sympy.floor) and (provably_nonnegative(e) or compare_dims(e, ">=", 0) is True):
+        # not negative: a length a convolution computes, floor((frames - 1)/2) + 1, or a product of
+        # them plus one (a patch grid and its class token, (floor(h/16 - 3/16) + 1)*(floor(w/16 - 3/16) + 1) + 1)
+        return 0
     return known
 
 

@@ -108,15 +108,35 @@ def run_checks(graph: ModelGraph, registry: Registry, strict: bool = False, runt
     """The forward pass over a loaded graph, with the user's sizes bound and the exporter's recorded
     ranges as declared ranges of the input dims (``drop_model``: the parsed model is let go once they
     are read, ``ModelGraph.drop_model``)."""
+    recorded = recorded_ranges(graph) if sizes else {}   # read before the sizes replace their dims
     if sizes:
         bind_sizes(graph, sizes)
     ranges = recorded_ranges(graph)
     if drop_model:
         graph.drop_model()
     report = check_graph(graph, registry, strict, runtime, assume_nonempty, ranges, progress)
-    if sizes and report.domain is not None:
-        report.domain.given = dict(sizes)
+    if sizes:
+        if report.domain is not None:
+            report.domain.given = dict(sizes)
+        report.notes.extend(outside_recorded(recorded, sizes))
     return report
+
+
+def outside_recorded(recorded: dict[str, tuple[int, int | None]], sizes: dict[str, int]) -> list[str]:
+    """A note for each size given outside the range the exporter recorded for its dim (torch's
+    ``range_constraints``): the graph is checked there, but the export's contract does not cover it.
+
+    >>> outside_recorded({"seq": (16, 4096), "batch": (1, None)}, {"seq": 8, "batch": 2})
+    ["seq = 8 is outside the range the exporter recorded for it (16 <= seq <= 4096): checked there as the graph stands, though the export's contract does not cover it"]
+    """
+    out = []
+    for name, size in sizes.items():
+        lo, hi = recorded.get(name, (0, None))
+        if size < lo or (hi is not None and size > hi):
+            stated = f"{lo} <= {name}" + (f" <= {hi}" if hi is not None else "")
+            out.append(f"{name} = {size} is outside the range the exporter recorded for it ({stated}): checked there "
+                       "as the graph stands, though the export's contract does not cover it")
+    return out
 
 
 def _outside_domain(report: ModelReport, unbound: ModelReport, sizes: dict[str, int]) -> None:

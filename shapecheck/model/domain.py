@@ -129,8 +129,8 @@ def outside_finding(domain: InputDomain, sizes: dict[str, int]) -> Finding | Non
     fix = f"check at sizes where {texts}"
     if consts and any(r.caps for r in failed):
         fix += f", or re-export with {' and '.join(consts[:2])} larger (the bound is its size) to run at {given}"
-    elif any(r.declared for r in failed):
-        fix += f", or re-export with the range widened to take {given}"
+    elif all(r.declared for r in failed):
+        fix += " (the range the exporter recorded; the node findings say what the graph itself needs there)"
     return Finding(OUTSIDE_DOMAIN, texts, f"the sizes checked ({given}) are outside the model's input domain, "
                    f"which needs {texts}", values, fix)
 

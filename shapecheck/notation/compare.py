@@ -14,11 +14,12 @@ import math
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ..dims import Name, NeedsAlgebra, Poly, normalize_dim
-from ..dims.light_order import decide
+from ..dims import Name, Poly, normalize_dim
+from ..dims.light_order import FLIP
 from ..dims.rounding import ceilings_as_floors, floor_bounds, integral, monomial
 from .relations import PYOP, Rel
 from .logic import Cond
+from .compare_light import REFLEXIVE, compare_names, compare_sums
 from .probe import is_open
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 else:
     from ..deferred import sympy
 
-__all__ = ["compare_dims", "make_rel", "FLIP"]
+__all__ = ["compare_dims", "make_rel"]
 
 
 
@@ -38,67 +39,12 @@ def compare_dims(a, op: str, b):
     if type(a) is int and type(b) is int:
         return PYOP[op](a, b)
     if a is b:   # the same dim on both sides (data.shape[0] against updates.shape[0]): no sympy arithmetic
-        return op in _REFLEXIVE
+        return op in REFLEXIVE
     if type(a) is Poly or type(b) is Poly:
-        return _compare_sums(a, op, b)
+        return compare_sums(a, op, b)
     if type(a) is Name or type(b) is Name:
-        return _compare_names(a, op, b)
+        return compare_names(a, op, b)
     return _compare_symbolic(a, op, b)
-
-
-_REFLEXIVE = frozenset(("==", "<=", ">="))
-
-
-def _compare_names(a, op: str, b):
-    """A light check's comparison (``dims/light.py``): of a name with itself, another name or a number.
-    A name is any integer >= 0, independently of any other name; whatever else needs algebra.
-
-    >>> n, m = Name("N"), Name("M")
-    >>> _compare_names(n, ">=", 0), _compare_names(n, "==", -1), [str(r) for r in _compare_names(n, "==", m).rels]
-    (True, False, ['N == M'])
-    >>> [str(r) for r in _compare_names(2, "<", n).rels]
-    ['N > 2']
-    """
-    if type(a) is not Name:
-        return _compare_names(b, FLIP[op], a)
-    if type(b) is Name:
-        return op in _REFLEXIVE if a == b else Cond((Rel(op, a, b),))
-    if type(b) is not int:
-        raise NeedsAlgebra(f"{a} {op} {b}")
-    # N op b over N = 0, 1, 2, ...: decided when it holds (or fails) already at N = 0 and for every larger N
-    always = {"==": None, "!=": b < 0 or None, "<": None, "<=": None, ">": b < 0 or None, ">=": b <= 0 or None}[op]
-    never = {"==": b < 0, "!=": False, "<": b <= 0, "<=": b < 0, ">": False, ">=": False}[op]
-    if always:
-        return True
-    if never:
-        return False
-    return Cond((Rel(op, a, b),))
-
-
-def _compare_sums(a, op: str, b):
-    """A light check's comparison where a side is a ``Poly``: decided where it holds or fails for every
-    value of the names, as ``_linear`` and ``_residue`` decide it (``dims/light_order.py``).  What is
-    left open is the full check's condition ``make_rel(op, a, b)`` where that is one name against a
-    number (``N + 1 >= 2`` is ``N >= 1``: ``c*N + k`` with ``c`` dividing ``k``, which the full check
-    leaves open in every case it does not decide); any other condition needs algebra.
-
-    >>> n, m = Name("N"), Name("M")
-    >>> _compare_sums(2 * n + 1, ">", 0), _compare_sums(n * m + 2, "==", 1), _compare_sums(2 * n - 2 * m + 1, "!=", 0)
-    (True, False, True)
-    >>> [str(r) for r in _compare_sums(4 - 2 * n, "<", 0).rels]
-    ['N > 2']
-    """
-    d = a - b
-    try:
-        return decide(d, op, residues=True)
-    except NeedsAlgebra:
-        terms = d.terms if type(d) is Poly else {}
-        k = terms.get((), 0)
-        rest = [(m, c) for m, c in terms.items() if m]
-        if len(rest) != 1 or len(rest[0][0]) != 1 or rest[0][0][0][1] != 1 or k % rest[0][1]:
-            raise
-        (((name, _power),), c), = rest
-        return Cond((Rel(op if c > 0 else FLIP[op], Name(name), -k // c),))
 
 
 @lru_cache(maxsize=1 << 16, typed=True)
@@ -144,13 +90,32 @@ def _compare_symbolic(a, op: str, b):
 
 def _product_sign(a, op: str, b):
     """``a >= 0`` (or ``a < 0``) for a product of factors each at least 0, compared before it is
-    expanded (``(2*floor((h - 1)/32) + 2)*(2*floor((w - 1)/32) + 2) >= 0``); None where not so."""
-    if b == 0 and op in (">=", "<") and getattr(a, "is_Mul", False):
-        if all(compare_dims(f, ">=", 0) is True for f in a.args):
-            return op == ">="
-    elif a == 0 and op in ("<=", ">"):
+    expanded (``(2*floor((h - 1)/32) + 2)*(2*floor((w - 1)/32) + 2) >= 0``), or a sum of such products
+    with positive coefficients and a constant at least 0 (``(P + 1)*(Q + 1) + 1``: ``> 0`` too when the
+    constant is positive); None where not so."""
+    if a == 0 and op in ("<=", ">", ">=", "<") and b != 0:
         return _product_sign(b, FLIP[op], a)
-    return None
+    if b != 0 or op not in (">=", "<", ">", "<="):
+        return None
+    if getattr(a, "is_Mul", False):
+        if op in (">=", "<") and all(compare_dims(f, ">=", 0) is True for f in a.args):
+            return op == ">="
+        return None
+    if not getattr(a, "is_Add", False):
+        return None
+    const, rest = a.as_coeff_Add()
+    if const < 0 or not all(_nonnegative_term(t) for t in sympy.Add.make_args(rest)):
+        return None
+    # a >= 0, and a >= const > 0 when the constant is positive
+    return {">=": True, "<": False, ">": True if const > 0 else None, "<=": False if const > 0 else None}[op]
+
+
+def _nonnegative_term(t) -> bool:
+    """A positive number times a product of factors each at least 0 (a product is not expanded here)."""
+    c, m = t.as_coeff_Mul()
+    if c <= 0 or not getattr(m, "is_Mul", False):
+        return False
+    return all(compare_dims(f, ">=", 0) is True for f in m.args)
 
 
 def _residue(d, op: str):
@@ -206,7 +171,6 @@ def _by_bounds(d, bounds: tuple, op: str):
     return decided[op]
 
 
-FLIP = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _OPEN = object()   # the relation holds for some dims and not for others
 
 

@@ -18,7 +18,8 @@ else:
     from ..deferred import numpy as np
 
 from ..dims import is_symbolic
-from .compare import FLIP, compare_dims
+from ..dims.light_order import FLIP
+from .compare import compare_dims
 from .relations import PYOP
 from .lattice import NO_VALUE, EvalError, TensorVal, Unknown
 from .logic import and_, not_, or_

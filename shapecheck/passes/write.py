@@ -81,7 +81,7 @@ def write_type(value: ir.Value, t: TensorType, record: bool = True) -> bool:
     return changed
 
 
-@lru_cache(maxsize=8192)   # a dim's text is sympy's printing (tens of microseconds); SymbolicDims are immutable
+@lru_cache(maxsize=8192, typed=True)   # typed: an int past int64 is unknown, a numpy integer is its value
 def _ir_dim(d: Any) -> Any:
     """A dim as the IR holds it (see the module's text)."""
     if type(d) is int:

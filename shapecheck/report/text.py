@@ -161,18 +161,18 @@ def verdict_markup(report) -> str:
 def domain_lines(domain) -> list[str]:
     """The input domain: ``valid for: batch >= 1, 1 <= seq <= 64 (assuming every input dim >= 1)``,
     then each relation that is not an error (errors are findings) with the nodes that need it."""
+    given = ", ".join(f"{k} = {v}" for k, v in domain.given.items())   # --dims
     if domain.invalid_nodes:
         many = len(domain.invalid_nodes) > 1
-        given = ", ".join(f"{k} = {v}" for k, v in domain.given.items())   # --dims
+        which = f"node{'s' if many else ''} {cut([repr(n) for n in domain.invalid_nodes], 3)} {'are' if many else 'is'}"
+        if given:   # not "no input size": the model may be valid at others
+            whatever = f" (whatever {', '.join(domain.dims)})" if domain.dims else ""
+            return [f"valid for: not at {given}{whatever}: {which} invalid there"]
         where = "at every size" if domain.dims else "at these sizes"   # or a model of fixed sizes
-        if given:
-            where = f"at {given}" + (f", whatever {', '.join(domain.dims)}" if domain.dims else "")
-        return [f"valid for: no input size: node{'s' if many else ''} {cut([repr(n) for n in domain.invalid_nodes], 3)} "
-                f"{'are' if many else 'is'} invalid {where}"]
+        return [f"valid for: no input size: {which} invalid {where}"]
     if not domain.dims and not domain.relations:
         return []
     text = domain.text() or "every size"
-    given = ", ".join(f"{k} = {v}" for k, v in domain.given.items())
     lines = [f"valid for: {text}" + (f" at {given}" if given and domain.dims else "")
              + ("" if not domain.valid else f" (assuming {domain.assumption})")]
     for r in domain.relations:

@@ -56,6 +56,32 @@ def test_slice_dim_with_symbolic_bounds():
             assert got.xreplace({S: s, P: p}) == page_len(s, 1, end, step)
 
 
+def test_a_slice_to_a_patch_grid_plus_its_class_token_keeps_the_grid_and_matches_onnxruntime():
+    """A CvT export: ``Slice(data, 1, P*Q + 1)`` on axis 1 of ``[1, P*Q + 1, 1]``, the grid of a strided
+    Conv (``P = floor((h - 3)/16) + 1``) behind its class token, the end kept as a product and the dim
+    expanded by the Reshape's ``-1``.  The end is not negative (a sum of products of sizes plus one),
+    so the slice is the grid, ``P*Q``, not a fresh size; checked in onnxruntime at four sizes."""
+    import onnxruntime as ort
+    from onnx import TensorProto as T, helper as h, numpy_helper as nh
+    inits = [nh.from_array(np.ones((1, 1, 3, 3), np.float32), "W"), nh.from_array(np.zeros((1, 1, 1), np.float32), "cls")]
+    inits += [nh.from_array(np.array(v, np.int64), k) for k, v in (("i2", [2]), ("i3", [3]), ("one", [1]), ("shp", [1, -1, 1]))]
+    nodes = [h.make_node("Conv", ["x", "W"], ["c"], strides=[16, 16]), h.make_node("Shape", ["c"], ["cs"]),
+             h.make_node("Gather", ["cs", "i2"], ["P"], axis=0), h.make_node("Gather", ["cs", "i3"], ["Q"], axis=0),
+             h.make_node("Mul", ["P", "Q"], ["PQ"]), h.make_node("Add", ["PQ", "one"], ["end"]),
+             h.make_node("Reshape", ["c", "shp"], ["flat"]), h.make_node("Concat", ["cls", "flat"], ["data"], axis=1),
+             h.make_node("Slice", ["data", "one", "end", "one"], ["y"])]
+    g = h.make_graph(nodes, "g", [h.make_tensor_value_info("x", T.FLOAT, [1, 1, "height", "width"])],
+                     [h.make_tensor_value_info("y", T.FLOAT, None)], inits)
+    model = h.make_model(g, opset_imports=[h.make_opsetid("", 17)])
+    y = shapecheck.check_model(model).types["y"]
+    assert str(y) == "float[1,(floor(height/16-3/16)+1)*(floor(width/16-3/16)+1),1]"
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for hh, ww in ((3, 3), (19, 40), (64, 64), (97, 23)):
+        want = sess.run(None, {"x": np.zeros((1, 1, hh, ww), np.float32)})[0].shape
+        got = shapecheck.check_model(model, dims={"height": hh, "width": ww}).types["y"].shape
+        assert tuple(got) == want and want[1] == ((hh - 3) // 16 + 1) * ((ww - 3) // 16 + 1), (hh, ww, got, want)
+
+
 def test_slice_values_of_a_shape_tensor():
     N = symbol("N")
     assert slice_values((N, 3, 4), (-1,), (INT64_MAX,)) == (4,)
