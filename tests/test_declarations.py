@@ -186,3 +186,16 @@ def test_json_has_declarations_and_input_sources(capsys, tmp_path):
                  "message": d["message"], "fix": "declare 't' as float[3,2]"}
     assert doc["nodes"][1]["inputs"]["data"]["source"] == "inferred"
     assert doc["nodes"][1]["inputs"]["updates"]["source"] == "declared"
+
+
+def test_a_declarations_headline_says_what_happened_not_its_status_word():
+    """A new user's trial: an EfficientNet export's note ended in the bare word 'condition'."""
+    from shapecheck.report.text import declaration_lines
+    from shapecheck.model.reports import DeclarationReport
+    d = DeclarationReport("out", "/Mul", "graph output", "float[N,4]", "float[M,4]", "condition", "info",
+                          "the graph output of 'out' names its dims differently from inference; valid only if N == M",
+                          "declare 'out' as float[M,4]")
+    label, lines = declaration_lines(d)
+    assert label == "note" and lines[0] == "note[declaration]: graph output 'out' (produced by /Mul): declaration names dims differently"
+    d.status, d.severity = "contradicts", "error"
+    assert declaration_lines(d)[1][0].endswith("): declaration contradicts inference")

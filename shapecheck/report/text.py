@@ -17,7 +17,7 @@ from .console import escape
 if TYPE_CHECKING:
     from rich.console import Console
 
-from ..findings import states_a_rule
+from ..findings import DECLARATION, ENGINE, states_a_rule
 from ..result import Finding, Result
 from .grouping import cut
 
@@ -119,7 +119,9 @@ def node_where(n) -> str:
 def declaration_lines(d) -> tuple[str, list[str]]:
     """(severity, lines) of a declaration that does not simply agree with inference."""
     label = {"error": "error", "warning": "warning"}.get(d.severity, "note")
-    lines = [f"{label}[declaration]: {d.kind} {d.tensor!r} (produced by {d.node}): {d.status}", f"  = {d.message}"]
+    # the headline says what happened (the engine finding's title), not the status word
+    what = ENGINE[DECLARATION[d.status]].title if d.status in DECLARATION else d.status
+    lines = [f"{label}[declaration]: {d.kind} {d.tensor!r} (produced by {d.node}): {what}", f"  = {d.message}"]
     if d.fix and d.status != "refines":
         lines.append(f"  = fix: {d.fix}")
     return label, lines
