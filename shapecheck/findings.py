@@ -159,8 +159,14 @@ def is_engine(constraint: str) -> bool:
 
 def is_cause(constraint: str) -> bool:
     """True for a model finding that explains the node findings of the same report (sizes given outside
-    the input domain): reports show it before them."""
+    the input domain): reports show it before them (``causes_first``)."""
     return constraint == OUTSIDE_DOMAIN
+
+
+def causes_first(violations: list) -> tuple[list, list]:
+    """A report's model findings as (those shown before the node findings, those shown after them)."""
+    causes = [f for f in violations if is_cause(f.constraint)]
+    return causes, [f for f in violations if not is_cause(f.constraint)]
 
 
 def states_a_rule(constraint: str) -> bool:

@@ -95,15 +95,9 @@ def _product_sign(a, op: str, b):
     constant is positive); None where not so."""
     if a == 0 and op in ("<=", ">", ">=", "<") and b != 0:
         return _product_sign(b, FLIP[op], a)
-    if b != 0 or op not in (">=", "<", ">", "<="):
+    if b != 0 or op not in (">=", "<", ">", "<=") or not (getattr(a, "is_Mul", False) or getattr(a, "is_Add", False)):
         return None
-    if getattr(a, "is_Mul", False):
-        if op in (">=", "<") and all(compare_dims(f, ">=", 0) is True for f in a.args):
-            return op == ">="
-        return None
-    if not getattr(a, "is_Add", False):
-        return None
-    const, rest = a.as_coeff_Add()
+    const, rest = a.as_coeff_Add()   # a product is its own one term, with no constant
     if const < 0 or not all(_nonnegative_term(t) for t in sympy.Add.make_args(rest)):
         return None
     # a >= 0, and a >= const > 0 when the constant is positive
@@ -111,11 +105,9 @@ def _product_sign(a, op: str, b):
 
 
 def _nonnegative_term(t) -> bool:
-    """A positive number times a product of factors each at least 0 (a product is not expanded here)."""
+    """A positive number times factors each at least 0 (a product is not expanded here)."""
     c, m = t.as_coeff_Mul()
-    if c <= 0 or not getattr(m, "is_Mul", False):
-        return False
-    return all(compare_dims(f, ">=", 0) is True for f in m.args)
+    return c > 0 and all(compare_dims(f, ">=", 0) is True for f in sympy.Mul.make_args(m))
 
 
 def _residue(d, op: str):

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
 from ..errors import UsageError
-from ..findings import CONDITION, DECLARATION, ENGINE, UNREADABLE, engine_id, is_cause, is_engine
+from ..findings import CONDITION, DECLARATION, ENGINE, UNREADABLE, causes_first, engine_id, is_engine
 from ..result import Finding
 from .text import declaration_lines, diagnostic_lines, node_where
 
@@ -85,8 +85,8 @@ def model_items(outcome: Any, registry: Any) -> Iterator[Item]:
         return
     rep = outcome.report
     ops = {n.name: n.op_type for n in rep.nodes}
-    # a model finding that explains the node findings comes first
-    yield from (_model_item(f, path, ops) for f in rep.violations if is_cause(f.constraint))
+    causes, others = causes_first(rep.violations)   # a model finding that explains the node findings: first
+    yield from (_model_item(f, path, ops) for f in causes)
     for n in rep.nodes:
         for sev, fs in (("error", n.violations), ("warning", n.warnings)):
             for f in fs:
@@ -100,7 +100,7 @@ def model_items(outcome: Any, registry: Any) -> Iterator[Item]:
         level = {"error": "error", "warning": "error" if rep.strict else "warning"}.get(d.severity, "note")
         yield Item(engine_rule(DECLARATION[d.status]), level, path, _one_line(lines), "declaration",
                    d.node, ops.get(d.node, ""), [(d.node, ops.get(d.node, ""))], f"{d.kind}:{d.tensor}")
-    yield from (_model_item(f, path, ops) for f in rep.violations if not is_cause(f.constraint))
+    yield from (_model_item(f, path, ops) for f in others)
     for text, nodes in _conditions(rep):
         names = [x for x in nodes if x in ops]
         msg = f"the model is valid only if {text} (needed by {', '.join(nodes)})"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
-from ..findings import is_cause
+from ..findings import causes_first
 from .console import escape
 
 if TYPE_CHECKING:
@@ -29,8 +29,9 @@ ROWS = 200          # table rows shown before the rest is cut
 def findings(report, quiet: bool) -> Iterator[tuple[str, str, list[str], str, str]]:
     """Every finding as ``(severity, kind, lines, name, key)``: errors and warnings, and notes
     unless ``quiet``; ``key`` is what makes two findings alike (``grouping``).  A model finding that
-    explains the node findings (``findings.is_cause``) comes first."""
-    for f in (f for f in report.violations if is_cause(f.constraint)):
+    explains the node findings (``findings.causes_first``) comes first."""
+    causes, others = causes_first(report.violations)
+    for f in causes:
         lines = diagnostic_lines(f, "model")
         yield "error", f.constraint, lines, "model", "\n".join(lines)
     for n in report.nodes:
@@ -47,9 +48,7 @@ def findings(report, quiet: bool) -> Iterator[tuple[str, str, list[str], str, st
         if d.status != "agrees" and (not quiet or d.severity != "info"):
             label, lines = declaration_lines(d)
             yield label, "declaration", lines, d.tensor, "\n".join(lines)
-    for f in report.violations:
-        if is_cause(f.constraint):
-            continue
+    for f in others:
         lines = diagnostic_lines(f, "model")
         yield "error", f.constraint, lines, "model", "\n".join(lines)
     if quiet:

@@ -1,6 +1,6 @@
 """Imported once by the fork server of ``fresh.fresh_reports``: what every check's process has
-before it checks anything (the checker's modules among it).  Besides the imports, every shipped spec is compiled here, once, so
-that each forked process does not pay for it again: a compiled spec is an immutable object, and
+before it checks anything, the checker's modules among them.  Besides the imports, every shipped
+spec is compiled here, once, so that each forked process does not pay for it again: a compiled spec is an immutable object, and
 ``tests/test_lazy_registry.py`` holds that resolving one version gives what loading them all gives.
 """
 import numpy  # noqa: F401
