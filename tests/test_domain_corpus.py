@@ -268,3 +268,17 @@ def test_one_size_given_is_valid_where_onnxruntime_runs_at_some_size_of_the_othe
     assert not wrong and checked >= 2, (wrong, checked)
     rep = shapecheck.check_model(str(DOMAIN / f"{stem}.onnx"), dims={"seq": 60})
     assert [r.text for r in rep.domain.relations if r.dims == ("past_len",)] == ["1 <= past_len <= 4"]
+
+
+@pytest.mark.parametrize("stem", ["hardcoded_reshape_ts17", "linear_time_ts17"])
+def test_sizes_a_pin_leaves_out_get_the_pins_fix_aimed_at_its_constant(stem):
+    """``--dims`` where a pinned model fails: the sizes are outside its domain, and the fix says both
+    ways on, a size the pin admits or the graph made dynamic where its constant fixes the dim."""
+    pin = next(r for r in _report(stem).domain.relations if r.severity == "error")
+    dims, ok = next((d, ok) for d, ok in _points(stem) if not ok and pin in _report(stem).domain.excluding(d))
+    rep = shapecheck.check_model(str(DOMAIN / f"{stem}.onnx"), dims=dims)
+    first = rep.violations[0]
+    assert first.constraint == "outside-domain" and first.rule == pin.text, [str(f) for f in rep.violations]
+    assert first.fix.startswith(f"check at sizes where {pin.text}")
+    assert "dynamic in the graph too (the constant" in first.fix and first.fix.endswith(
+        "to run at " + ", ".join(f"{n} = {dims[n]}" for n in pin.dims)), first.fix

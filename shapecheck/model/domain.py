@@ -92,10 +92,7 @@ def domain_findings(domain: InputDomain, graph: ModelGraph, declared: dict | Non
             continue
         dims = ", ".join(rel.dims)
         inputs = _declaring(graph, set(rel.dims))
-        fix = (f"re-export with {dims} dynamic in the graph too (the constant{'s' if len(consts) > 1 else ''} named "
-               f"above fix{'es' if len(consts) == 1 else ''} {'it' if len(rel.dims) == 1 else 'them'}), or declare "
-               f"{dims} static: {_static(rel)}") if consts else \
-            f"re-export with {dims} dynamic in the graph too, or declare {dims} static: {_static(rel)}"
+        fix = _pin_fix(rel, consts)
         declares = f"{inputs} declare{'s' if ' and ' not in inputs and ', ' not in inputs else ''} {dims} dynamic"
         if rel.declared and not consts:   # the exporter's record: the graph's own conditions may allow more
             out.append(Finding(PINNED, rel.text, f"the export is valid only where {rel.text}, though {declares}", values,
@@ -104,6 +101,20 @@ def domain_findings(domain: InputDomain, graph: ModelGraph, declared: dict | Non
             continue
         out.append(Finding(PINNED, rel.text, f"the model runs only where {rel.text}, though {declares}", values, fix))
     return out
+
+
+def _pin_fix(rel, consts: list) -> str:
+    """The fix of a pinned dim: the graph made dynamic where the constants fix it, or the dim declared static."""
+    return f"{_dynamic(rel, consts)}, or declare {', '.join(rel.dims)} static: {_static(rel)}"
+
+
+def _dynamic(rel, consts: list) -> str:
+    """``re-export with seq dynamic in the graph too (the constant named above fixes it)``."""
+    dims = ", ".join(rel.dims)
+    if not consts:
+        return f"re-export with {dims} dynamic in the graph too"
+    return (f"re-export with {dims} dynamic in the graph too (the constant{'s' if len(consts) > 1 else ''} named "
+            f"above fix{'es' if len(consts) == 1 else ''} {'it' if len(rel.dims) == 1 else 'them'})")
 
 
 def outside_finding(domain: InputDomain, sizes: dict[str, int]) -> Finding | None:
@@ -126,8 +137,11 @@ def outside_finding(domain: InputDomain, sizes: dict[str, int]) -> Finding | Non
         values["from"] = "; ".join(consts)
     elif any(r.declared for r in failed):
         values["from"] = "the range the exporter recorded (torch's range_constraints)"
-    fix = f"check at sizes where {texts}"
-    if consts and any(r.caps for r in failed):
+    pins = [r for r in failed if r.severity == "error" and not r.declared and r.kind != "refuted"]
+    fix = f"check at sizes where {texts}" + (_example(pins[0]) if len(pins) == 1 else "")
+    if pins:   # the model runs only there: the graph made dynamic where its constants fix the dims
+        fix += f", or {_dynamic(pins[0], [c for src in pins[0].sources for c in src.constants])} to run at {given}"
+    elif consts and any(r.caps for r in failed):
         fix += f", or re-export with {' and '.join(consts[:2])} larger (the bound is its size) to run at {given}"
     elif all(r.declared for r in failed):
         fix += " (the range the exporter recorded; the node findings say what the graph itself needs there)"
