@@ -79,6 +79,28 @@ def test_a_stacked_decoder_reuses_its_queries_and_answers_the_same(layer, monkey
         assert on[2] >= nodes // 2   # from the second layer on, a layer's nodes are replayed
 
 
+def test_a_replayed_nodes_report_reads_copies_and_pickles_as_one_checked_in_full(monkeypatch):
+    import pickle
+
+    from shapecheck.model.reports import NodeReport
+    model = _make_decoder().stack(onnx.load(str(ROOT / "tests" / "fixtures" / "exports" / "kv_setitem_ts17.onnx")), 3)
+    del model.graph.value_info[:]
+    monkeypatch.setattr(replay, "REPLAY", True)   # as the suite runs it, and with SHAPECHECK_REUSE=0
+    on = shapecheck.check_model(model)
+    monkeypatch.setattr(replay, "REPLAY", False)
+    off = shapecheck.check_model(model)
+    replayed = [k for k, n in enumerate(on.nodes) if type(n) is replay.Replayed]
+    assert len(replayed) >= len(on.nodes) // 3 and all(type(n) is NodeReport for n in off.nodes)
+    kept = on.without(lambda constraint, spec: False)
+    for k in replayed:
+        n, full = on.nodes[k], off.nodes[k]
+        assert n.to_dict() == full.to_dict() and n.output_types.keys() == full.output_types.keys()
+        copy = pickle.loads(pickle.dumps(n))   # a worker's report crosses to its parent
+        assert type(copy) is NodeReport and copy.to_dict() == full.to_dict()
+        assert type(kept.nodes[k]) is NodeReport and kept.nodes[k].to_dict() == full.to_dict()
+        assert n == n.plain() and n.plain() == n
+
+
 def test_every_corpus_model_answers_the_same_without_reuse(monkeypatch):
     differ = []
     for path in corpus_models():
@@ -124,6 +146,10 @@ def test_an_annotated_copy_writes_each_tensors_own_type(layer):
             assert vi.type == alone, vi.name
             checked += 1
     assert checked >= 10
+    # in the order the nodes make them, as onnx's own inference writes them
+    names = [vi.name for vi in out.graph.value_info]
+    made = [o for n in out.graph.node for o in n.output if o in set(names)]
+    assert names == made
 
 
 

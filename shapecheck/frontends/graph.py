@@ -66,6 +66,9 @@ class ModelGraph:
     # the frontend's forward inference for a node without a spec: (node, types so far) ->
     # {output: (type, origin)}, or None to use ``fallback``
     infer_node: Callable[[ModelNode, dict], dict | None] | None = None
+    # each node's outputs as the main graph lists them, in its order (an ONNX reader's, for ``annotate``,
+    # which writes their types in that order: the names are the ones the types are held by); None: not read
+    produced: list[list[str]] | None = None
 
     def drop_model(self) -> None:
         """Let go of the parsed model once only the check reads the graph: of a 60k-node model it is

@@ -121,6 +121,7 @@ def read_onnx(source: Any, registry, load_external_data: bool = False, light: bo
     graph.notes.extend(wf.notes)
     reader = _Reader(graph, registry, Functions(model), light)
     reader.walk(fields, "", True)
+    graph.produced = [n.output for n in fields.nodes]
     if any(getattr(v, "constraint", "") == TOPOLOGICAL for v in wf.violations):
         sort_topologically(graph)   # G2 is the finding; the rest is checked in the order onnxruntime runs it
     if reader.needs_onnx:

@@ -99,39 +99,42 @@ def external_files(model, source_path: str) -> list[str]:
 _INT64 = 1 << 63
 
 
-def annotate_proto(m, types: dict[str, TensorType], subgraphs: bool = True) -> None:
+def annotate_proto(m, types: dict[str, TensorType], subgraphs: bool = True,
+                   produced: list[list[str]] | None = None) -> None:
     """Set value_info (and graph outputs) of ``m`` in place to ``types``; a tensor of which nothing
     is known (it may be a sequence) is not written.  A graph's new value_info entries are appended in
     one call, as the protobuf bytes of their ``ValueInfoProto`` fields (``_value_info``): building
     60k messages one field at a time from Python took most of an annotation.  ``subgraphs``: False
-    when the caller knows the model has none (its nodes' attributes are then not read again)."""
+    when the caller knows the model has none (its nodes' attributes are then not read again);
+    ``produced``: the main graph's nodes' outputs, when the caller has read them (``ModelGraph.produced``)."""
     import onnx
 
     written: dict[int, bytes] = {}   # id of a type -> its TypeProto's bytes (types are shared)
 
     def visit(g, top: bool):
         inputs = {i.name for i in g.input} | {i.name for i in g.initializer}
-        produced = [o for n in g.node for o in n.output if o]
+        made = produced if top and produced is not None else [n.output for n in g.node]
         outputs = {o.name: o for o in g.output}
         keep = [vi for vi in g.value_info if vi.name not in types or kind_of(types[vi.name]) is None]
         del g.value_info[:]
         g.value_info.extend(keep)
-        added = []
-        for name in produced:
-            t = types.get(name)
-            if t is None or name in inputs:
-                continue
-            done = written.get(id(t))
-            if done is None and kind_of(t) is None:
-                continue
-            if name in outputs:
-                fill_type_proto(outputs[name].type, t)   # in place: the output's other fields stay
-            else:
-                if done is None:
-                    tp = onnx.TypeProto()
-                    fill_type_proto(tp, t)
-                    done = written[id(t)] = _type_field(tp.SerializeToString())
-                added.append(_value_info(name, done))
+        added: list[bytes] = []   # the entries' pieces (``_value_info_parts``), joined once
+        for outs in made:
+            for name in outs:
+                t = types.get(name)
+                if t is None or name in inputs:
+                    continue
+                done = written.get(id(t))
+                if done is None and kind_of(t) is None:
+                    continue
+                if name in outputs:
+                    fill_type_proto(outputs[name].type, t)   # in place: the output's other fields stay
+                else:
+                    if done is None:
+                        tp = onnx.TypeProto()
+                        fill_type_proto(tp, t)
+                        done = written[id(t)] = _type_field(tp.SerializeToString())
+                    added += _value_info_parts(name, done)
         if added:
             g.MergeFromString(b"".join(added))   # a repeated field's entries are appended in order
         for _n, _a, _k, sg in _subgraphs(g.node) if subgraphs else ():
@@ -150,10 +153,15 @@ def _value_info(name: str, type_field: bytes) -> bytes:
     >>> g.value_info[0].name, g.value_info[0].type.denotation
     ('y', 'd')
     """
+    return b"".join(_value_info_parts(name, type_field))
+
+
+def _value_info_parts(name: str, type_field: bytes) -> tuple[bytes, ...]:
+    """``_value_info``'s bytes in pieces (an annotation joins every entry's at once)."""
     text = name.encode("utf-8")
     n = len(text)
     size = 1 + (1 if n < 0x80 else len(_varint(n))) + n + len(type_field)
-    return b"".join((b"\x6a", _varint(size), b"\x0a", _varint(n), text, type_field))
+    return b"\x6a", _varint(size), b"\x0a", _varint(n), text, type_field
 
 
 def _type_field(type_bytes: bytes) -> bytes:

@@ -230,11 +230,11 @@ def annotate(model: Any, *, registry: Registry | None = None, assume_nonempty: b
         # ONNX TypeProto of a container needs its elements' types; nothing else is written)
         types = {k: v for k, v in report.types.items()
                  if v.dtype is not None or (is_container(v) and all(x.dtype for x in tensors_in(v)))}
-        subgraphs = bool(graph.regions)
+        subgraphs, produced = bool(graph.regions), graph.produced
         # past their types, the nodes and their reports are let go: the value_info bytes reuse their memory
         del report
         graph.nodes.clear()
-        annotate_proto(m, types, subgraphs=subgraphs)
+        annotate_proto(m, types, subgraphs=subgraphs, produced=produced)
     return m
 
 

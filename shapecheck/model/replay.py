@@ -26,6 +26,7 @@ exports, with reuse on and off (``REPLAY``), and the reports must be equal.
 from __future__ import annotations
 
 import os
+from dataclasses import fields
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -58,7 +59,7 @@ class Replays:
 
     def __init__(self, on: bool | None = None):
         self.on = REPLAY if on is None else on
-        self._done: dict[tuple, Replay] = {}
+        self.done: dict[tuple, Replay] = {}
         # (spec, opset, attributes' key) -> a number that stands for them in every key below: the
         # attributes' key is a nested tuple, whose hash Python computes anew at every lookup
         self._heads: dict[tuple, int] = {}
@@ -90,14 +91,14 @@ class Replays:
         outs = node.outputs
         key = (self.head(spec, node, items) if head is None else head, generation,
                tuple(map(bool, outs)) if "" in outs else len(outs), *map(id, held))
-        return (key, held), self._done.get(key)
+        return (key, held), self.done.get(key)
 
     def record(self, key: tuple[tuple, tuple] | None, slots: tuple, spec, report: NodeReport, outputs: tuple,
                float_sizes: bool) -> None:
         """Remember the effect a node just had (the caller tells it may be replayed): ``outputs``,
         per output position, the (type, origin) the pass gave it before its declaration was compared."""
         if key is not None:
-            self._done[key[0]] = Replay(key[1], slots, spec.name, report, outputs, float_sizes)
+            self.done[key[0]] = Replay(key[1], slots, spec.name, report, outputs, float_sizes)
 
 
 class Sources(Mapping):
@@ -129,18 +130,65 @@ class Sources(Mapping):
         return self._items().items()
 
 
+class Replayed(NodeReport):
+    """A replayed node's ``NodeReport``, read from its node and the first node's report when asked:
+    a decoder's replayed nodes are most of its nodes, and most reports are never read field by field.
+    Every field reads as a ``NodeReport``'s would; ``output_types`` may be replaced (settled at the
+    end of the pass), the rest is the first node's, which is never changed once made."""
+
+    __slots__ = ("_node", "_done", "_origin", "_outputs")
+
+    def __init__(self, node: ModelNode, done: Replay, origin: dict[str, str]):  # noqa: D107 - no NodeReport init
+        self._node, self._done, self._origin, self._outputs = node, done, origin, None
+        first = done.report   # what the end of the pass reads of every node, set here (NodeReport's slots)
+        self.status, self.runtime_when, self.reason = first.status, first.runtime_when, ""
+
+    name = property(lambda self: self._node.name)
+    op_type = property(lambda self: self._node.op_type)
+    domain = property(lambda self: self._node.domain)
+    opset = property(lambda self: self._node.opset)
+    location = property(lambda self: self._node.location)
+    spec = property(lambda self: self._done.spec)
+    conditions = property(lambda self: self._done.report.conditions)
+    violations = property(lambda self: self._done.report.violations)
+    warnings = property(lambda self: self._done.report.warnings)
+    runtime_checks = property(lambda self: self._done.report.runtime_checks)
+    input_types = property(lambda self: Sources(self._node.inputs, self._done, self._origin))
+
+    @property
+    def output_types(self) -> dict[str, TensorType]:
+        return self._done.report.output_types if self._outputs is None else self._outputs
+
+    @output_types.setter
+    def output_types(self, value: dict[str, TensorType]) -> None:
+        self._outputs = value
+
+    def __eq__(self, other: object) -> bool:   # as a NodeReport's: field by field (its own compares classes)
+        return isinstance(other, NodeReport) and all(getattr(self, f) == getattr(other, f) for f in FIELDS)
+
+    __hash__ = None   # type: ignore[assignment]  # as a NodeReport's
+
+    def plain(self) -> NodeReport:
+        """This report as a ``NodeReport`` of its own fields (what is copied, replaced or pickled)."""
+        return NodeReport(*self._fields())
+
+    def __reduce_ex__(self, protocol):   # copied or pickled (a worker's report) as a plain NodeReport
+        return NodeReport, self._fields()
+
+    def _fields(self) -> tuple:
+        return tuple(dict(self.input_types.items()) if f == "input_types" else getattr(self, f) for f in FIELDS)
+
+
+FIELDS = tuple(f.name for f in fields(NodeReport))
+
+
 def replay(fp: Any, node: ModelNode, done: Replay) -> None:
     """Give ``node`` the effect ``done`` remembers, in ``fp`` (a ``forward.ForwardPass``)."""
-    env, first = fp.env, done.report
-    # the first node's own objects are shared, not copied: a node's report is never changed once made
-    fp.report.nodes.append(NodeReport(
-        node.name, node.op_type, node.domain, node.opset, done.spec, first.status, node.location,
-        first.output_types, first.conditions, first.violations, first.warnings, Sources(node.inputs, done, fp.origin),
-        "", first.runtime_checks, first.runtime_when))
     origin = fp.origin
+    fp.report.nodes.append(Replayed(node, done, origin))
     if done.float_sizes:
         fp.float_sizes.append(node.name)
-    declared = fp.graph.declared
+    env, declared = fp.env, fp.graph.declared
     for tname, out in zip(node.outputs, done.outputs):
         if tname and out is not None:
             env[tname], origin[tname] = out
@@ -148,11 +196,11 @@ def replay(fp: Any, node: ModelNode, done: Replay) -> None:
                 check_declaration(fp.graph, fp.report, env, node, tname, fp.assume, fp.names, fp.facts.implies)
 
 
-
 def replayed(fp: Any, node: ModelNode) -> bool:
     """Whether ``node`` was given the effect a node before it had, in ``fp`` (a ``forward.ForwardPass``):
     the short way past the pass's steps for a node whose spec is known (resolved, without error) and
-    whose key is remembered; every other node takes the long way, which may record it."""
+    whose key is remembered; every other node takes the long way, which may record it.  The key is
+    ``Replays.find``'s, made here without its steps: most of a decoder's nodes come this way."""
     replays = fp.replays
     if fp.invalid or not replays.on:
         return False
@@ -160,20 +208,37 @@ def replayed(fp: Any, node: ModelNode) -> bool:
     front_key = (node.op_type, node.domain, node.opset, node.version, id(attrs) if attrs else 0)
     front = replays.fronts.get(front_key, False)
     if front is False:
-        got = fp.resolved.get(front_key[:4])
-        if got is None:
-            return False   # not resolved yet: the long way resolves it
-        items = fp.attrs_items(attrs) if got[0] is not None and got[1] is None else None
-        front = replays.fronts[front_key] = None if items is None else (got[0], items, replays.head(got[0], node, items),
-                                                                         attrs)
-    if front is None:
+        front = _front(fp, node, front_key)
+    if not front:
         return False
-    done = replays.find(front[0], node, front[1], fp.env, fp.facts.generation, front[2])[1]
+    env, ins, outs = fp.env, node.inputs, node.outputs
+    try:   # 0 stands for an omitted optional input, as in ``find``
+        ids = map(id, map(env.__getitem__, ins)) if "" not in ins else [id(env[t] if t else 0) for t in ins]
+        done = replays.done.get((front[2], fp.facts.generation,
+                                 tuple(map(bool, outs)) if "" in outs else len(outs), *ids))
+    except KeyError:
+        return False
     if done is None:
         return False
-    fp.cover(node.op_type, "spec")
+    row = fp.coverage.get(node.op_type)
+    if row is None:
+        row = fp.coverage[node.op_type] = {}
+    row["spec"] = row.get("spec", 0) + 1
     replay(fp, node, done)
     return True
+
+
+def _front(fp: Any, node: ModelNode, front_key: tuple) -> tuple | None | bool:
+    """What ``replayed`` keeps of a node's op and attributes (see ``Replays.fronts``); False when its
+    op is not resolved yet (the long way resolves it)."""
+    replays = fp.replays
+    got = fp.resolved.get(front_key[:4])
+    if got is None:
+        return False
+    items = fp.attrs_items(node.attrs) if got[0] is not None and got[1] is None else None
+    front = replays.fronts[front_key] = None if items is None else (got[0], items, replays.head(got[0], node, items),
+                                                                     node.attrs)
+    return front
 
 
 def interned(sources: dict[str, TensorType]) -> dict[str, TensorType]:
@@ -193,4 +258,4 @@ def interned(sources: dict[str, TensorType]) -> dict[str, TensorType]:
     return out
 
 
-__all__ = ["REPLAY", "REUSE", "Replay", "Replays", "Sources", "interned", "replay", "replayed"]
+__all__ = ["REPLAY", "REUSE", "Replay", "Replayed", "Replays", "Sources", "interned", "replay", "replayed"]

@@ -45,6 +45,10 @@ class NodeReport(Indexable):
         return {k: {"tensor": n, "type": "?" if t is None else str(t), "source": src}
                 for k, (n, t, src) in self.input_types.items()}
 
+    def plain(self) -> "NodeReport":
+        """This report as a ``NodeReport`` of its own (``replay.Replayed`` reads its fields from another's)."""
+        return self
+
     def to_dict(self) -> dict[str, Any]:
         d = {"name": self.name, "op_type": self.op_type, "domain": self.domain, "opset": self.opset,
              "spec": self.spec, "status": self.status, "location": self.location,
@@ -138,7 +142,7 @@ class ModelReport(Indexable):
             warns = [w for w in n.warnings if not ignored(w.constraint, n.spec)]
             checks = [] if ignored("runtime-check", n.spec) else [c for c in n.runtime_checks if not ignored(c, n.spec)]
             status = n.status if kept or n.status != "invalid" else ("conditional" if n.conditions else "valid")
-            nodes.append(replace(n, violations=kept, warnings=warns, runtime_checks=checks, status=status))
+            nodes.append(replace(n.plain(), violations=kept, warnings=warns, runtime_checks=checks, status=status))
         out = replace(self, nodes=nodes, violations=[f for f in self.violations if not ignored(f.constraint, "")],
                       declarations=[d for d in self.declarations if d.status == "agrees" or not ignored("declaration", "")])
         out.summary = dict(self.summary, **{k: sum(n.status == k for n in nodes) for k in ("valid", "conditional", "invalid")})
