@@ -70,6 +70,18 @@ def test_the_domain_says_at_which_sizes_every_input_value_is_in_range(tmp_path):
     assert _runs(path, tokens(62, 5)) and not _runs(path, tokens(63, 5)) and _runs(path, tokens(63, PAD))
 
 
+def test_at_sizes_where_no_input_value_is_sure_to_be_in_range_the_runtime_checks_them(tmp_path):
+    # at seq = 100 the positions reach past the 64 rows unless the tokens are padding: no size of
+    # the model makes every value in range (an empty batch would, but every input dim is at least 1)
+    path = _positions_model(tmp_path / "positions.onnx")
+    rep = shapecheck.check_model(path, dims={"seq": 100})
+    gather = next(n for n in rep.nodes if n.name == "position_embeddings")
+    assert gather.runtime_checks == ["C5"] and not gather.runtime_when and rep.domain.every_value == []
+    tokens = lambda fill: np.full((2, 100), fill, np.int64)
+    assert not _runs(path, tokens(5)) and _runs(path, tokens(PAD))   # the values decide, as the runtime finds
+    assert shapecheck.check_model(path, dims={"seq": 10}).domain.every_value == []   # proved there: nothing to say
+
+
 def test_at_a_size_within_it_the_index_values_are_proved(tmp_path):
     path = _positions_model(tmp_path / "positions.onnx")
     inside = shapecheck.check_model(path, dims="batch=2,seq=62")

@@ -49,17 +49,31 @@ def holds_when(spec: Spec, rule: Rule, types: dict[str, Any], attrs: dict[str, A
     if c.needs_value or c.opaque:
         return ""
     dims = {d for n in loose for d in types[n].shape or ()}
-    texts = [str(_nonempty(r, dims)) for r in c.relations()]
-    return " and ".join(texts)
+    kept = [_nonempty(r, dims) for r in c.relations()]
+    if any(r is None for r in kept):
+        return ""   # at an empty input alone: nothing the model's sizes can give (``seq = 100`` for 64 rows)
+    return " and ".join(str(r) for r in kept)
 
 
 def _nonempty(r: Any, dims: set) -> Any:
     """``r`` without the alternatives that hold only for an empty input (``seq == 0``): the rule
-    holds there too, but a condition that is enough without them reads plainer and is still enough."""
+    holds there too, but a condition that is enough without them reads plainer and is still enough;
+    None when nothing else is left (the rule holds for every input value only where one is empty).
+
+    >>> from shapecheck.dims import symbol
+    >>> from shapecheck.notation.relations import Rel
+    >>> b, s = symbol("batch"), symbol("seq")
+    >>> [str(_nonempty(r, {b, s})) for r in (AnyOf(((Rel("==", b, 0),), (Rel("<=", s, 62),))), Rel("==", b, 0))]
+    ['seq <= 62', 'None']
+    """
+    def empty(conj: tuple) -> bool:
+        return all(getattr(x, "op", None) == "==" and x.rhs == 0 and x.lhs in dims for x in conj)
     if not isinstance(r, AnyOf):
-        return r
-    alts = tuple(conj for conj in r.alts if not all(x.op == "==" and x.rhs == 0 and x.lhs in dims for x in conj))
-    if not alts or len(alts) == len(r.alts):
+        return None if empty((r,)) else r
+    alts = tuple(conj for conj in r.alts if not empty(conj))
+    if not alts:
+        return None
+    if len(alts) == len(r.alts):
         return r
     return alts[0][0] if len(alts) == 1 and len(alts[0]) == 1 else AnyOf(alts)
 
