@@ -111,7 +111,11 @@ def test_running_bounds_hold_every_running_sum(lo, width, shape, data):
                  np.int64).reshape(shape)
     got = running_bounds(TensorVal("x", TensorType("int64", tuple(shape), bounds=(lo, hi, False))), axis, exclusive)
     sums = np.cumsum(x, axis=axis) - (x if exclusive else 0)
-    assert got[0] <= sums.min() and sums.max() <= got[1] and got[2] is False
+    assert got[0] <= sums.min() and sums.max() <= got[1]
+    # exact (both attained) only where every element is the same c >= 0: the sums are then 0 or c, ..., n*c
+    assert got[2] == (lo == hi and lo >= 0)
+    if got[2]:
+        assert (sums.min(), sums.max()) == (got[0], got[1])
 
 
 def test_running_bounds_of_a_symbolic_axis_name_the_dim():
@@ -140,6 +144,69 @@ def test_two_bounded_operands_not_negative(lo_a, wa, lo_b, wb, op, data):
                       TensorVal("b", TensorType("int64", (4,), bounds=(lo_b, lo_b + wb, False))), op)
     out = a + b if op == "+" else a * b
     assert got[0] <= out.min() and out.max() <= got[1] and got[2] is False
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(-3, 3), st.integers(0, 3), st.integers(-2, 3), st.sampled_from("+-*"),
+       st.sampled_from(["int64", "float"]), st.data())
+def test_a_side_of_one_number_moves_the_other_sides_bounds_and_keeps_them_exact(lo, width, c, op, dtype, data):
+    # brute force: b is c everywhere (bounds that meet, no value: a ConstantOfShape of ones), a attains
+    # both its bounds; a op b lies in the bounds given, and attains them where they are said exact
+    hi = lo + width
+    a = np.array([lo, hi] + data.draw(st.lists(st.integers(lo, hi), min_size=2, max_size=2)), np.float64)
+    b = np.full(4, c, np.float64)
+    got = with_bounds(TensorVal("a", TensorType(dtype, (4,), bounds=(lo, hi, True))),
+                      TensorVal("b", TensorType(dtype, (4,), bounds=(c, c, False))), op)
+    if op == "*" and c < 0:
+        assert not isinstance(got, tuple)
+        return
+    out = {"+": a + b, "-": a - b, "*": a * b}[op]
+    assert got[2] is True and (out.min(), out.max()) == (got[0], got[1])
+
+
+def test_a_float_holding_integers_has_bounds_and_a_fraction_has_none():
+    from shapecheck.functions.bounds import bounds, fill_bounds
+    whole = TensorVal("v", TensorType("float", (3,), np.array([1.0, 4.0, 2.0], np.float32)))
+    part = TensorVal("v", TensorType("float", (2,), np.array([1.0, 0.5], np.float32)))
+    assert bounds(whole) == (1, 4, True) and not isinstance(bounds(part), tuple)
+    assert fill_bounds(np.array([3.0])) == (3, 3, True) and not isinstance(fill_bounds(np.array([np.inf])), tuple)
+    count = TensorVal("c", TensorType("float", (2, symbol("seq")), bounds=(0, symbol("seq") - 1, True)))
+    assert cast_bounds(count, "int64") == (0, symbol("seq") - 1, True)
+
+
+def _opt_positions_model(path, ones: str) -> str:
+    """OPT's position ids, as torch's exporters write them: a float mask of ones (``ConstantOfShape``
+    from TorchScript, ``Expand`` of 1.0 from dynamo), counted, less 1, cast, plus 2, read from a
+    table of 50 rows (``max_position_embeddings`` 48)."""
+    make = (helper.make_node("ConstantOfShape", ["shape"], ["ones"], value=helper.make_tensor("v", T.FLOAT, [1], [1.0]))
+            if ones == "constant_of_shape" else helper.make_node("Expand", ["one", "shape"], ["ones"]))
+    nodes = [helper.make_node("Shape", ["input_ids"], ["shape"]), make,
+             helper.make_node("CumSum", ["ones", "axis"], ["count"]),
+             helper.make_node("Mul", ["count", "ones"], ["masked"]),
+             helper.make_node("Sub", ["masked", "one"], ["from0"]),
+             helper.make_node("Cast", ["from0"], ["from0_64"], to=T.INT64),
+             helper.make_node("Add", ["from0_64", "offset"], ["positions"]),
+             helper.make_node("Gather", ["table", "positions"], ["y"], name="embed_positions")]
+    inits = [helper.make_tensor("one", T.FLOAT, [], [1.0]), helper.make_tensor("axis", T.INT64, [], [1]),
+             helper.make_tensor("offset", T.INT64, [], [2]),
+             helper.make_tensor("table", T.FLOAT, [50, 4], np.zeros(200, np.float32).tolist())]
+    g = helper.make_graph(nodes, "opt", [helper.make_tensor_value_info("input_ids", T.INT64, ["batch", "seq"])],
+                          [helper.make_tensor_value_info("y", T.FLOAT, None)], inits)
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    return str(path)
+
+
+@pytest.mark.parametrize("ones", ["constant_of_shape", "expand"])
+def test_positions_counted_in_float_from_a_mask_of_ones_bound_the_sequence(tmp_path, ones):
+    # the positions are 2..seq+1 whatever the input: seq <= 48 is the model's domain, not a runtime check
+    path = _opt_positions_model(tmp_path / f"opt_{ones}.onnx", ones)
+    rep = shapecheck.check_model(path)
+    assert rep.domain.text() == "batch >= 1, 1 <= seq <= 48"
+    assert "every size held in float below 2**24" in rep.domain.assumption
+    gather = next(n for n in rep.nodes if n.name == "embed_positions")
+    assert gather.status == "conditional" and not gather.runtime_checks
+    assert shapecheck.check_model(path, dims={"seq": 49}).failed
+    assert _runs(path, np.ones((2, 48), np.int64)) and not _runs(path, np.ones((2, 49), np.int64))
 
 
 def test_a_negative_operand_gives_no_bounds():

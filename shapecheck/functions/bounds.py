@@ -43,7 +43,7 @@ def bounds(x: Any) -> Any:
     if type(x) is not TensorVal:
         return NO_VALUE
     if x.value is not None:
-        if x.value.size == 0 or x.value.dtype.kind not in "iub":
+        if x.value.size == 0 or not _integral(x.value):
             return NO_VALUE
         return int(x.value.min()), int(x.value.max()), True
     if x.sym is not None:
@@ -61,6 +61,21 @@ def bounds(x: Any) -> Any:
 
 def _has_unknown(e: Any) -> bool:
     return any(is_unknown(s) for s in e.free_symbols)
+
+
+def fill_bounds(value: Any) -> Any:
+    """The bounds of ConstantOfShape's elements, each the one element of its ``value`` attribute:
+    that element, attained, when it is an integer (a float holding one too: a mask of ones).
+
+    >>> import numpy as np
+    >>> fill_bounds(np.array([1.0], np.float32)), fill_bounds(np.array([0.5], np.float32))
+    ((1, 1, True), Unknown(value))
+    """
+    v = value.value if isinstance(value, TensorVal) else value   # a TensorAttr, or an array
+    if not isinstance(v, np.ndarray) or v.size != 1 or not _integral(v):
+        return NO_VALUE
+    one = int(v.reshape(-1)[0])
+    return one, one, True
 
 
 def range_bounds(start: Any, limit: Any, delta: Any) -> Any:
@@ -133,10 +148,10 @@ def with_bounds(a: Any, b: Any, op: str) -> Any:
     (0, seq, False)
     """
     ba, bb = bounds(a), bounds(b)
-    if isinstance(ba, tuple) and _scalar(b) is not None and op in ("+", "-", "*"):
-        return shifted(ba, _scalar(b), op)
-    if isinstance(bb, tuple) and _scalar(a) is not None and op in ("+", "*"):
-        return shifted(bb, _scalar(a), op)
+    if isinstance(ba, tuple) and _constant(b, bb) is not None and op in ("+", "-", "*"):
+        return shifted(ba, _constant(b, bb), op)
+    if isinstance(bb, tuple) and _constant(a, ba) is not None and op in ("+", "*"):
+        return shifted(bb, _constant(a, ba), op)
     if isinstance(ba, tuple) and isinstance(bb, tuple) and op in ("+", "*") and _nonneg(ba[0]) and _nonneg(bb[0]):
         combine = (lambda x, y: x + y) if op == "+" else (lambda x, y: x * y)
         return normalize_dim(combine(ba[0], bb[0])), normalize_dim(combine(ba[1], bb[1])), False
@@ -168,7 +183,9 @@ def cast_bounds(x: Any, target: Any) -> Any:
     """The bounds of ``Cast(x, to=target)``: ``x``'s, when every value of ``x``'s element type is
     one of the target's (a bool mask to int32, int32 to int64), or when the bounds themselves fit
     the target: concrete ones checked, symbolic ones sizes (counts of elements), which fit a
-    32-bit integer, as ``cast_value`` takes them through integer casts.  A float is not tracked.
+    32-bit integer, as ``cast_value`` takes them through integer casts.  A float's bounds are
+    integers (a float tensor has bounds only where it holds sizes: ``bounds``, ``running_bounds``),
+    cast to an integer type as they are when they fit it; a cast to a float is not tracked.
 
     >>> from shapecheck.dims import symbol
     >>> from shapecheck.types import TensorType
@@ -182,6 +199,8 @@ def cast_bounds(x: Any, target: Any) -> Any:
         return NO_VALUE
     have, want = value_range(x.dtype), value_range(target)
     b = bounds(x)
+    if x.dtype in ("float", "double") and want is not None and isinstance(b, tuple):
+        have = want   # a float's bounds hold integers (sizes held in float): they pass if they fit, below
     if have is None or want is None or not isinstance(b, tuple):
         return NO_VALUE
     if want[0] <= have[0] and have[1] <= want[1]:
@@ -229,18 +248,39 @@ def running_bounds(x: Any, axis: Any, exclusive: Any) -> Any:
     high = hi * n if hi >= 0 else hi
     if exclusive:
         low, high = (0 if lo >= 0 else low), (high if hi >= 0 else 0)
-    return normalize_dim(low), normalize_dim(high), False
+    # every element the same c >= 0 (a ConstantOfShape of ones): the sums are c, 2c, ..., n*c, each attained
+    return normalize_dim(low), normalize_dim(high), lo == hi and lo >= 0
+
+
+def _constant(x: Any, b: Any) -> Any:
+    """The one number every element of ``x`` is (``b``: its bounds), when it is one: a known scalar,
+    or bounds that meet (a ConstantOfShape of ones, a mask that masks nothing); None otherwise.  An
+    elementwise op with it moves the other side's elements by that number, each one, so exact bounds
+    stay exact wherever the output broadcasts them."""
+    one = _scalar(x)
+    if one is not None:
+        return one
+    if isinstance(b, tuple) and int_like(b[0]) and int_like(b[1]) and b[0] == b[1]:
+        return int(b[0])
+    return None
+
+
+def _integral(v: Any) -> bool:
+    """Whether every element of an array is an integer (an integer type, or a float holding integers)."""
+    if v.dtype.kind in "iub":
+        return True
+    return v.dtype.kind == "f" and bool(np.all(np.isfinite(v))) and bool(np.all(v == np.floor(v)))
 
 
 def _scalar(x: Any) -> Any:
     """A tensor's one element, when it has exactly one and it is known."""
     if type(x) is not TensorVal:
         return None
-    if x.value is not None and x.value.size == 1 and x.value.dtype.kind in "iu":
+    if x.value is not None and x.value.size == 1 and x.value.dtype.kind != "b" and _integral(x.value):
         return int(x.value.reshape(-1)[0])
     if x.sym is not None and len(x.sym) == 1 and not isinstance(x.sym[0], bool):
         return x.sym[0]
     return None
 
 
-NOTATION = (bounds, range_bounds, hull, loose, shifted, with_bounds, cast_bounds, running_bounds)
+NOTATION = (bounds, fill_bounds, range_bounds, hull, loose, shifted, with_bounds, cast_bounds, running_bounds)

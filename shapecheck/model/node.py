@@ -277,7 +277,9 @@ def holds_sizes_in_float(outputs: dict) -> bool:
     Range): exact while every such size is below 2**24 (2**53 in double), which the check states as an
     assumption of the model's domain (``functions.constant.cast_value``)."""
     for t in outputs.values():
-        if getattr(t, "dtype", None) in FLOAT_EXACT and t.sym is not None and any(is_symbolic(e) for e in t.sym):
+        if getattr(t, "dtype", None) in FLOAT_EXACT and (
+                t.sym is not None and any(is_symbolic(e) for e in t.sym)
+                or t.bounds is not None and any(is_symbolic(e) for e in t.bounds[:2])):   # running counts in float
             return True
     return False
 

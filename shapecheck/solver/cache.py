@@ -16,6 +16,7 @@ the answer is the one ``solve`` would give for the original names.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 from functools import lru_cache
@@ -171,14 +172,26 @@ def passed_on(t) -> bool:
     if any(is_container(x) for x in items):
         return True   # a sequence's elements' values (shape tensors) are kept like a tensor's
     return any(x.sym is not None or x.bounds is not None
-               or (x.value is not None and x.value.dtype.kind in "iub" and x.value.size <= MAX_PASSED) for x in items)
+               or (x.value is not None and x.value.dtype.kind in "iub" and x.value.size <= MAX_PASSED)
+               or _one_integral_float(x) for x in items)
+
+
+def _one_integral_float(x: Any) -> bool:
+    """A float scalar holding an integer (a 1.0 expanded to a mask of ones): its value is an element
+    bound of what passes it on (``functions.bounds``), as an integer's is."""
+    v = x.value
+    if v is None or v.size != 1 or v.dtype.kind != "f":
+        return False
+    one = float(v.reshape(-1)[0])
+    return math.isfinite(one) and one.is_integer()
 
 
 def sizes_in_float(types: dict) -> bool:
     """Whether a query holds a size in float: a float scalar beside it is then an operand of its
-    arithmetic (``functions/float_sizes.py``); elsewhere float values are weights no rule reads."""
-    return any(x.sym is not None and x.dtype in ("float", "double") for t in types.values()
-               for x in (t if isinstance(t, tuple) else (t,)) if not is_container(x))
+    arithmetic (``functions/float_sizes.py``), or moves the bounds of sizes counted in float (OPT's
+    running count of a mask of ones, less 1); elsewhere float values are weights no rule reads."""
+    return any((x.sym is not None or x.bounds is not None) and x.dtype in ("float", "double")
+               for t in types.values() for x in (t if isinstance(t, tuple) else (t,)) if not is_container(x))
 
 
 def kept(name: str, t: Any, reads: frozenset, passes: frozenset, floats: bool) -> bool:
