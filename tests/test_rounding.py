@@ -60,6 +60,21 @@ def test_a_parsed_floor_division_is_sympys(terms, q, c):
     assert parse_dim(f"(({text})//{q}) + {c}") == sympy.floor(value / q) + c
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.integers(-3, 3), st.integers(-9, 9), st.integers(1, 8), st.integers(-4, 4), st.integers(1, 8),
+       st.integers(-4, 4), st.integers(1, 5))
+def test_a_parsed_nested_floor_division_is_pythons_at_every_size(a, b, m, c, n, d, k):
+    # torch writes strided convolutions as ((h - 1)//4 - 1)//2; parsed as the one floor floor_div
+    # makes of them, the dim is Python's integer arithmetic at every h, negative ones too
+    from shapecheck.dims import parse_dim
+    text = f"((({a})*h + ({b}))//{m} + ({c}))//{n}*{k} + ({d})"
+    e = sympy.sympify(parse_dim(text))
+    h = next(iter(e.free_symbols), None)
+    for v in range(0, 70):
+        assert (e.subs(h, v) if h is not None else e) == (((a * v + b) // m + c) // n) * k + d, (text, v)
+    assert len(e.atoms(sympy.floor)) <= 1 and not any(f.args[0].has(sympy.floor) for f in e.atoms(sympy.floor))
+
+
 # integer-valued terms a ceiling's numerator is made of (dims, their products, floors of them)
 integer_atoms = st.sampled_from([N, M, N * M, sympy.floor(N / 4), sympy.floor(M / 3), sympy.floor((N + M) / 2),
                                  sympy.Min(N, 4), sympy.ceiling(M / 2)])

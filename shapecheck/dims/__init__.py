@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import UsageError
 from .core import Dim, has_unknown, is_runtime, is_symbolic, is_unknown, normalize_dim
 from .light import LIGHT, Name, NeedsAlgebra, Poly
-from .rounding import ceiling_of, floor_of
+from .rounding import ceiling_of, floor_div, floor_of
 
 if TYPE_CHECKING:
     import numpy as np
@@ -218,7 +218,10 @@ class _DimParser:
         while self.peek() in ("*", "//", "%"):
             op = self.take()
             r = self.atom()
-            v = v * r if op == "*" else (floor_of(v / r) if op == "//" else sympy.Mod(v, r))
+            if op == "//" and getattr(r, "is_Integer", False) and r > 0:
+                v = floor_div(v, int(r))   # torch's nested ((h - 1)//4 - 1)//2 is the one floor (h - 5)//8
+            else:
+                v = v * r if op == "*" else (floor_of(v / r) if op == "//" else sympy.Mod(v, r))
         return v
 
     def add(self) -> Any:
