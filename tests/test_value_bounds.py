@@ -172,6 +172,10 @@ def test_a_float_holding_integers_has_bounds_and_a_fraction_has_none():
     assert fill_bounds(np.array([3.0])) == (3, 3, True) and not isinstance(fill_bounds(np.array([np.inf])), tuple)
     count = TensorVal("c", TensorType("float", (2, symbol("seq")), bounds=(0, symbol("seq") - 1, True)))
     assert cast_bounds(count, "int64") == (0, symbol("seq") - 1, True)
+    # concrete float bounds pass a narrowing cast only where they fit the target, as integers' do
+    wide = TensorVal("w", TensorType("float", (2,), bounds=(0, 70000, True)))
+    assert cast_bounds(wide, "int32") == (0, 70000, True) and not isinstance(cast_bounds(wide, "int16"), tuple)
+    assert not isinstance(cast_bounds(count, "int16"), tuple)
 
 
 def _opt_positions_model(path, ones: str) -> str:

@@ -199,11 +199,10 @@ def cast_bounds(x: Any, target: Any) -> Any:
         return NO_VALUE
     have, want = value_range(x.dtype), value_range(target)
     b = bounds(x)
-    if x.dtype in ("float", "double") and want is not None and isinstance(b, tuple):
-        have = want   # a float's bounds hold integers (sizes held in float): they pass if they fit, below
-    if have is None or want is None or not isinstance(b, tuple):
+    held = x.dtype in ("float", "double")   # a float's bounds hold integers (sizes held in float): if they fit
+    if (have is None and not held) or want is None or not isinstance(b, tuple):
         return NO_VALUE
-    if want[0] <= have[0] and have[1] <= want[1]:
+    if have is not None and want[0] <= have[0] and have[1] <= want[1]:
         return b
 
     def fits(v: Any) -> bool:
@@ -269,7 +268,8 @@ def _integral(v: Any) -> bool:
     """Whether every element of an array is an integer (an integer type, or a float holding integers)."""
     if v.dtype.kind in "iub":
         return True
-    return v.dtype.kind == "f" and bool(np.all(np.isfinite(v))) and bool(np.all(v == np.floor(v)))
+    # a float holding sizes is small (a scalar, a shape): a weight's elements are not read
+    return v.dtype.kind == "f" and v.size <= 4096 and bool(np.all(np.isfinite(v))) and bool(np.all(v == np.floor(v)))
 
 
 def _scalar(x: Any) -> Any:
