@@ -251,3 +251,19 @@ def test_infer_on_a_model_prints_every_tensors_type(capsys):
     assert code == 0 and json.loads(out) == {k: str(v) for k, v in want.items()}
     code, _, err = run(capsys, "infer", "examples/kv_cache.onnx", "-i", "x=float[2]")
     assert code == 2 and "operator query" in err and "Traceback" not in err
+
+
+def test_the_domain_says_how_many_nodes_it_does_not_cover(capsys, tmp_path):
+    # a node of a domain no spec describes: what it needs is not in the domain, and the line says so
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Warp", ["r"], ["y"], domain="com.example")],
+                          "g", [helper.make_tensor_value_info("x", T.FLOAT, ["batch", 8])],
+                          [helper.make_tensor_value_info("y", T.FLOAT, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("com.example", 1)])
+    onnx.save(m, str(tmp_path / "m.onnx"))
+    code, out, _err = run(capsys, "check", str(tmp_path / "m.onnx"))
+    assert "valid for: batch >= 1 (assuming every input dim >= 1; not checked: 1 node without a spec)" in out
+    assert shapecheck.check_model(m).domain.to_dict()["unchecked_nodes"] == 1
+    onnx.save(helper.make_model(helper.make_graph(g.node[:1], "g", g.input, [helper.make_tensor_value_info("r", T.FLOAT, None)]),
+                                opset_imports=[helper.make_opsetid("", 18)]), str(tmp_path / "all.onnx"))
+    code, out, _err = run(capsys, "check", str(tmp_path / "all.onnx"))
+    assert "not checked" not in out and "unchecked_nodes" not in shapecheck.check_model(str(tmp_path / "all.onnx")).domain.to_dict()

@@ -175,8 +175,10 @@ def domain_lines(domain) -> list[str]:
     if not domain.dims and not domain.relations:
         return []
     text = domain.text() or "every size"
+    skipped = getattr(domain, "unchecked", 0)   # what the nodes without a spec need is not in it
+    unchecked = f"; not checked: {skipped} node{'s' if skipped > 1 else ''} without a spec" if skipped else ""
     lines = [f"valid for: {text}" + (f" at {given}" if given and domain.dims else "")
-             + ("" if not domain.valid else f" (assuming {domain.assumption})")]
+             + ("" if not domain.valid else f" (assuming {domain.assumption}{unchecked})")]
     for r in domain.relations:
         if r.severity == "error":
             continue
