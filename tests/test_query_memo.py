@@ -232,3 +232,26 @@ def test_no_node_is_replayed_where_a_tensor_is_made_twice(monkeypatch):
         assert len({text for text, _, _ in got.values()}) == 1
         assert (got[CONFIGS[0]][2] > 0) is replays, third
     assert any(v.constraint == "G1" for v in shapecheck.check_model(model("a")).violations)
+
+
+@pytest.mark.parametrize("layer", ["kv_setitem_ts17", "loop_stack_ts17", "gpt2_dynamo18"])
+def test_an_output_file_and_annotate_write_the_same_types(layer, tmp_path):
+    # both write through annotate_proto, which decides alone what is written (onnx_write._type_bytes)
+    path = str(ROOT / "tests" / "fixtures" / "exports" / f"{layer}.onnx")
+    shapecheck.check_model(path, output=str(tmp_path / "out.onnx"))
+    written, annotated = onnx.load(str(tmp_path / "out.onnx")), shapecheck.annotate(path)
+    assert [vi.SerializeToString() for vi in written.graph.value_info] == \
+        [vi.SerializeToString() for vi in annotated.graph.value_info]
+    assert len(written.graph.value_info) > 5
+
+
+def test_a_type_of_no_element_type_is_not_written():
+    from onnx import TensorProto as T, helper
+
+    from shapecheck.frontends.onnx_write import annotate_proto
+    from shapecheck.types import TensorType
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"]), helper.make_node("Relu", ["y"], ["z"])], "g",
+                          [helper.make_tensor_value_info("x", T.FLOAT, [2])], [])
+    m = helper.make_model(g)
+    annotate_proto(m, {"y": TensorType(None, (2,)), "z": TensorType("float", (2,))}, subgraphs=False)
+    assert [vi.name for vi in m.graph.value_info] == ["z"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from ..atomic import copy_atomic, refuse_inputs, write_atomic
-from ..containers import is_container, kind_of
+from ..containers import is_container, kind_of, tensors_in
 from ..errors import UsageError
 from ..types import TensorType
 from .onnx_fields import GRAPH, GRAPHS
@@ -109,7 +109,7 @@ def annotate_proto(m, types: dict[str, TensorType], subgraphs: bool = True,
     ``produced``: the main graph's nodes' outputs, when the caller has read them (``ModelGraph.produced``)."""
     import onnx
 
-    written: dict[int, bytes] = {}   # id of a type -> its TypeProto's bytes (types are shared)
+    written: dict[int, bytes] = {}   # id of a type -> its type field's bytes, b"" when none (types are shared)
 
     def visit(g, top: bool):
         inputs = {i.name for i in g.input} | {i.name for i in g.initializer}
@@ -125,21 +125,31 @@ def annotate_proto(m, types: dict[str, TensorType], subgraphs: bool = True,
                 if t is None or name in inputs:
                     continue
                 done = written.get(id(t))
-                if done is None and kind_of(t) is None:
+                if done is None:
+                    done = written[id(t)] = _type_bytes(t, onnx)
+                if not done:
                     continue
                 if name in outputs:
                     fill_type_proto(outputs[name].type, t)   # in place: the output's other fields stay
                 else:
-                    if done is None:
-                        tp = onnx.TypeProto()
-                        fill_type_proto(tp, t)
-                        done = written[id(t)] = _type_field(tp.SerializeToString())
                     added += _value_info_parts(name, done)
         if added:
             g.MergeFromString(b"".join(added))   # a repeated field's entries are appended in order
         for _n, _a, _k, sg in _subgraphs(g.node) if subgraphs else ():
             visit(sg, False)
     visit(m.graph, True)
+
+
+def _type_bytes(t, onnx) -> bytes:
+    """A ValueInfoProto's type field for ``t`` (``_type_field``), or b"" for a type not written: one of
+    which nothing is known (it may be a sequence), or a tensor, sequence, optional or map with a
+    tensor of no known element type (an ONNX TypeProto needs its elements' types)."""
+    if kind_of(t) is None or not (getattr(t, "dtype", None) is not None
+                                  or is_container(t) and all(x.dtype for x in tensors_in(t))):
+        return b""
+    tp = onnx.TypeProto()
+    fill_type_proto(tp, t)
+    return _type_field(tp.SerializeToString())
 
 
 def _value_info(name: str, type_field: bytes) -> bytes:

@@ -25,7 +25,6 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
-from ..containers import is_container, tensors_in
 from ..deferred import sympy, sympy_imported
 from ..dims import NeedsAlgebra
 from ..errors import UsageError
@@ -226,10 +225,7 @@ def annotate(model: Any, *, registry: Registry | None = None, assume_nonempty: b
         else:             # the caller's model is never modified
             m = onnx.ModelProto()
             m.CopyFrom(graph.proto)
-        # a tensor of a known element type, or a sequence, optional or map whose every tensor has one (the
-        # ONNX TypeProto of a container needs its elements' types; nothing else is written)
-        types = {k: v for k, v in report.types.items()
-                 if v.dtype is not None or (is_container(v) and all(x.dtype for x in tensors_in(v)))}
+        types = report.types   # what is written of them: onnx_write._type_bytes
         subgraphs, produced = bool(graph.regions), graph.produced
         # past their types, the nodes and their reports are let go: the value_info bytes reuse their memory
         del report
