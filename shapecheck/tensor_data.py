@@ -30,6 +30,20 @@ _TYPED_FIELDS = {1: ("float_data", "float32"), 6: ("int32_data", "int32"), 7: ("
                  11: ("double_data", "float64")}
 
 
+def holds_integers(v: np.ndarray, limit: int = 4096) -> bool:
+    """Whether every element of an array is an integer: an integer or bool type, or a float holding
+    integers (a size counted in float), read only where the float is small (at most ``limit`` elements:
+    a scalar or a shape, never a weight).
+
+    >>> import numpy as np
+    >>> holds_integers(np.array([1.0, 4.0])), holds_integers(np.array([0.5])), holds_integers(np.array([np.inf]))
+    (True, False, False)
+    """
+    if v.dtype.kind in "iub":
+        return True
+    return v.dtype.kind == "f" and v.size <= limit and bool(np.all(np.isfinite(v))) and bool(np.all(v == np.floor(v)))
+
+
 def read_directly(tp: Any) -> bool:
     """Whether ``proto_array`` reads this TensorProto's values without onnx (the common element
     types, in raw bytes or their typed field)."""

@@ -165,11 +165,12 @@ def test_a_side_of_one_number_moves_the_other_sides_bounds_and_keeps_them_exact(
 
 
 def test_a_float_holding_integers_has_bounds_and_a_fraction_has_none():
-    from shapecheck.functions.bounds import bounds, fill_bounds
+    from shapecheck.functions.bounds import bounds
     whole = TensorVal("v", TensorType("float", (3,), np.array([1.0, 4.0, 2.0], np.float32)))
     part = TensorVal("v", TensorType("float", (2,), np.array([1.0, 0.5], np.float32)))
     assert bounds(whole) == (1, 4, True) and not isinstance(bounds(part), tuple)
-    assert fill_bounds(np.array([3.0])) == (3, 3, True) and not isinstance(fill_bounds(np.array([np.inf])), tuple)
+    fill = lambda v: bounds(TensorVal("value", TensorType("float", (1,), np.array([v]))))   # ConstantOfShape's value
+    assert fill(3.0) == (3, 3, True) and not isinstance(fill(np.inf), tuple)
     count = TensorVal("c", TensorType("float", (2, symbol("seq")), bounds=(0, symbol("seq") - 1, True)))
     assert cast_bounds(count, "int64") == (0, symbol("seq") - 1, True)
     # concrete float bounds pass a narrowing cast only where they fit the target, as integers' do

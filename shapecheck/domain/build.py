@@ -78,7 +78,6 @@ class InputDomain(Indexable):
     every_value: list = field(default_factory=list)
     # the sizes the model was checked at (``--dims``), by input dim name: those dims are numbers here
     given: dict = field(default_factory=dict)
-    unchecked: int = 0   # nodes without a spec (onnx's inference gave their types, or none): not in it
 
     @property
     def errors(self) -> list:
@@ -157,8 +156,7 @@ class InputDomain(Indexable):
         return {"assumption": self.assumption, "text": self.text(), "valid": self.valid,
                 "invalid_nodes": list(self.invalid_nodes), "every_value": list(self.every_value),
                 "dims": {n: self.sets[n].text(n) for n in self.dims if n in self.sets},
-                "relations": [r.to_dict() for r in self.relations], **({"given": dict(self.given)} if self.given else {}),
-                **({"unchecked_nodes": self.unchecked} if self.unchecked else {})}
+                "relations": [r.to_dict() for r in self.relations], **({"given": dict(self.given)} if self.given else {})}
 
 
 def build_domain(needs: list[Need], assumed: dict, nonempty: bool = True, scoped: list[Need] = (),

@@ -107,8 +107,6 @@ def annotate_proto(m, types: dict[str, TensorType], subgraphs: bool = True,
     60k messages one field at a time from Python took most of an annotation.  ``subgraphs``: False
     when the caller knows the model has none (its nodes' attributes are then not read again);
     ``produced``: the main graph's nodes' outputs, when the caller has read them (``ModelGraph.produced``)."""
-    import onnx
-
     written: dict[int, bytes] = {}   # id of a type -> its type field's bytes, b"" when none (types are shared)
 
     def visit(g, top: bool):
@@ -126,7 +124,7 @@ def annotate_proto(m, types: dict[str, TensorType], subgraphs: bool = True,
                     continue
                 done = written.get(id(t))
                 if done is None:
-                    done = written[id(t)] = _type_bytes(t, onnx)
+                    done = written[id(t)] = _type_bytes(t)
                 if not done:
                     continue
                 if name in outputs:
@@ -140,13 +138,14 @@ def annotate_proto(m, types: dict[str, TensorType], subgraphs: bool = True,
     visit(m.graph, True)
 
 
-def _type_bytes(t, onnx) -> bytes:
+def _type_bytes(t) -> bytes:
     """A ValueInfoProto's type field for ``t`` (``_type_field``), or b"" for a type not written: one of
     which nothing is known (it may be a sequence), or a tensor, sequence, optional or map with a
     tensor of no known element type (an ONNX TypeProto needs its elements' types)."""
     if kind_of(t) is None or not (getattr(t, "dtype", None) is not None
                                   or is_container(t) and all(x.dtype for x in tensors_in(t))):
         return b""
+    import onnx
     tp = onnx.TypeProto()
     fill_type_proto(tp, t)
     return _type_field(tp.SerializeToString())

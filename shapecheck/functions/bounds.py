@@ -29,6 +29,7 @@ from ..dims.light_order import least
 from ..notation import NO_VALUE, TensorVal, Unknown
 from ..notation.operators import int_like
 
+from ..tensor_data import holds_integers
 from ..types import numpy_dtype
 
 if TYPE_CHECKING:
@@ -39,11 +40,12 @@ else:
 
 
 def bounds(x: Any) -> Any:
-    """``(lo, hi)`` of a tensor's elements: from its value, its symbolic elements or its bounds."""
-    if type(x) is not TensorVal:
+    """``(lo, hi)`` of a tensor's elements: from its value (a tensor attribute's too: ConstantOfShape's
+    elements are its value), its symbolic elements or its bounds."""
+    if not isinstance(x, TensorVal):
         return NO_VALUE
     if x.value is not None:
-        if x.value.size == 0 or not _integral(x.value):
+        if x.value.size == 0 or not holds_integers(x.value):
             return NO_VALUE
         return int(x.value.min()), int(x.value.max()), True
     if x.sym is not None:
@@ -61,21 +63,6 @@ def bounds(x: Any) -> Any:
 
 def _has_unknown(e: Any) -> bool:
     return any(is_unknown(s) for s in e.free_symbols)
-
-
-def fill_bounds(value: Any) -> Any:
-    """The bounds of ConstantOfShape's elements, each the one element of its ``value`` attribute:
-    that element, attained, when it is an integer (a float holding one too: a mask of ones).
-
-    >>> import numpy as np
-    >>> fill_bounds(np.array([1.0], np.float32)), fill_bounds(np.array([0.5], np.float32))
-    ((1, 1, True), Unknown(value))
-    """
-    v = value.value if isinstance(value, TensorVal) else value   # a TensorAttr, or an array
-    if not isinstance(v, np.ndarray) or v.size != 1 or not _integral(v):
-        return NO_VALUE
-    one = int(v.reshape(-1)[0])
-    return one, one, True
 
 
 def range_bounds(start: Any, limit: Any, delta: Any) -> Any:
@@ -264,23 +251,15 @@ def _constant(x: Any, b: Any) -> Any:
     return None
 
 
-def _integral(v: Any) -> bool:
-    """Whether every element of an array is an integer (an integer type, or a float holding integers)."""
-    if v.dtype.kind in "iub":
-        return True
-    # a float holding sizes is small (a scalar, a shape): a weight's elements are not read
-    return v.dtype.kind == "f" and v.size <= 4096 and bool(np.all(np.isfinite(v))) and bool(np.all(v == np.floor(v)))
-
-
 def _scalar(x: Any) -> Any:
     """A tensor's one element, when it has exactly one and it is known."""
     if type(x) is not TensorVal:
         return None
-    if x.value is not None and x.value.size == 1 and x.value.dtype.kind != "b" and _integral(x.value):
+    if x.value is not None and x.value.size == 1 and x.value.dtype.kind != "b" and holds_integers(x.value):
         return int(x.value.reshape(-1)[0])
     if x.sym is not None and len(x.sym) == 1 and not isinstance(x.sym[0], bool):
         return x.sym[0]
     return None
 
 
-NOTATION = (bounds, fill_bounds, range_bounds, hull, loose, shifted, with_bounds, cast_bounds, running_bounds)
+NOTATION = (bounds, range_bounds, hull, loose, shifted, with_bounds, cast_bounds, running_bounds)

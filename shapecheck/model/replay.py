@@ -83,14 +83,10 @@ class Replays:
         ``Replays.head``, when known)."""
         if not self.on or items is None:
             return None, None
-        ins = node.inputs
-        try:   # 0 stands for an omitted optional input
-            held = tuple(map(env.__getitem__, ins)) if "" not in ins else tuple(env[t] if t else 0 for t in ins)
+        try:
+            key, held = key_of(self.head(spec, node, items) if head is None else head, generation, node, env)
         except KeyError:
             return None, None
-        outs = node.outputs
-        key = (self.head(spec, node, items) if head is None else head, generation,
-               tuple(map(bool, outs)) if "" in outs else len(outs), *map(id, held))
         return (key, held), self.done.get(key)
 
     def record(self, key: tuple[tuple, tuple] | None, slots: tuple, spec, report: NodeReport, outputs: tuple,
@@ -99,6 +95,15 @@ class Replays:
         per output position, the (type, origin) the pass gave it before its declaration was compared."""
         if key is not None:
             self.done[key[0]] = Replay(key[1], slots, spec.name, report, outputs, float_sizes)
+
+
+def key_of(head: int, generation: int, node: ModelNode, env: dict) -> tuple[tuple, tuple]:
+    """A node's key (``Replays.head``'s number, the facts' generation, its output count, the identity of
+    each input type) and its input types, 0 for an omitted optional input; KeyError where the pass does
+    not know an input."""
+    ins, outs = node.inputs, node.outputs
+    held = tuple(map(env.__getitem__, ins)) if "" not in ins else tuple(env[t] if t else 0 for t in ins)
+    return (head, generation, tuple(map(bool, outs)) if "" in outs else len(outs), *map(id, held)), held
 
 
 class Sources(Mapping):
@@ -199,8 +204,7 @@ def replay(fp: Any, node: ModelNode, done: Replay) -> None:
 def replayed(fp: Any, node: ModelNode) -> bool:
     """Whether ``node`` was given the effect a node before it had, in ``fp`` (a ``forward.ForwardPass``):
     the short way past the pass's steps for a node whose spec is known (resolved, without error) and
-    whose key is remembered; every other node takes the long way, which may record it.  The key is
-    ``Replays.find``'s, made here without its steps: most of a decoder's nodes come this way."""
+    whose key (``key_of``) is remembered; every other node takes the long way, which may record it."""
     replays = fp.replays
     if fp.invalid or not replays.on:
         return False
@@ -211,11 +215,8 @@ def replayed(fp: Any, node: ModelNode) -> bool:
         front = _front(fp, node, front_key)
     if not front:
         return False
-    env, ins, outs = fp.env, node.inputs, node.outputs
-    try:   # 0 stands for an omitted optional input, as in ``find``
-        ids = map(id, map(env.__getitem__, ins)) if "" not in ins else [id(env[t] if t else 0) for t in ins]
-        done = replays.done.get((front[2], fp.facts.generation,
-                                 tuple(map(bool, outs)) if "" in outs else len(outs), *ids))
+    try:
+        done = replays.done.get(key_of(front[2], fp.facts.generation, node, fp.env)[0])
     except KeyError:
         return False
     if done is None:

@@ -79,7 +79,8 @@ def render_model_report(report, console: Console, err: Console | None = None, *,
         render_node_table(report, console, attention=nodes == "attention")
     if not quiet:
         domain = getattr(report, "domain", None)
-        for line in (domain_lines(domain) if domain is not None else []) + symbol_lines(getattr(report, "symbols", [])):
+        lines = domain_lines(domain, report.summary.get("skipped", 0)) if domain is not None else []
+        for line in lines + symbol_lines(getattr(report, "symbols", [])):
             console.print(escape(line), soft_wrap=True)
     console.print(f"{verdict_markup(report)}  {escape(summary_text(report, label))}", soft_wrap=True)
     if not quiet:

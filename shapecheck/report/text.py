@@ -160,9 +160,10 @@ def verdict_markup(report) -> str:
     return f"[bold yellow]OK except {unchecked} unchecked[/]" if unchecked else "[bold green]OK[/]"
 
 
-def domain_lines(domain) -> list[str]:
+def domain_lines(domain, skipped: int = 0) -> list[str]:
     """The input domain: ``valid for: batch >= 1, 1 <= seq <= 64 (assuming every input dim >= 1)``,
-    then each relation that is not an error (errors are findings) with the nodes that need it."""
+    then each relation that is not an error (errors are findings) with the nodes that need it;
+    ``skipped``: the nodes without a spec, whose needs are not in it (the summary's count)."""
     given = ", ".join(f"{k} = {v}" for k, v in domain.given.items())   # --dims
     if domain.invalid_nodes:
         many = len(domain.invalid_nodes) > 1
@@ -175,7 +176,6 @@ def domain_lines(domain) -> list[str]:
     if not domain.dims and not domain.relations:
         return []
     text = domain.text() or "every size"
-    skipped = getattr(domain, "unchecked", 0)   # what the nodes without a spec need is not in it
     unchecked = f"; not checked: {skipped} node{'s' if skipped > 1 else ''} without a spec" if skipped else ""
     lines = [f"valid for: {text}" + (f" at {given}" if given and domain.dims else "")
              + ("" if not domain.valid else f" (assuming {domain.assumption}{unchecked})")]

@@ -16,7 +16,6 @@ the answer is the one ``solve`` would give for the original names.
 """
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import replace
 from functools import lru_cache
@@ -28,6 +27,7 @@ from .solve import solve
 from ..registry import Spec
 from ..dims import Name, is_runtime, is_symbolic, runtime_dim, is_unknown, normalize_dim
 from ..containers import dims_in, is_container, rebuilt
+from ..tensor_data import holds_integers
 from ..types import TensorType
 
 if TYPE_CHECKING:
@@ -180,10 +180,7 @@ def _one_integral_float(x: Any) -> bool:
     """A float scalar holding an integer (a 1.0 expanded to a mask of ones): its value is an element
     bound of what passes it on (``functions.bounds``), as an integer's is."""
     v = x.value
-    if v is None or v.size != 1 or v.dtype.kind != "f":
-        return False
-    one = float(v.reshape(-1)[0])
-    return math.isfinite(one) and one.is_integer()
+    return v is not None and v.size == 1 and v.dtype.kind == "f" and holds_integers(v)
 
 
 def sizes_in_float(types: dict) -> bool:
