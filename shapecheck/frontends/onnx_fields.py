@@ -1,10 +1,11 @@
 """An ONNX graph's nodes, each protobuf field read once.
 
 Reading a protobuf field builds Python objects every time: a node's input list, its output
-list, a wrapper per attribute.  Two walks read every node of a model: the well-formedness check
+list, a wrapper per attribute.  Two checks read every node of a model: the well-formedness check
 (``wellformed``: what each node reads and writes, its tensors' data, its subgraphs) and the
 reader (``onnx_model``: the nodes the check walks).  Both read the records made here, so that a
-60k-node model's fields are read once, not twice.
+60k-node model's fields are read once, not twice: the main graph's by the reader's one walk
+(``onnx_walk``), which checks its well-formedness on the way; a subgraph's by ``graph_fields``.
 
 A ``NodeFields`` has the field names of the ``NodeProto`` it was read from (``op_type``,
 ``name``, ``domain``, ``input``, ``output``, ``attribute``), so code that reads a node reads
@@ -68,10 +69,14 @@ def graph_fields(g: Any) -> GraphFields:
 _new = tuple.__new__   # a NodeFields made without its Python-level __new__
 
 
-def node_fields(n: Any, attributes: tuple | None = None) -> NodeFields:
-    """One NodeProto read once (its subgraphs too; ``attributes``: its AttributeProtos, when read)."""
+def node_fields(n: Any, attributes: tuple | None = None, inputs: list[str] | None = None,
+                outputs: list[str] | None = None) -> NodeFields:
+    """One NodeProto read once (its subgraphs too; ``attributes``, ``inputs``, ``outputs``: its
+    AttributeProtos and tensor names, when read)."""
     if attributes is None:
         attributes = tuple(n.attribute)
+    if inputs is None or outputs is None:
+        inputs, outputs = n.input[:], n.output[:]
     tensors: tuple = ()
     subgraphs: tuple = ()
     keys: tuple | None = ()
@@ -87,8 +92,7 @@ def node_fields(n: Any, attributes: tuple | None = None) -> NodeFields:
                 found_g.extend((a.name, k, graph_fields(sg)) for k, sg in enumerate(a.graphs))
         tensors, subgraphs = tuple(found_t), tuple(found_g)
         keys = None if found_g else tuple([a.SerializeToString() for a in attributes])
-    return _new(NodeFields, (n, n.op_type, n.name, n.domain, n.input[:], n.output[:], attributes, tensors, subgraphs,
-                             keys))
+    return _new(NodeFields, (n, n.op_type, n.name, n.domain, inputs, outputs, attributes, tensors, subgraphs, keys))
 
 
 __all__ = ["GRAPH", "GRAPHS", "TENSOR", "GraphFields", "NodeFields", "graph_fields", "node_fields"]

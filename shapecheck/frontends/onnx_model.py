@@ -17,11 +17,11 @@ from ..result import Finding
 from ..registry import normalize_domain
 from ..types import TensorType
 from .graph import Declaration, ModelGraph, ModelNode, model_file, sort_topologically
-from .onnx_fields import GRAPH, GRAPHS, GraphFields, NodeFields, graph_fields, node_fields
+from .onnx_fields import GRAPH, GRAPHS, GraphFields, NodeFields, node_fields
 from .onnx_functions import Functions, call_mismatch, check_depth, inline
 from .onnx_proto import is_model_proto, is_protobuf_file, parse_model
 from .onnx_types import attr_value, const_type, constant_node_value, value_type_from_proto
-from .wellformed import check_wellformed
+from .onnx_walk import walk_main
 
 
 class Loaded(NamedTuple):
@@ -86,6 +86,12 @@ def _model_node(n: NodeFields, op: str, full: str, scope: str, idx: int, domain:
     return node
 
 
+def _full_name(name: str, op: str, scope: str, idx: int) -> str:
+    """A node's name in the report: its own (``{op}_{idx}`` when it has none), after its scope's."""
+    own = name or f"{op}_{idx}"
+    return f"{scope}/{own}" if scope else own
+
+
 # shared by every node without findings, or without subgraphs: read only (a node's own replace them)
 _NO_FINDINGS: tuple = ()
 _NO_BODIES = MappingProxyType({})
@@ -115,13 +121,10 @@ def read_onnx(source: Any, registry, load_external_data: bool = False, light: bo
     model, path, stored = load_model(source, load_external_data)
     opsets = {normalize_domain(imp.domain): int(imp.version) for imp in model.opset_import}
     graph = ModelGraph(path=path, format="onnx", opsets=opsets, proto=stored)
-    fields = graph_fields(model.graph)
-    wf = check_wellformed(model, fields)
+    reader = _Reader(graph, registry, Functions(model), light)
+    wf, graph.produced = walk_main(reader, model)   # read in one walk, its well-formedness checked on the way
     graph.violations.extend(wf.violations)
     graph.notes.extend(wf.notes)
-    reader = _Reader(graph, registry, Functions(model), light)
-    reader.walk(fields, "", True)
-    graph.produced = [n.output for n in fields.nodes]
     if any(getattr(v, "constraint", "") == TOPOLOGICAL for v in wf.violations):
         sort_topologically(graph)   # G2 is the finding; the rest is checked in the order onnxruntime runs it
     if reader.needs_onnx:
@@ -146,7 +149,13 @@ class _Reader:
         self._ops: dict[tuple[str, str], tuple[str, bool, Any]] = {}
 
     def walk(self, gf: GraphFields, scope: str, top: bool) -> None:
-        graph, g = self.graph, gf.proto
+        self.declare(gf.proto, top)
+        for n in gf.nodes:
+            self.visit(n, scope, self.graph.opsets, [])
+
+    def declare(self, g: Any, top: bool) -> None:
+        """``g``'s inputs, initializers and declarations (value_info, outputs) into the graph."""
+        graph = self.graph
         for i in list(g.input):
             if i.name not in graph.sources:
                 graph.sources[i.name] = value_type_from_proto(i.type, i.name, self.light, source=top)
@@ -160,31 +169,19 @@ class _Reader:
             if o.type.WhichOneof("value"):
                 graph.declared.setdefault(o.name, Declaration(o.name, value_type_from_proto(o.type, o.name, self.light),
                                                               "graph output" if top else "subgraph output"))
-        for n in gf.nodes:
-            self.visit(n, scope, graph.opsets, [])
 
     def visit(self, n: NodeFields, scope: str, ops: dict[str, int], calls: list) -> None:
         idx = self.counter
         self.counter += 1
-        op, name = n.op_type, n.name
-        full = (name or f"{op}_{idx}") if not scope else f"{scope}/{name or f'{op}_{idx}'}"
+        op = n.op_type
         known = self._ops.get((op, n.domain))
         if known is None:
             domain = normalize_domain(n.domain)
             known = self._ops[(op, n.domain)] = (domain, self.registry.has_op(op, domain), _SOURCE_NODES.get((domain, op)))
         domain, has_spec, source = known
         fn = self.functions.called(n) if self.functions.by_key else None
-        mismatch = call_mismatch(n, fn) if fn is not None else None
-        if mismatch is not None:   # a call that does not fit its function: a finding, its outputs unknown
-            node = _model_node(n, op, full, scope, idx, domain, ops, self.attributes(n))
-            node.findings = [*node.findings, call_finding(mismatch)]
-            self.graph.nodes.append(node)
-            return
-        if fn is not None:   # a model-local function: its body, at the call site
-            check_depth(calls, fn)
-            inner = self.functions.opsets(fn, ops)
-            for body in inline(n, fn):
-                self.visit(node_fields(body), scope, inner, [*calls, (fn.domain, fn.name)])
+        if fn is not None:
+            self.call(n, fn, idx, domain, scope, ops, calls)
             return
         if source is not None and n.output:
             t = self.source(n, source)
@@ -192,6 +189,7 @@ class _Reader:
                 self.graph.sources[n.output[0]] = t
                 self.graph.source_kind[n.output[0]] = "constant"
                 return
+        full = _full_name(n.name, op, scope, idx)
         node = _model_node(n, op, full, scope, idx, domain, ops, self.attributes(n))
         for aname, k, sg in n.subgraphs:
             attr = aname if k is None else f"{aname}[{k}]"
@@ -199,6 +197,21 @@ class _Reader:
             self.walk(sg, f"{full}/{attr}", False)
         self.needs_onnx |= not has_spec
         self.graph.nodes.append(node)
+
+    def call(self, n: NodeFields, fn: Any, idx: int, domain: str, scope: str, ops: dict[str, int], calls: list) -> None:
+        """A call of the model-local function ``fn``: its body, at the call site; a call that does not
+        fit its function is a finding, its outputs unknown."""
+        mismatch = call_mismatch(n, fn)
+        if mismatch is not None:
+            full = _full_name(n.name, n.op_type, scope, idx)
+            node = _model_node(n, n.op_type, full, scope, idx, domain, ops, self.attributes(n))
+            node.findings = [*node.findings, call_finding(mismatch)]
+            self.graph.nodes.append(node)
+            return
+        check_depth(calls, fn)
+        inner = self.functions.opsets(fn, ops)
+        for body in inline(n, fn):
+            self.visit(node_fields(body), scope, inner, [*calls, (fn.domain, fn.name)])
 
     def attributes(self, n: NodeFields) -> dict[str, Any]:
         """The node's attribute values but its subgraphs, one dict for every node whose attributes are

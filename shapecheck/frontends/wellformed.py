@@ -30,10 +30,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
 
-from ..findings import DEFINED, ELEMENT_TYPE, INITIALIZER_INPUT, NEGATIVE_DIM, SSA, TENSOR_DATA, TOPOLOGICAL
+from ..findings import DEFINED, ELEMENT_TYPE, INITIALIZER_INPUT, NEGATIVE_DIM, SSA, TENSOR_DATA
 from ..result import Finding
 from ..types import ONNX_CODES
 from .onnx_fields import GraphFields, NodeFields, graph_fields
+from .wellformed_order import label as _label, order_findings
 
 # bytes per element of raw_data, by ONNX data type code (strings have no raw_data), as the
 # schema fixes them; written out so that reading a model imports no numpy (a test checks the
@@ -72,6 +73,15 @@ def check_wellformed(model, fields: GraphFields | None = None) -> Wellformed:
     """Every well-formedness problem of an ONNX ``ModelProto``, each naming its tensor (``fields``:
     its graph's nodes as ``onnx_fields.graph_fields`` read them, when the caller has)."""
     out = Wellformed()
+    opset_notes(model, out)
+    _graph(fields if fields is not None else graph_fields(model.graph), frozenset(), "graph", out)
+    cap(out)
+    return out
+
+
+def opset_notes(model, out: Wellformed) -> None:
+    """The note on an ai.onnx opset above what the installed onnx knows (asked only past
+    ``KNOWN_TO_EVERY_ONNX``)."""
     for imp in model.opset_import:
         if imp.domain not in ("", "ai.onnx") or imp.version <= KNOWN_TO_EVERY_ONNX:
             continue
@@ -80,9 +90,25 @@ def check_wellformed(model, fields: GraphFields | None = None) -> Wellformed:
             out.notes.append(f"warning: the model imports opset {imp.version} of the ai.onnx domain, but the installed "
                              f"onnx {onnx.__version__} knows opsets up to {known}; nodes are checked with the newest "
                              "spec and schema each op has, which may not match what that opset means")
-    _graph(fields if fields is not None else graph_fields(model.graph), frozenset(), "graph", out)
-    _cap(out)
-    return out
+
+
+def sources_in_scope(g, where: str, out: Wellformed) -> set[str]:
+    """The tensors ``g``'s inputs and initializers define, and "" (an omitted optional input reads
+    nothing): what its first node may read.  Their problems (``G1`` among them, ``G4`` to ``G7``) are
+    checked on the way, as ``check_wellformed`` checks them."""
+    defined, _outs = _definitions(g, [], where, out)
+    return {*defined, ""}
+
+
+def nested(n: NodeFields, k: int, visible: set[str], where: str, out: Wellformed) -> None:
+    """Node ``k``'s tensor attributes (``G4`` to ``G6``) and subgraphs (every check, each seeing the
+    tensors ``visible`` before the node) checked, as ``check_wellformed`` checks them."""
+    if n.tensors:
+        _attribute_tensors(n, k, where, out)
+    for name, j, sg in n.subgraphs:
+        several = j is not None and sum(x[0] == name for x in n.subgraphs) > 1
+        sub_where = f"{where}/{_label(n, k)}/{name}" + (f"[{j}]" if several else "")
+        _graph(sg, frozenset(visible), sub_where, out)
 
 
 # the newest opset that onnx 1.15, the oldest onnx shapecheck installs with, knows: a model's
@@ -97,7 +123,7 @@ def _known_opset() -> int:
     return onnx.defs.onnx_opset_version()
 
 
-def _cap(out: Wellformed) -> None:
+def cap(out: Wellformed) -> None:
     """A broken export repeats one mistake thousands of times: the first ``_MAX_EACH`` of each are findings."""
     for cid, n in out.counts.items():
         if n > _MAX_EACH:
@@ -170,12 +196,8 @@ def _graph(gf: GraphFields, outer: frozenset, where: str, out: Wellformed) -> No
     producer: dict[str, int] | None = None   # made when a node reads a tensor not yet in scope
     late: list[tuple[int, str, int]] = []   # (reader, tensor, producer) for reads before the write
     for k, n in enumerate(nodes):
-        if n.tensors:
-            _attribute_tensors(n, k, where, out)
-        for name, j, sg in n.subgraphs:
-            several = j is not None and sum(x[0] == name for x in n.subgraphs) > 1
-            sub_where = f"{where}/{_label(n, k)}/{name}" + (f"[{j}]" if several else "")
-            _graph(sg, frozenset(visible), sub_where, out)
+        if n.tensors or n.subgraphs:
+            nested(n, k, visible, where, out)
         if visible.issuperset(n.input):   # the common case, asked of the whole list at once
             visible.update(outs[k])
             continue
@@ -194,7 +216,7 @@ def _graph(gf: GraphFields, outer: frozenset, where: str, out: Wellformed) -> No
                     f"produce {t!r} before this node, add it as a graph input, or fix the input name"))
         visible.update(outs[k])
     if late and producer is not None:
-        _order(nodes, late, producer, where, out)
+        order_findings(nodes, late, producer, where, out)
 
 
 def _attribute_tensors(n: NodeFields, k: int, where: str, out: Wellformed) -> None:
@@ -208,59 +230,6 @@ def _attribute_tensors(n: NodeFields, k: int, where: str, out: Wellformed) -> No
         _tensor_data(a.t, lambda: f"attribute {a.name!r} of node {_label(n, k)} in {where}", out)
     if sum(out.counts.values()) == before:
         out.sound.add(data)
-
-
-def _order(nodes: list[NodeFields], late, producer: dict[str, int], where: str, out: Wellformed) -> None:
-    """Reads before writes: a cycle when the producer depends on the reader, otherwise just out of order."""
-    reads: dict[int, list[tuple[str, int]]] = {}
-    for k, n in enumerate(nodes):
-        reads[k] = [(t, producer[t]) for t in n.input if t in producer]
-    label = lambda k: _label(nodes[k], k)
-    order: list[str] = []      # reads out of order, not in a cycle: one finding for the graph
-    for reader, t, writer in late:
-        if not out.room(TOPOLOGICAL):
-            continue   # counted only: each search below walks the graph
-        path = _path(writer, reader, reads)
-        if path is not None:
-            chain = [f"{label(reader)} reads {t!r} from {label(writer)}"]
-            chain += [f"which reads {tn!r} from {label(producer[tn])}" for _k, tn in path]
-            if len(chain) > 8:
-                chain = chain[:5] + [f"... {len(chain) - 7} more ..."] + chain[-2:]
-            out.violations.append(Finding(
-                TOPOLOGICAL, "the graph has no cycles", f"a cycle in {where}: " + ", ".join(chain),
-                {"tensor": t}, "break the cycle: a tensor cannot depend on itself (use Loop for recurrences)"))
-            return      # one cycle is enough to make the point; the rest usually repeat it
-        order.append(f"node {label(reader)} reads tensor {t!r} before node {label(writer)} produces it")
-    if order:
-        more = f" (and {len(order) - 3} more such reads)" if len(order) > 3 else ""
-        out.violations.append(Finding(
-            TOPOLOGICAL, "nodes are in topological order",
-            f"in {where}, " + "; ".join(order[:3]) + more + ". shapecheck checks the nodes in topological order, "
-            "as onnxruntime runs them", {"reads out of order": str(len(order))},
-            "sort the nodes topologically (onnx.checker requires it; onnxscript's optimizer can)"))
-
-
-def _path(start: int, goal: int, reads) -> list[tuple[int, str]] | None:
-    """Nodes from ``start`` back to ``goal`` along what each reads, as (node, tensor it reads); iterative."""
-    parent: dict[int, tuple[int, str] | None] = {start: None}
-    stack = [start]
-    while stack:
-        k = stack.pop()
-        for t, w in reads.get(k, ()):
-            if w == goal:
-                steps = [(k, t)]
-                while parent[k] is not None:
-                    k, t = parent[k]
-                    steps.append((k, t))
-                return steps[::-1]
-            if w not in parent:
-                parent[w] = (k, t)
-                stack.append(w)
-    return None
-
-
-def _label(n, k: int) -> str:
-    return f"{n.name!r} (#{k}, {n.op_type})" if n.name else f"#{k} ({n.op_type})"
 
 
 def _negative_dims(vi, where: str, out: Wellformed) -> None:
@@ -332,4 +301,4 @@ def _tensor_data(t, where: Callable[[], str], out: Wellformed) -> None:
             {"tensor": t.name}, "re-export the tensor; its values do not match its dims"))
 
 
-__all__ = ["Wellformed", "check_wellformed"]
+__all__ = ["Wellformed", "cap", "check_wellformed", "nested", "opset_notes", "sources_in_scope"]
