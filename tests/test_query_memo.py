@@ -159,7 +159,7 @@ def test_an_annotated_copy_writes_each_tensors_own_type(layer):
 def test_a_value_info_written_as_bytes_is_the_one_protobuf_builds(name, dims):
     # annotate appends value_info entries as their wire bytes: names and types of every length (a
     # varint of one byte and of several), against the message protobuf builds field by field
-    from shapecheck.frontends.onnx_write import _type_field, _value_info
+    from shapecheck.frontends.onnx_write import _type_field, add_value_info
     tp = onnx.TypeProto()
     tp.tensor_type.elem_type = onnx.TensorProto.FLOAT
     for d in dims:
@@ -168,11 +168,45 @@ def test_a_value_info_written_as_bytes_is_the_one_protobuf_builds(name, dims):
             dim.dim_value = d
         else:
             dim.dim_param = d
-    g = onnx.GraphProto()
-    g.MergeFromString(_value_info(name, _type_field(tp.SerializeToString())))
+    g, buf = onnx.GraphProto(), bytearray()
+    add_value_info(buf, name, _type_field(tp.SerializeToString()))
+    add_value_info(buf, "y", _type_field(tp.SerializeToString()))   # entries follow one another
+    g.MergeFromString(bytes(buf))
     want = onnx.GraphProto()
     want.value_info.add(name=name).type.CopyFrom(tp)
+    want.value_info.add(name="y").type.CopyFrom(tp)
     assert g == want
+
+
+_DIM = st.integers(0, 2**40) | st.sampled_from(["n", "batch", "seq*2"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([None, "float", "int64", "float16"]),
+       st.none() | st.lists(_DIM, max_size=70), st.sampled_from(["tensor", "sequence", "none"]),
+       st.lists(_DIM, max_size=4), st.sampled_from(["", "IMAGE"]), st.sampled_from(["float", "int64"]))
+def test_a_graph_outputs_type_written_as_bytes_is_the_one_written_field_by_field(
+        declared_dtype, declared_dims, declared_kind, dims, denotation, dtype):
+    # annotate merges a tensor type's bytes into a declared graph output (onnx_write.set_output_type)
+    # where it used to write it field by field (fill_type_proto): over every declared form (a tensor of
+    # another shape or type or of no shape, a sequence, nothing), the two must write the same message
+    from onnx import helper
+    from shapecheck.frontends.onnx_write import _type_bytes, fill_type_proto, set_output_type
+    from shapecheck.types import TensorType
+    if declared_kind == "tensor":
+        tp = helper.make_tensor_type_proto(onnx.TensorProto.DOUBLE if declared_dtype else 0, declared_dims)
+    elif declared_kind == "sequence":
+        tp = helper.make_sequence_type_proto(helper.make_tensor_type_proto(onnx.TensorProto.FLOAT, declared_dims))
+    else:
+        tp = onnx.TypeProto()
+    tp.denotation = denotation
+    t = TensorType(dtype, tuple(dims))
+    by_fields, by_bytes = onnx.TypeProto(), onnx.TypeProto()
+    by_fields.CopyFrom(tp)
+    by_bytes.CopyFrom(tp)
+    fill_type_proto(by_fields, t)
+    set_output_type(by_bytes, t, _type_bytes(t))
+    assert by_bytes == by_fields
 
 
 def test_a_replay_is_keyed_by_the_facts_and_the_inputs_identity():

@@ -36,7 +36,7 @@ class ModelNode:
     location: str = ""        # where a user finds it: "node 'n3' (#3)" or "layer id=5"
     branches: Mapping[str, list[str]] = field(default_factory=dict)   # subgraph attribute -> its output names
     branch_inputs: Mapping[str, list[str]] = field(default_factory=dict)   # subgraph attribute -> its input names
-    proto: Any = None         # the frontend's own node object, for its per-node inference
+    proto: Any = None         # what the frontend's per-node inference finds the node by (an ONNX node's index)
     version: str = ""         # the version text the model gives (an IR layer's "opset12"), when it has one
     findings: list | tuple = field(default_factory=list)   # what the frontend found wrong with the node itself
 

@@ -15,7 +15,7 @@ passed through ``Identity`` keeps the very same unknown.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -38,7 +38,8 @@ class NodeInference:
     """Callable ``(node, env) -> {output: (TensorType, origin)} | None`` for one ONNX model, given
     its ``opset_import`` entries (``OperatorSetIdProto``s) and IR version (``of_model``)."""
 
-    def __init__(self, opset_imports: list, ir_version: int):
+    def __init__(self, opset_imports: list, ir_version: int, main: Any = ()):
+        self.main = main   # the main graph's NodeProtos: a node read from it holds its index (``onnx_walk``)
         self.opset_imports = list(opset_imports)
         self.ir_version = ir_version or 8
         self.unknowns: dict[str, sympy.Dummy] = {}
@@ -47,7 +48,11 @@ class NodeInference:
     @classmethod
     def of_model(cls, model) -> "NodeInference":
         """The inference for the nodes of a ``ModelProto``."""
-        return cls(list(model.opset_import), model.ir_version)
+        return cls(list(model.opset_import), model.ir_version, model.graph.node)
+
+    def proto(self, node: ModelNode) -> Any:
+        """The NodeProto of ``node``: its own, or the main graph's node at its index."""
+        return self.main[node.proto] if type(node.proto) is int else node.proto
 
     def __call__(self, node: ModelNode, env: dict[str, TensorType]) -> dict[str, tuple[TensorType, str]] | None:
         if node.domain not in ONNX_DOMAINS:   # onnx's schemas: ai.onnx, ai.onnx.ml, the preview domains
@@ -78,7 +83,7 @@ class NodeInference:
     def _evaluate(self, node: ModelNode, feeds: dict[str, np.ndarray]) -> list:
         from onnx import helper
         from onnx.reference import ReferenceEvaluator
-        g = helper.make_graph([node.proto], "fold",
+        g = helper.make_graph([self.proto(node)], "fold",
                               [helper.make_tensor_value_info(n, ONNX_CODE_OF[tensor_type_of(v).dtype], v.shape)
                                for n, v in feeds.items()],
                               [helper.make_empty_tensor_value_info(o) for o in node.outputs if o])
@@ -109,7 +114,7 @@ class NodeInference:
             if t.value is not None and t.value.size <= _MAX_FOLD and t.dtype != "string":
                 data[name] = numpy_helper.from_array(np.asarray(t.value), name)
         try:
-            out = onnx.shape_inference.infer_node_outputs(schema, _with_defaults(node.proto, schema), types, data,
+            out = onnx.shape_inference.infer_node_outputs(schema, _with_defaults(self.proto(node), schema), types, data,
                                                           None, self.opset_imports, self.ir_version)
         except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as exc:
             # a contradiction between known facts: unknown dims travel as distinct dim_params and

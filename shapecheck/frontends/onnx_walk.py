@@ -60,7 +60,8 @@ class Tracker:
 def walk_main(reader: Any, model: Any) -> tuple[Wellformed, list[list[str]]]:
     """The main graph of ``model`` read into ``reader`` (an ``onnx_model._Reader``: its ``declare`` and
     ``visit``), node by node, its well-formedness tracked on the way: what is wrong with it, and each
-    node's outputs in its order (``ModelGraph.produced``)."""
+    node's outputs in its order (``ModelGraph.produced``).  Each node's ``NodeFields.proto`` is its
+    index in the graph's nodes, not the node's wrapper (``onnx_forward.NodeInference`` finds it)."""
     tracker = Tracker(model)
     g = model.graph
     reader.declare(g, True)
@@ -73,11 +74,11 @@ def walk_main(reader: Any, model: Any) -> tuple[Wellformed, list[list[str]]]:
             late = True
         attributes = n.attribute
         if attributes:
-            nf = node_fields(n, tuple(attributes), ins, outs)
+            nf = node_fields(n, tuple(attributes), ins, outs, k)
             if nf.tensors or nf.subgraphs:
                 nested(nf, k, visible, "graph", tracker.out)
         else:   # the common node (a decoder's most), read here
-            nf = _new(NodeFields, (n, n.op_type, n.name, n.domain, ins, outs, (), (), (), ()))
+            nf = _new(NodeFields, (k, n.op_type, n.name, n.domain, ins, outs, (), (), (), ()))
         visit(nf, "", opsets, [])
         grow(outs)
         add(outs)

@@ -103,7 +103,7 @@ def annotate_proto(m, types: dict[str, TensorType], subgraphs: bool = True,
                    produced: list[list[str]] | None = None) -> None:
     """Set value_info (and graph outputs) of ``m`` in place to ``types``; a tensor of which nothing
     is known (it may be a sequence) is not written.  A graph's new value_info entries are appended in
-    one call, as the protobuf bytes of their ``ValueInfoProto`` fields (``_value_info``): building
+    one call, as the protobuf bytes of their ``ValueInfoProto`` fields (``add_value_info``): building
     60k messages one field at a time from Python took most of an annotation.  ``subgraphs``: False
     when the caller knows the model has none (its nodes' attributes are then not read again);
     ``produced``: the main graph's nodes' outputs, when the caller has read them (``ModelGraph.produced``)."""
@@ -116,23 +116,25 @@ def annotate_proto(m, types: dict[str, TensorType], subgraphs: bool = True,
         keep = [vi for vi in g.value_info if vi.name not in types or kind_of(types[vi.name]) is None]
         del g.value_info[:]
         g.value_info.extend(keep)
-        added: list[bytes] = []   # the entries' pieces (``_value_info_parts``), joined once
+        added = bytearray()   # the entries (``add_value_info``), merged at once
+        aside = inputs | outputs.keys()   # not a value_info entry: asked once of each tensor
+        get, add = types.get, add_value_info
         for outs in made:
             for name in outs:
-                t = types.get(name)
-                if t is None or name in inputs:
+                t = get(name)
+                if t is None:
                     continue
                 done = written.get(id(t))
                 if done is None:
                     done = written[id(t)] = _type_bytes(t)
                 if not done:
                     continue
-                if name in outputs:
-                    fill_type_proto(outputs[name].type, t)   # in place: the output's other fields stay
-                else:
-                    added += _value_info_parts(name, done)
+                if name not in aside:
+                    add(added, name, done)
+                elif name not in inputs:
+                    set_output_type(outputs[name].type, t, done)   # in place: the output's other fields stay
         if added:
-            g.MergeFromString(b"".join(added))   # a repeated field's entries are appended in order
+            g.MergeFromString(bytes(added))   # a repeated field's entries are appended in order
         for _n, _a, _k, sg in _subgraphs(g.node) if subgraphs else ():
             visit(sg, False)
     visit(m.graph, True)
@@ -151,26 +153,32 @@ def _type_bytes(t) -> bytes:
     return _type_field(tp.SerializeToString())
 
 
-def _value_info(name: str, type_field: bytes) -> bytes:
-    """``GraphProto.value_info`` (field 13) holding one ``ValueInfoProto`` (name: field 1, type:
-    field 2, ``type_field``: ``_type_field``'s bytes, made once per type), in protobuf's wire format:
-    each field a tag, a varint length and the bytes.
+def add_value_info(buf: bytearray, name: str, type_field: bytes) -> None:
+    """Append to ``buf`` a ``GraphProto.value_info`` entry (field 13) holding one ``ValueInfoProto``
+    (name: field 1, type: field 2, ``type_field``: ``_type_field``'s bytes, made once per type), in
+    protobuf's wire format: each field a tag, a varint length and the bytes.
 
     >>> import onnx
-    >>> g = onnx.GraphProto()
-    >>> _ = g.MergeFromString(_value_info("y", _type_field(onnx.TypeProto(denotation="d").SerializeToString())))
-    >>> g.value_info[0].name, g.value_info[0].type.denotation
-    ('y', 'd')
+    >>> g, buf = onnx.GraphProto(), bytearray()
+    >>> for name in ("y", "z" * 200):
+    ...     add_value_info(buf, name, _type_field(onnx.TypeProto(denotation="d").SerializeToString()))
+    >>> _ = g.MergeFromString(bytes(buf))
+    >>> [(len(vi.name), vi.type.denotation) for vi in g.value_info]
+    [(1, 'd'), (200, 'd')]
     """
-    return b"".join(_value_info_parts(name, type_field))
-
-
-def _value_info_parts(name: str, type_field: bytes) -> tuple[bytes, ...]:
-    """``_value_info``'s bytes in pieces (an annotation joins every entry's at once)."""
     text = name.encode("utf-8")
     n = len(text)
-    size = 1 + (1 if n < 0x80 else len(_varint(n))) + n + len(type_field)
-    return b"\x6a", _varint(size), b"\x0a", _varint(n), text, type_field
+    size = 2 + n + len(type_field)
+    if size < 0x80:   # the common entry: both lengths one byte
+        buf += b"\x6a"
+        buf.append(size)
+        buf += b"\x0a"
+        buf.append(n)
+    else:
+        size += len(_varint(n)) - 1
+        buf += b"\x6a" + _varint(size) + b"\x0a" + _varint(n)
+    buf += text
+    buf += type_field
 
 
 def _type_field(type_bytes: bytes) -> bytes:
@@ -190,6 +198,30 @@ def _varint(n: int) -> bytes:
         n >>= 7
     out.append(n)
     return bytes(out)
+
+
+def set_output_type(tp, t, type_field: bytes) -> None:
+    """Write ``t`` into a graph output's TypeProto ``tp``, as ``fill_type_proto`` writes it: a tensor's
+    bytes (``type_field``, ``_type_bytes``'s) merged over its shape cleared, a container's field by field.
+
+    >>> import onnx
+    >>> from shapecheck.types import TensorType
+    >>> tp = onnx.helper.make_tensor_type_proto(onnx.TensorProto.FLOAT, [3, "n"]); tp.denotation = "d"
+    >>> t = TensorType("float16", (2, "k", 4))
+    >>> set_output_type(tp, t, _type_bytes(t)); [d.dim_value or d.dim_param for d in tp.tensor_type.shape.dim]
+    [2, 'k', 4]
+    >>> tp.tensor_type.elem_type == onnx.TensorProto.FLOAT16, tp.denotation
+    (True, 'd')
+    """
+    if type(t) is not TensorType:
+        fill_type_proto(tp, t)
+        return
+    if tp.HasField("tensor_type"):
+        tp.tensor_type.ClearField("shape")
+    start = 1   # past the field's tag (one byte) and its varint length: the TypeProto's bytes
+    while type_field[start] & 0x80:
+        start += 1
+    tp.MergeFromString(type_field[start + 1:])
 
 
 def fill_type_proto(tp, t) -> None:
