@@ -110,6 +110,25 @@ def test_every_corpus_model_answers_the_same_without_reuse(monkeypatch):
     assert not differ, differ
 
 
+def test_a_check_for_types_alone_gives_every_model_the_same_types():
+    # annotate reads only the types, and its check adds no report for a replayed node
+    # (check_graph's types_only): every corpus model and a stacked decoder get the same types,
+    # tensor by tensor, and only the replayed nodes' reports are left out
+    from shapecheck.model.check import load_graph, run_checks
+    from shapecheck.registry import default_registry
+    registry = default_registry()
+    stacked = _make_decoder().stack(onnx.load(str(ROOT / "tests" / "fixtures" / "exports" / "kv_setitem_ts17.onnx")), 3)
+    del stacked.graph.value_info[:]
+    left_out = 0
+    for model in [*corpus_models(), stacked]:
+        full = run_checks(load_graph(model, registry), registry)
+        alone = run_checks(load_graph(model, registry), registry, types_only=True)
+        assert {k: str(t) for k, t in alone.types.items()} == {k: str(t) for k, t in full.types.items()}, model
+        assert [n.to_dict() for n in alone.nodes] == [n.to_dict() for n in full.nodes if type(n) is not replay.Replayed]
+        left_out += len(full.nodes) - len(alone.nodes)
+    assert left_out > 100 or not replay.REPLAY
+
+
 def test_equal_sources_are_one_object_and_weights_keep_theirs():
     import numpy as np
 

@@ -103,17 +103,17 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
 
 def run_checks(graph: ModelGraph, registry: Registry, strict: bool = False, runtime: str | None = None,
                assume_nonempty: bool = True, sizes: dict[str, int] | None = None, progress: Any = None,
-               drop_model: bool = False) -> ModelReport:
+               drop_model: bool = False, types_only: bool = False) -> ModelReport:
     """The forward pass over a loaded graph, with the user's sizes bound and the exporter's recorded
     ranges as declared ranges of the input dims (``drop_model``: the parsed model is let go once they
-    are read, ``ModelGraph.drop_model``)."""
+    are read, ``ModelGraph.drop_model``; ``types_only``: only the report's types are read, ``check_graph``)."""
     recorded = recorded_ranges(graph) if sizes else {}   # read before the sizes replace their dims
     if sizes:
         bind_sizes(graph, sizes)
     ranges = recorded_ranges(graph)
     if drop_model:
         graph.drop_model()
-    report = check_graph(graph, registry, strict, runtime, assume_nonempty, ranges, progress)
+    report = check_graph(graph, registry, strict, runtime, assume_nonempty, ranges, progress, types_only)
     if sizes:
         if report.domain is not None:
             report.domain.given = dict(sizes)
@@ -219,7 +219,8 @@ def annotate(model: Any, *, registry: Registry | None = None, assume_nonempty: b
     registry = registry or default_registry()
     with no_gc_pauses():
         graph = load_graph(model, registry)
-        report = run_checks(graph, registry, False, None, assume_nonempty, parse_sizes(dims) if dims else None)
+        report = run_checks(graph, registry, False, None, assume_nonempty, parse_sizes(dims) if dims else None,
+                            types_only=True)
         if isinstance(model, (str, os.PathLike)):
             m = graph.proto   # parsed here and held by nothing else: annotated as it is, not copied
         else:             # the caller's model is never modified

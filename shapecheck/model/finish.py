@@ -11,7 +11,7 @@ from .reports import ModelReport, node_counts
 
 
 def finish_report(fp: Any) -> ModelReport:
-    """The report of the pass ``fp`` (a ``forward.ForwardPass``), completed; ``fp.env`` settled."""
+    """The report of the pass ``fp`` (a ``forward.ForwardPass``), completed; ``fp.env`` settled (its ``types``)."""
     report = fp.report
     report.assumptions = [{"condition": c, "kind": "refinement" if c in fp.refinements else "condition",
                            "nodes": list(ns)} for c, ns in fp.assumptions.items()]
@@ -50,6 +50,7 @@ def finish_report(fp: Any) -> ModelReport:
     total = {how: sum(r.get(how, 0) for r in fp.coverage.values()) for how in ("spec", "fallback", "unknown")}
     report.coverage = {**total, "dead": fp.dead,
                        "by_op": {op: dict(sorted(r.items())) for op, r in sorted(fp.coverage.items())}}
+    report.types = fp.env
     return report
 
 

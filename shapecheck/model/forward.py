@@ -34,12 +34,13 @@ from .sizes import input_dims, names_in
 
 def check_graph(graph: ModelGraph, registry: Registry, strict: bool = False, runtime: str | None = None,
                 assume_nonempty: bool = True, declared: dict[str, tuple] | None = None,
-                progress: Any = None) -> ModelReport:
-    """Check every node of ``graph``; see ``ModelReport``.  ``assume_nonempty``: every symbolic
-    input dim is at least 1 (else at least 0); ``declared``: ranges ``(lo, hi)`` the model declares
-    for input dims, by name."""
+                progress: Any = None, types_only: bool = False) -> ModelReport:
+    """Check every node of ``graph``; see ``ModelReport``.  ``assume_nonempty``: every symbolic input dim
+    is at least 1 (else at least 0); ``declared``: ranges ``(lo, hi)`` the model declares for input dims,
+    by name; ``types_only``: only the report's types are read (``annotate``): a replayed node adds no
+    ``NodeReport`` (the types are the same either way)."""
     fp = ForwardPass(graph, registry, strict, runtime, assume_nonempty, declared)
-    fp.progress = progress   # called as progress(nodes done, nodes in all) every PROGRESS_EVERY nodes
+    fp.progress, fp.replayed_reports = progress, not types_only   # progress(nodes done, in all), every PROGRESS_EVERY
     return fp.run()
 
 
@@ -66,6 +67,7 @@ class ForwardPass(RegionWalk):
         self.scoped: set[str] = set()   # conditions needed only where a branch or a loop body runs
         self.invalid: dict[str, str] = {}      # tensor -> the invalid node it comes from
         self.progress: Any = None
+        self.replayed_reports = True   # False: a replayed node adds no NodeReport (``check_graph``'s types_only)
         self.refinements: set[str] = set()
         self.float_sizes: list[str] = []       # nodes whose float output holds sizes (exact below 2**24)
         self.invalid_nodes: list[str] = []     # invalid nodes that always run
@@ -345,6 +347,4 @@ class ForwardPass(RegionWalk):
                 self.env[t], self.origin[t] = TensorType(None, None), "unknown"
 
     def finish(self) -> ModelReport:
-        report = finish_report(self)
-        report.types = self.env
-        return report
+        return finish_report(self)

@@ -84,10 +84,10 @@ class Replays:
         if not self.on or items is None:
             return None, None
         try:
-            key, held = key_of(self.head(spec, node, items) if head is None else head, generation, node, env)
+            key = key_of(self.head(spec, node, items) if head is None else head, generation, node, env)
         except KeyError:
             return None, None
-        return (key, held), self.done.get(key)
+        return (key, tuple(env[t] if t else 0 for t in node.inputs)), self.done.get(key)
 
     def record(self, key: tuple[tuple, tuple] | None, slots: tuple, spec, report: NodeReport, outputs: tuple,
                float_sizes: bool) -> None:
@@ -97,13 +97,15 @@ class Replays:
             self.done[key[0]] = Replay(key[1], slots, spec.name, report, outputs, float_sizes)
 
 
-def key_of(head: int, generation: int, node: ModelNode, env: dict) -> tuple[tuple, tuple]:
-    """A node's key (``Replays.head``'s number, the facts' generation, its output count, the identity of
-    each input type) and its input types, 0 for an omitted optional input; KeyError where the pass does
-    not know an input."""
+def key_of(head: int, generation: int, node: ModelNode, env: dict) -> tuple:
+    """A node's key: ``Replays.head``'s number, the facts' generation, its output count (which outputs it
+    names, where it omits one), the identity of each input type (0 for an omitted optional input);
+    KeyError where the pass does not know an input.  Asked of every node of a decoder: one list of ids."""
     ins, outs = node.inputs, node.outputs
-    held = tuple(map(env.__getitem__, ins)) if "" not in ins else tuple(env[t] if t else 0 for t in ins)
-    return (head, generation, tuple(map(bool, outs)) if "" in outs else len(outs), *map(id, held)), held
+    made = len(outs) if "" not in outs else tuple(map(bool, outs))
+    if "" in ins:
+        return (head, generation, made, *[id(env[t]) if t else 0 for t in ins])
+    return (head, generation, made, *[id(env[t]) for t in ins])
 
 
 class Sources(Mapping):
@@ -190,7 +192,8 @@ FIELDS = tuple(f.name for f in fields(NodeReport))
 def replay(fp: Any, node: ModelNode, done: Replay) -> None:
     """Give ``node`` the effect ``done`` remembers, in ``fp`` (a ``forward.ForwardPass``)."""
     origin = fp.origin
-    fp.report.nodes.append(Replayed(node, done, origin))
+    if fp.replayed_reports:
+        fp.report.nodes.append(Replayed(node, done, origin))
     if done.float_sizes:
         fp.float_sizes.append(node.name)
     env, declared = fp.env, fp.graph.declared
@@ -216,7 +219,7 @@ def replayed(fp: Any, node: ModelNode) -> bool:
     if not front:
         return False
     try:
-        done = replays.done.get(key_of(front[2], fp.facts.generation, node, fp.env)[0])
+        done = replays.done.get(key_of(front[2], fp.facts.generation, node, fp.env))
     except KeyError:
         return False
     if done is None:
