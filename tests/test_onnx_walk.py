@@ -90,3 +90,34 @@ def test_the_hostile_models_get_the_full_checks_findings(tmp_path):
         path = case["argv"][-1]
         if path.endswith(".onnx"):
             _same(onnx.load(path))
+
+
+def test_a_repeated_constant_reads_as_its_first_and_keeps_the_numbering(monkeypatch):
+    # a Constant whose attribute bytes a Constant before it had is given that one's type without being
+    # read again (_Reader.repeat); the graph must be the one read node by node: each output's type and
+    # kind, every later node's name and location (#index), a broken tensor's finding at every repeat
+    from shapecheck.frontends import read_onnx
+    from shapecheck.frontends.onnx_model import _Reader as Reader
+    short = helper.make_tensor("v", T.FLOAT, [2], b"\0" * 8, raw=True)
+    short.raw_data = b"\0" * 4
+    nodes = []
+    for k in range(3):
+        nodes += [helper.make_node("Constant", [], [f"c{k}"], value=helper.make_tensor("v", T.INT64, [2], [1, 2])),
+                  helper.make_node("Constant", [], [f"i{k}"], value_ints=[3, 4]),
+                  helper.make_node("Constant", [], [f"s{k}"], value=short),
+                  helper.make_node("Add", ["x", f"c{k}"], [f"y{k}"])]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", T.INT64, [2])],
+                          [helper.make_tensor_value_info("y2", T.INT64, None)])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    repeat, taken = Reader.repeat, []
+    monkeypatch.setattr(Reader, "repeat", lambda self, *a: taken.append(repeat(self, *a)) or taken[-1])
+    fast = read_onnx(model, default_registry())
+    assert taken.count(True) == 2   # c1 and c2: value_ints are no tensor, and a short tensor is never sound
+    monkeypatch.setattr(Reader, "repeat", lambda self, *a: False)
+    slow = read_onnx(model, default_registry())
+    assert {k: (str(t), t.value.tolist() if t.value is not None else None) for k, t in fast.sources.items()} == \
+        {k: (str(t), t.value.tolist() if t.value is not None else None) for k, t in slow.sources.items()}
+    assert fast.source_kind == slow.source_kind and fast.sources["c2"] is fast.sources["c0"]
+    assert [(n.name, n.location) for n in fast.nodes] == [(n.name, n.location) for n in slow.nodes]
+    assert [f.message for f in fast.violations] == [f.message for f in slow.violations]
+    assert sum(f.constraint == "G4" for f in fast.violations) == 3

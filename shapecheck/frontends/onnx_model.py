@@ -144,7 +144,7 @@ class _Reader:
         # a decoder's layers repeat their attributes and constants: each distinct one is read once, by its
         # bytes, and its value is one object (never changed: a node's attributes and a type are read only)
         self._attrs: dict[tuple, dict[str, Any]] = {}
-        self._constants: dict[tuple[str, bytes], TensorType | None] = {}
+        self._constants: dict[tuple[str, str, bytes], TensorType | None] = {}   # (op, domain as written, bytes)
         # (op, domain as written) -> (domain, has a spec, the reader of a source node or None)
         self._ops: dict[tuple[str, str], tuple[str, bool, Any]] = {}
 
@@ -226,12 +226,28 @@ class _Reader:
             got = self._attrs[key] = {a.name: attr_value(a) for a in n.attribute}
         return got
 
+    def repeat(self, op: str, written: str, attribute: Any, output: str, sound: set) -> bool:
+        """Whether a node of ``op`` (in the domain ``written``) with one ``attribute`` is a source node
+        that repeats one read before (the same bytes, found sound: in ``sound``, ``Wellformed.sound``);
+        then it is counted and ``output`` given that node's type, and nothing more of it is read."""
+        known = self._ops.get((op, written))
+        if known is None or known[2] is None or self.functions.by_key:
+            return False
+        raw = attribute.SerializeToString()
+        got = self._constants.get((op, written, raw)) if (raw,) in sound else None
+        if got is None:
+            return False
+        self.counter += 1
+        self.graph.sources[output] = got
+        self.graph.source_kind[output] = "constant"
+        return True
+
     def source(self, n: NodeFields, read: Any) -> TensorType | None:
         """The type and value a source node gives (``read``: its reader), one object for every node of
         the same op and attribute bytes."""
         if len(n.attribute) != 1 or n.keys is None:
             return read(n, n.output[0])
-        key = (n.op_type, n.keys[0])
+        key = (n.op_type, n.domain, n.keys[0])
         got = self._constants.get(key, False)
         if got is False:
             got = self._constants[key] = read(n, n.output[0])

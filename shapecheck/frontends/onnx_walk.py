@@ -11,7 +11,8 @@ check, so the reader's walk tracks what that walk finds with two set operations 
 
 A node's tensor attributes and subgraphs are checked on the way, as ``check_wellformed`` checks
 them (``wellformed.nested``), and so are the graph's inputs and initializers
-(``wellformed.sources_in_scope``).  Where either count fails, the graph is checked again by
+(``wellformed.sources_in_scope``).  A decoder's layers repeat their Constants: one whose attribute
+bytes a Constant before it had, and found sound, is given that one's type (``_Reader.repeat``).  Where either count fails, the graph is checked again by
 ``check_wellformed``, whose findings name each problem: the answer is the same either way.
 
 >>> import onnx
@@ -68,12 +69,17 @@ def walk_main(reader: Any, model: Any) -> tuple[Wellformed, list[list[str]]]:
     visible, add = tracker.visible, tracker.produced.append
     superset, grow = visible.issuperset, visible.update
     visit, opsets, late = reader.visit, reader.graph.opsets, False
+    sound = tracker.out.sound
     for k, n in enumerate(g.node):
         ins, outs = n.input[:], n.output[:]
         if not superset(ins):
             late = True
         attributes = n.attribute
         if attributes:
+            if len(attributes) == 1 and outs and reader.repeat(n.op_type, n.domain, attributes[0], outs[0], sound):
+                grow(outs)   # a Constant that repeats one before it: its type given, nothing more read
+                add(outs)
+                continue
             nf = node_fields(n, tuple(attributes), ins, outs, k)
             if nf.tensors or nf.subgraphs:
                 nested(nf, k, visible, "graph", tracker.out)
