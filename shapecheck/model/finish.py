@@ -38,7 +38,8 @@ def finish_report(fp: Any) -> ModelReport:
             if done is None:
                 new = {k: fp.facts.settle_type(t) for k, t in types.items()}
                 done = settled[id(types)] = (types, types if all(new[k] is t for k, t in types.items()) else new)
-            n.output_types = done[1]
+            if done[1] is not types:
+                n.output_types = done[1]
     eqs = equalities((c, fp.relations.get(c)) for c in fp.assumptions if c not in fp.refinements)
     if len(eqs) >= 2 and not any(r.kind == "refuted" for r in report.domain.relations):
         bad = contradiction_of(eqs, lambda c: list(fp.assumptions.get(c, {})))
