@@ -11,9 +11,11 @@ check, so the reader's walk tracks what that walk finds with two set operations 
 
 A node's tensor attributes and subgraphs are checked on the way, as ``check_wellformed`` checks
 them (``wellformed.nested``), and so are the graph's inputs and initializers
-(``wellformed.sources_in_scope``).  A decoder's layers repeat their Constants: one whose attribute
-bytes a Constant before it had, and found sound, is given that one's type (``_Reader.repeat``).  Where either count fails, the graph is checked again by
+(``wellformed.sources_in_scope``).  Where either count fails, the graph is checked again by
 ``check_wellformed``, whose findings name each problem: the answer is the same either way.
+
+A decoder's layers repeat their Constants: one whose attribute bytes a Constant before it had,
+and found sound, is given that one's type, and nothing more of it is read (``_Reader.repeat``).
 
 >>> import onnx
 >>> from onnx import helper, TensorProto as T
