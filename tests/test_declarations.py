@@ -199,3 +199,24 @@ def test_a_declarations_headline_says_what_happened_not_its_status_word():
     assert label == "note" and lines[0] == "note[declaration]: graph output 'out' (produced by /Mul): declaration names dims differently"
     d.status, d.severity = "contradicts", "error"
     assert declaration_lines(d)[1][0].endswith("): declaration contradicts inference")
+
+
+@pytest.mark.parametrize("dims, status, shown", [
+    (None, "condition", "Min(64, seq) == seq"),   # the claim holds where seq <= 64
+    ({"seq": 65, "frames": 9}, "contradicts", "declared float[64,3] but inference gives float[65,3]"),
+    ({"seq": 8}, "agrees", ""),
+])
+def test_a_capped_dim_param_is_read_as_its_min_and_bound_at_the_sizes_given(dims, status, shown):
+    # torch writes a capped size as Min(64, seq): it was read as one opaque name, which --dims left
+    # unbound (a contradiction over 'Min(64, seq)' at seq = 65); now it is sympy's Min, evaluated where
+    # the sizes are given, floors with it
+    from onnx import TensorProto as T
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"]), helper.make_node("Relu", ["y"], ["z"])], "g",
+                          [helper.make_tensor_value_info("x", T.FLOAT, ["seq", "((frames - 1)//4) + 1"])],
+                          [helper.make_tensor_value_info("z", T.FLOAT, None)],
+                          value_info=[helper.make_tensor_value_info("y", T.FLOAT, ["Min(64, seq)", "((frames - 1)//4) + 1"])])
+    report = shapecheck.check_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]), dims=dims)
+    got = decl(report, "y")
+    assert got.status == status and shown in got.message
+    assert not any("Min(64, seq)" in s.name for t in report.types.values() for d in t.shape or ()
+                   for s in getattr(d, "free_symbols", ()))

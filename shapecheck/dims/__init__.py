@@ -129,18 +129,18 @@ def _expr_text(e: sympy.Expr) -> str:
     return sympy.sstr(e.xreplace(repl) if repl else e)
 
 
-_DIM_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_.]*)|(\?)|(//|[-+*()%]))")
+_DIM_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_.]*)|(\?)|(//|[-+*()%,]))")
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 
 
 def parse_dim(text: str, where: str = "", light: bool = False) -> Dim:
-    """Parse one dim: ``4``, ``N``, ``2*M+1``, ``?`` (a fresh unknown).  ``light``: a name is a
-    ``names.Name``, and anything but a number or a name stops the light check (``NeedsAlgebra``).
+    """Parse one dim: ``4``, ``N``, ``2*M+1``, ``Min(64, seq)``, ``?`` (a fresh unknown).  ``light``: a
+    name is a ``names.Name``, and anything but a number or a name stops the light check (``NeedsAlgebra``).
 
-    >>> parse_dim("2*M+1"), type(parse_dim("M", light=True)).__name__
-    (2*M + 1, 'Name')
+    >>> parse_dim("2*M+1"), type(parse_dim("M", light=True)).__name__, parse_dim("Max(1, Min(64, s) - 2)")
+    (2*M + 1, 'Name', Max(1, Min(64, s) - 2))
     """
     text = text.strip()
     if text.isdigit():
@@ -209,9 +209,23 @@ class _DimParser:
             return sympy.Integer(_int64(t, self.text))
         if t == "?":
             return unknown_dim(self.where or "?")
+        if t in _CALLS and self.peek() == "(":   # torch writes Min(64, seq) where a size is capped
+            return self.call(_CALLS[t])
         if re.match(r"[A-Za-z_]", t):
             return symbol(t)
         raise self.error(f"unexpected {t!r}")
+
+    def call(self, fn: str) -> Any:
+        """``Min(a, b, ...)`` or ``Max(...)``: its arguments, each a dim expression."""
+        self.take()
+        args = [self.add()]
+        while self.peek() == ",":
+            self.take()
+            args.append(self.add())
+        if self.peek() != ")":
+            raise self.error("missing ')'")
+        self.take()
+        return getattr(sympy, fn)(*args)
 
     def mul(self) -> Any:
         v = self.atom()
@@ -234,6 +248,7 @@ class _DimParser:
 
 
 MAX_DIM_NESTING = 32
+_CALLS = {"Min": "Min", "Max": "Max"}   # the functions a dim expression may call (sympy's, as torch prints them)
 
 
 MAX_DIM_TOKENS = 400

@@ -36,10 +36,12 @@ def dim_from_param(param: str, light: bool = False):
 
     >>> dim_from_param("2*N"), dim_from_param("((frames - 1)//4) + 1"), dim_from_param("batch-size")
     (2*N, floor(frames/4 - 1/4) + 1, batch-size)
+    >>> dim_from_param("Min(64, seq)"), dim_from_param("f(64, seq)")
+    (Min(64, seq), f(64, seq))
     >>> type(dim_from_param("batch", light=True)).__name__
     'Name'
     """
-    if not (re.fullmatch(r"[A-Za-z0-9_ +*/%()-]+", param) and re.search(r"[+*%(]|//", param)):
+    if not (re.fullmatch(r"[A-Za-z0-9_ +*/%(),-]+", param) and re.search(r"[+*%(]|//", param)):
         # a plain name, or one with characters that are not arithmetic ("batch-size")
         return Name(param) if light else symbol(param)
     if light:

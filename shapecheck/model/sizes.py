@@ -82,11 +82,12 @@ def bind_sizes(graph: ModelGraph, sizes: dict[str, int]) -> None:
 def _bound(t: TensorType, sizes: dict[str, int]) -> TensorType:
     if t.shape is None or not any(is_symbolic(d) for d in t.shape):
         return t
-    from ..dims import normalize_dim, rebuild
+    from ..dims import normalize_dim
     mapping = {s: sizes[s.name] for d in t.shape if is_symbolic(d) for s in d.free_symbols if s.name in sizes}
     if not mapping:
         return t
-    shape = tuple(normalize_dim(rebuild(d, mapping)) if is_symbolic(d) else d for d in t.shape)
+    # xreplace, not dims.rebuild (a renaming, which leaves a Min unevaluated): Min(64, seq) at seq = 65 is 64
+    shape = tuple(normalize_dim(d.xreplace(mapping)) if is_symbolic(d) else d for d in t.shape)
     return TensorType(t.dtype, shape, t.value, t.sym, t.bounds)
 
 
