@@ -102,3 +102,24 @@ def test_at_given_sizes_the_node_is_invalid_at_these_sizes_not_at_every_size(cap
     onnx.save(_convs(kernel=5), str(path))
     assert main(["check", str(path), "--dims", "N=1"]) == 1
     assert "valid for: not at N = 1: node 'conv1' is invalid there\n" in capsys.readouterr().out
+
+
+def test_a_declaration_that_fills_in_an_invalid_nodes_output_does_not_feed_it_on():
+    # an invalid Where leaves its output unknown; the exporter's value_info fills it in (a note), but
+    # the tensor is still the invalid node's: the Add it feeds is not checked (it would be invalid
+    # only because of it, a second finding of the one cause), as without the value_info
+    def where_model(with_value_info: bool) -> onnx.ModelProto:
+        nodes = [helper.make_node("Where", ["c", "x", "y"], ["w"], name="where"),
+                 helper.make_node("Add", ["w", "b"], ["z"], name="add")]
+        g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("c", T.BOOL, [1, 4]),
+                                           helper.make_tensor_value_info("x", T.FLOAT, ["N", 5]),
+                                           helper.make_tensor_value_info("y", T.FLOAT, []),
+                                           helper.make_tensor_value_info("b", T.FLOAT, ["N", 5])],
+                              [helper.make_tensor_value_info("z", T.FLOAT, None)],
+                              value_info=[helper.make_tensor_value_info("w", T.FLOAT, ["N", 4])] if with_value_info else [])
+        return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    for with_value_info in (False, True):
+        rep = shapecheck.check_model(where_model(with_value_info))
+        assert {n.name: n.status for n in rep.nodes} == {"where": "invalid", "add": "unchecked"}, with_value_info
+        assert [v.constraint for n in rep.nodes for v in n.violations] == ["C3"]
+    assert [d.status for d in rep.declarations if d.tensor == "w"] == ["refines"]

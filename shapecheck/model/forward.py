@@ -139,23 +139,22 @@ class ForwardPass(RegionWalk):
         if source is not None:   # one root cause, one finding: what an invalid node feeds is not checked
             self.report.nodes.append(NodeReport(node.name, node.op_type, node.domain, node.opset, "", "unchecked",
                                                 node.location, reason=f"{FED_BY_INVALID} {source!r}"))
-            for t in node.outputs:
-                if t:
-                    self.env[t], self.origin[t] = TensorType(None, None), "unknown"
-                    self.invalid[t] = source
+            for t in filter(None, node.outputs):
+                self.env[t], self.origin[t], self.invalid[t] = TensorType(None, None), "unknown", source
             return
-        reports = self.report.nodes
-        before = len(reports)
+        reports, declared = self.report.nodes, self.report.declarations
+        before, claims = len(reports), len(declared)
         self._node(node)
         if len(reports) > before and reports[-1].status == "invalid":
             # an output the invalid node still defines (ScatterND's is data's type) flows on and is checked;
-            # one it leaves unknown, or empty where no input is (a kernel larger than its input gives a
-            # 0-sized Conv output), would only make findings downstream that this one explains
+            # one it leaves unknown (though a declaration fills it in), or empty where no input is (a kernel
+            # larger than its input: a 0-sized Conv output), would only make findings this one explains
             if not node.scope:   # it always runs: no input size makes the model valid
                 self.invalid_nodes.append(node.name)
-            made_empty = not any(has_empty(self.env.get(t)) for t in node.inputs if t)
-            self.invalid.update((t, node.name) for t in node.outputs
-                                if t and (not defined(self.env.get(t)) or (made_empty and has_empty(self.env.get(t)))))
+            filled, made_empty = ({d.tensor for d in declared[claims:] if d.status == "refines"},
+                                  not any(has_empty(self.env.get(t)) for t in node.inputs if t))
+            self.invalid.update((t, node.name) for t in node.outputs if t and (
+                t in filled or not defined(self.env.get(t)) or (made_empty and has_empty(self.env.get(t)))))
 
     def _node(self, node: ModelNode) -> None:
         key = (node.op_type, node.domain, node.opset, node.version)
