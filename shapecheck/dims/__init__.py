@@ -210,7 +210,7 @@ class _DimParser:
         if t == "?":
             return unknown_dim(self.where or "?")
         if t in _CALLS and self.peek() == "(":   # torch writes Min(64, seq) where a size is capped
-            return self.call(_CALLS[t])
+            return self.call(t)
         if re.match(r"[A-Za-z_]", t):
             return symbol(t)
         raise self.error(f"unexpected {t!r}")
@@ -248,7 +248,7 @@ class _DimParser:
 
 
 MAX_DIM_NESTING = 32
-_CALLS = {"Min": "Min", "Max": "Max"}   # the functions a dim expression may call (sympy's, as torch prints them)
+_CALLS = frozenset({"Min", "Max"})   # the functions a dim expression may call (sympy's, as torch prints them)
 
 
 MAX_DIM_TOKENS = 400
