@@ -107,7 +107,7 @@ class ForwardPass(RegionWalk):
             self.sources.setdefault(text, []).append(source)
 
     def cover(self, op: str, how: str) -> None:
-        row = self.coverage.setdefault(op, {})
+        row = self.coverage.get(op) or self.coverage.setdefault(op, {})   # asked of every replayed node
         row[how] = row.get(how, 0) + 1
 
     def run(self) -> ModelReport:

@@ -224,10 +224,7 @@ def replayed(fp: Any, node: ModelNode) -> bool:
         return False
     if done is None:
         return False
-    row = fp.coverage.get(node.op_type)
-    if row is None:
-        row = fp.coverage[node.op_type] = {}
-    row["spec"] = row.get("spec", 0) + 1
+    fp.cover(node.op_type, "spec")
     replay(fp, node, done)
     return True
 
