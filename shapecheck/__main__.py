@@ -1,6 +1,4 @@
 """``python -m shapecheck``: the same entry point as the ``shapecheck`` script."""
-import sys
+from .cli import entry
 
-from .cli import main
-
-sys.exit(main())
+entry()

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
-from typing import TYPE_CHECKING, Any, Sequence, cast
+from typing import TYPE_CHECKING, Any, NoReturn, Sequence, cast
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -249,7 +250,6 @@ COMMANDS = {"infer": cmd_infer, "specs": cmd_specs, "verify": cmd_verify, "check
 def table_width() -> int | None:
     """Tables fit ``COLUMNS``, else the terminal; piped output with neither gets 120 columns.
     Findings are never wrapped (``soft_wrap``), whatever the width."""
-    import os
     if os.environ.get("COLUMNS", "").strip().isdigit() or sys.stdout.isatty():
         return None     # rich reads COLUMNS, then the terminal size
     return 120
@@ -292,5 +292,24 @@ def _escape(s: str) -> str:
     return escape(s)
 
 
+def entry(argv: Sequence[str] | None = None) -> NoReturn:
+    """The ``shapecheck`` command (console script, ``python -m shapecheck``): ``main``, its output
+    flushed, and the process ended without the interpreter's teardown.
+
+    Freeing every module and object at exit (sympy's thousands of classes and caches, the specs)
+    took 0.09 s of a small model's 0.52 s from the command line, on this project's 2-core bench
+    machine; nothing is left to do by then (files are written atomically and closed, worker pools
+    are joined), so the teardown is skipped, as mypy's ``hard_exit`` does.  ``main``, which
+    tests and callers use, returns as usual.  Output the reader no longer takes (``| head``) is
+    dropped, as ``main`` does."""
+    code = main(argv)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, ValueError):   # the reader has gone, or the stream was closed
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    entry()

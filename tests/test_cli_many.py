@@ -138,7 +138,7 @@ def test_pre_commit_hook_matches_the_cli(capsys):
     assert hook["language"] == "python" and hook["entry"].split()[0] == "shapecheck"
     import tomllib
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts["shapecheck"] == "shapecheck.cli:main"
+    assert scripts["shapecheck"] == "shapecheck.cli:entry"
     assert re.search(hook["files"], "models/a.onnx") and not re.search(hook["files"], "pom.xml")
     # pre-commit appends the staged file names to entry + args
     argv = hook["entry"].split()[1:] + hook["args"] + [str(EXAMPLES / "kv_cache.onnx"), str(EXAMPLES / "broken.onnx")]

@@ -97,6 +97,23 @@ def test_version_imports_no_heavy_module():
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
 
 
+def test_the_command_ends_with_mains_code_and_its_output_written_but_no_teardown():
+    """``entry`` (the console script, ``python -m shapecheck``) flushes both streams and ends the process
+    without the interpreter's teardown: an atexit handler, which a normal exit runs, does not run."""
+    for model, want in ((KV, 0), (ROOT / "examples" / "broken.onnx", 1)):
+        code = ("import atexit, sys; from shapecheck.cli import entry; "
+                "atexit.register(lambda: sys.stdout.write('TORN DOWN')); "
+                f"entry(['check', {str(model)!r}, '--json'])")
+        run = _fresh(code)
+        assert run.returncode == want, run.stderr
+        assert "TORN DOWN" not in run.stdout
+        doc = json.loads(run.stdout)   # the whole document reached the pipe
+        assert doc["model"].endswith(model.name) and doc["exit_code"] == want
+    module = subprocess.run([sys.executable, "-m", "shapecheck", "check", "-q", str(ROOT / "examples" / "broken.onnx")],
+                            capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert module.returncode == 1 and "FAILED" in module.stdout, module.stderr
+
+
 def test_public_names_load_on_first_use():
     import shapecheck
     assert callable(shapecheck.execute) and callable(shapecheck.diff) and callable(shapecheck.check_model)
