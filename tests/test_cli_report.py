@@ -56,6 +56,21 @@ def test_the_node_table_is_printed_on_request(capsys, tmp_path):
     assert "position_embedding" in attention and "token_embedding" not in attention
 
 
+def test_a_pinned_dim_is_stated_before_the_declaration_it_contradicts(capsys, tmp_path):
+    """The cause first: pinned.onnx with its output declared [batch, 31, 8], which the pin (seq == 32)
+    contradicts, states error[pinned] and then error[declaration]."""
+    import runpy
+    from pathlib import Path
+    pinned = runpy.run_path(str(Path(__file__).resolve().parents[1] / "examples" / "make_examples.py"),
+                            run_name="not_main")["pinned"]
+    m = pinned()
+    m.graph.output[0].CopyFrom(helper.make_tensor_value_info("y", T.FLOAT, ["batch", 31, 8]))
+    onnx.save(m, tmp_path / "p.onnx")
+    code, _out, err = run(capsys, "check", str(tmp_path / "p.onnx"))
+    heads = [line.split(":")[1].strip() for line in err.splitlines() if not line.startswith(" ")]
+    assert code == 1 and heads == ["error[pinned]", "error[declaration]"], err
+
+
 def test_quiet_still_prints_every_error_and_warning(capsys):
     code, out, err = run(capsys, "check", "--quiet", "examples/pinned.onnx")
     assert code == 1 and "error[pinned]" in err and len(out.splitlines()) == 1

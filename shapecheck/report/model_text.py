@@ -44,13 +44,13 @@ def findings(report, quiet: bool) -> Iterator[tuple[str, str, list[str], str, st
         for w in n.warnings:
             lines = diagnostic_lines(w, node_where(n), "warning")
             yield "warning", w.constraint, lines, n.name, "\n".join(lines)
-    for d in report.declarations:
-        if d.status != "agrees" and (not quiet or d.severity != "info"):
-            label, lines = declaration_lines(d)
-            yield label, "declaration", lines, d.tensor, "\n".join(lines)
     for f in others:
         lines = diagnostic_lines(f, "model")
         yield "error", f.constraint, lines, "model", "\n".join(lines)
+    for d in report.declarations:   # after the errors they may follow from (a pinned dim's declared output)
+        if d.status != "agrees" and (not quiet or d.severity != "info"):
+            label, lines = declaration_lines(d)
+            yield label, "declaration", lines, d.tensor, "\n".join(lines)
     if quiet:
         return
     for n in report.nodes:
