@@ -71,6 +71,45 @@ def test_a_pinned_dim_is_stated_before_the_declaration_it_contradicts(capsys, tm
     assert code == 1 and heads == ["error[pinned]", "error[declaration]"], err
 
 
+def _strided_table_model() -> onnx.ModelProto:
+    """A stride-2 Conv1d whose output gets a slice of a 40-column position table added: seq <= 80.
+    The Conv's weight and bias are read nearer the Add than the table, and hold no 80 or 81."""
+    rng = np.random.default_rng(0)
+    inits = [numpy_helper.from_array(rng.standard_normal(s).astype(np.float32), n)
+             for n, s in (("conv.weight", (16, 8, 3)), ("conv.bias", (16,)), ("pos", (1, 16, 40)))]
+    inits += [numpy_helper.from_array(np.array(v, np.int64), n) for n, v in (("two", 2), ("zero", [0]), ("axis", [2]))]
+    nodes = [helper.make_node("Conv", ["x", "conv.weight", "conv.bias"], ["y"], name="conv", strides=[2], pads=[1, 1]),
+             helper.make_node("Shape", ["y"], ["s"], name="shape"),
+             helper.make_node("Gather", ["s", "two"], ["n"], name="len"),
+             helper.make_node("Unsqueeze", ["n", "zero"], ["end"], name="end"),
+             helper.make_node("Slice", ["pos", "zero", "end", "axis"], ["p"], name="table"),
+             helper.make_node("Add", ["y", "p"], ["out"], name="add_positions")]
+    g = helper.make_graph(nodes, "strided", [helper.make_tensor_value_info("x", T.FLOAT, ["batch", 8, "seq"])],
+                          [helper.make_tensor_value_info("out", T.FLOAT, None)], initializer=inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_a_bound_through_a_stride_names_the_table_not_the_nearer_weights(capsys, tmp_path):
+    """seq <= 80 holds no number of the 40-column table: the constant is found by the Add's own condition
+    (Min(40, floor(seq/2 - 1/2) + 1)), not as the nearest constants (the Conv's weight and bias, which a
+    larger copy would not help; they were named, and the table cut from the line).  onnxruntime runs the
+    model at seq = 80 and refuses seq = 81, as the domain says."""
+    import onnxruntime as ort
+    path = tmp_path / "strided.onnx"
+    onnx.save(_strided_table_model(), path)
+    code, out, _err = run(capsys, "check", str(path))
+    assert code == 0 and "1 <= seq <= 80" in out, out
+    bound = next(line for line in out.splitlines() if line.strip().startswith("1 <= seq <= 80"))
+    assert "initializer 'pos' float[1,16,40]" in bound and "conv." not in bound, bound
+    assert "re-export with initializer 'pos' float[1,16,40] larger" in out and "conv." not in out, out
+    code, _out, err = run(capsys, "check", str(path), "--dims", "seq=81")
+    assert code == 1 and "error[outside-domain]" in err and "re-export with initializer 'pos'" in err, err
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    sess.run(None, {"x": np.zeros((2, 8, 80), np.float32)})
+    with pytest.raises(Exception):
+        sess.run(None, {"x": np.zeros((2, 8, 81), np.float32)})
+
+
 def test_quiet_still_prints_every_error_and_warning(capsys):
     code, out, err = run(capsys, "check", "--quiet", "examples/pinned.onnx")
     assert code == 1 and "error[pinned]" in err and len(out.splitlines()) == 1

@@ -7,6 +7,7 @@ assumptions about the model's own claims, listed apart, not relations over its i
 """
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -24,7 +25,7 @@ def model_domain(graph: ModelGraph, needs: list[Need], scoped: list[Need], assum
     """The input domain of ``graph`` from the conditions its always-run nodes need (``needs``) and those
     of branches and loop bodies (``scoped``), over the input dims' ``assumed`` sets."""
     domain = build_domain(needs, assumed, nonempty, scoped, declared)
-    _name_constants(graph, domain)
+    _name_constants(graph, domain, _condition_numbers(needs))
     return domain
 
 
@@ -39,16 +40,39 @@ def every_value(nodes: list) -> list[dict]:
     return [{"condition": c, "nodes": names} for c, names in found.items()]
 
 
-def _name_constants(graph: ModelGraph, domain: InputDomain) -> None:
-    """Each source of a relation that pins, bounds or refutes gets the constants behind its node."""
+def _name_constants(graph: ModelGraph, domain: InputDomain, stated: dict[str, set[int]]) -> None:
+    """Each source of a relation that pins, bounds or refutes gets the constants behind its node: those
+    holding a number of the relation, else one of the node's own condition (``stated``, by node)."""
     producers = None
     for rel in domain.relations:
         if rel.severity != "error" and not rel.caps:
             continue   # constants make pins and upper bounds (past + seq <= 64 too); a stride's divisibility is the architecture's
         producers = producers if producers is not None else producers_of(graph)
         numbers = _numbers(rel)
-        rel.sources = [replace(src, constants=constants_behind(graph, src.node, numbers, producers))
+        rel.sources = [replace(src, constants=constants_behind(graph, src.node, numbers, producers,
+                                                               stated.get(src.node, frozenset())))
                        for src in rel.sources]
+
+
+# a number that is a term of its own (Min(40, ...), x <= 64): not a part of a name or a decimal, nor a divisor
+# or a coefficient (the stride in seq/2, the 4 in 4*seq), which come from the architecture, not from a table;
+# at most 18 digits: no table is that large, and a hostile dim_param's 5000 digits are not an int to convert
+_TERM = re.compile(r"(?<![\w./*])\d{1,18}(?![\w./*])")
+
+
+def _condition_numbers(needs: list[Need]) -> dict[str, set[int]]:
+    """The numbers above 1 that are terms of each node's conditions as it stated them, by node.
+
+    >>> from shapecheck.domain.relation import Source
+    >>> _condition_numbers([Need("L_2 + 1 == Max(0, Min(40, floor(seq/2 - 1/2) + 1))", None, [Source("/Add", "Add", "Add-14")])])
+    {'/Add': {40}}
+    """
+    out: dict[str, set[int]] = {}
+    for need in needs:
+        found = {int(w) for w in _TERM.findall(need.text) if int(w) > 1}
+        for src in need.sources:
+            out.setdefault(src.node, set()).update(found)
+    return out
 
 
 def _numbers(rel: Any) -> set[int]:
@@ -56,7 +80,7 @@ def _numbers(rel: Any) -> set[int]:
     out = {x for x in (rel.lo, rel.hi) if x is not None and x > 1}
     out.update(v for v in rel.values or () if v > 1)
     for word in rel.text.replace("(", " ").replace(")", " ").replace("*", " ").split():
-        if word.isdigit() and int(word) > 1:
+        if word.isdigit() and len(word) <= 18 and int(word) > 1:
             out.add(int(word))
     if rel.hi is not None:
         out.add(rel.hi + 1)   # seq <= 64 from a table of 64 rows

@@ -25,9 +25,21 @@ DEPTH = 6          # nodes walked up from the one that needs the condition
 MAX_NAMED = 3      # constants named per condition
 
 
-def constants_behind(graph: ModelGraph, node_name: str, numbers: set[int], producers: dict | None = None) -> tuple:
+def constants_behind(graph: ModelGraph, node_name: str, numbers: set[int], producers: dict | None = None,
+                     then: set[int] | frozenset = frozenset()) -> tuple:
     """Descriptions (``initializer 'w' float[32,32]``) of the constants behind node ``node_name``'s
-    inputs that hold one of ``numbers`` in their shape or value; the nearest constants if none does."""
+    inputs that hold one of ``numbers`` in their shape or value; else those that hold one of ``then``
+    (the numbers of the node's own condition, before the domain solved it for the input dims: the 40
+    of ``Min(40, floor(seq/2 - 1/2) + 1)`` behind ``seq <= 80``); the nearest constants if none does.
+
+    >>> from shapecheck.frontends.graph import ModelGraph, ModelNode
+    >>> from shapecheck.types import parse_type
+    >>> g = ModelGraph("m.onnx", "onnx", nodes=[ModelNode("add", "Add", "", 17, ["w", "pos"], ["y"], {})],
+    ...                sources={"w": parse_type("float[16]"), "pos": parse_type("float[1,40]")},
+    ...                source_kind={"w": "initializer", "pos": "initializer"})
+    >>> constants_behind(g, "add", {80, 81}), constants_behind(g, "add", {80, 81}, then={40})
+    (("initializer 'w' float[16]", "initializer 'pos' float[1,40]"), ("initializer 'pos' float[1,40]",))
+    """
     producers = producers if producers is not None else producers_of(graph)
     start = producers.get(("node", node_name))
     if start is None:
@@ -35,6 +47,7 @@ def constants_behind(graph: ModelGraph, node_name: str, numbers: set[int], produ
     seen: set[str] = set()
     frontier = list(start.inputs)
     found: list[str] = []
+    second: list[str] = []   # holding one of ``then``
     near: list[tuple[int, str]] = []
     for _depth in range(DEPTH):
         nxt = []
@@ -48,6 +61,8 @@ def constants_behind(graph: ModelGraph, node_name: str, numbers: set[int], produ
                 text = f"{kind} {t!r} {_short(ty)}" if ty is not None else f"{kind} {t!r}"
                 if _holds_number(ty, numbers):
                     found.append(text)
+                elif _holds_number(ty, then):
+                    second.append(text)
                 elif not near or near[0][0] == _depth:   # the nearest constants only
                     near.append((_depth, text))
                 continue
@@ -57,7 +72,7 @@ def constants_behind(graph: ModelGraph, node_name: str, numbers: set[int], produ
         frontier = nxt
         if len(found) >= MAX_NAMED:
             break
-    return tuple((found or [t for _d, t in near])[:MAX_NAMED])
+    return tuple((found or second or [t for _d, t in near])[:MAX_NAMED])
 
 
 def producers_of(graph: ModelGraph) -> dict:
