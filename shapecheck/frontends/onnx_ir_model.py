@@ -189,7 +189,7 @@ class _Reader:
                 values[k] = attribute_value(a)
         resolved = attrs if call is not None else None   # attributes the node itself does not hold
         out = ModelNode(full, node.op_type, domain, ops.get(domain), names[0], names[1], values, scope,
-                        f"node {full!r} (#{idx})", proto=(node, resolved), findings=findings)
+                        proto=(node, resolved), findings=findings, index=idx)
         if subs:
             out.branches = {a: [self.name(v, call) for v in g.outputs] for a, g in subs}
             out.branch_inputs = {a: [self.name(v, call) for v in g.inputs] for a, g in subs}

@@ -78,7 +78,7 @@ def _model_node(n: NodeFields, op: str, full: str, scope: str, idx: int, domain:
     the model does not declare is a finding on it."""
     findings = _NO_FINDINGS if domain in opsets else undeclared_domain(op, n.domain, domain, opsets)
     node = ModelNode(full, op, domain, opsets.get(domain), n.input, n.output, attrs, scope,
-                     f"node {full!r} (#{idx})", _NO_BODIES, _NO_BODIES, n.proto, "", findings)
+                     "", _NO_BODIES, _NO_BODIES, n.proto, "", findings, idx)
     if n.subgraphs:
         subs = [(a if k is None else f"{a}[{k}]", sg.proto) for a, k, sg in n.subgraphs]
         node.branches = {a: [o.name for o in sg.output] for a, sg in subs}

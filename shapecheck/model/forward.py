@@ -26,7 +26,7 @@ from .finish import finish_report
 from .facts import Facts
 from .node import (UNCHECKED, Unknowns, bind_inputs, defined, fill, fold, has_empty, holds_sizes_in_float, input_slots,
                    int64_overflow, resolve)
-from .replay import REUSE, Replays, interned, replay, replayed
+from .replay import REUSE, Replays, interned, replay, replay_run, replayed
 from .reports import FED_BY_INVALID, ModelReport, NodeReport
 from .unranked import UnrankedNames, unranked_owners
 from .sizes import input_dims, names_in
@@ -113,12 +113,15 @@ class ForwardPass(RegionWalk):
     def run(self) -> ModelReport:
         self.report.violations.extend(self.graph.violations)
         self.walk(0, len(self.graph.nodes))
-        return self.finish()
+        return finish_report(self)
 
     def walk(self, i: int, stop: int) -> None:
         """Nodes ``i`` to ``stop`` in order; a Loop/Scan body met on the way is checked as a region."""
         nodes = self.graph.nodes
         while i < stop:
+            i = replay_run(self, nodes, i, stop, PROGRESS_EVERY if self.progress is not None else 0)  # a run, if any
+            if i == stop:
+                break
             node = nodes[i]
             if self.progress is not None and i % PROGRESS_EVERY == 0:
                 self.progress(i, len(nodes))
@@ -344,6 +347,3 @@ class ForwardPass(RegionWalk):
         for t in node.outputs:
             if t:
                 self.env[t], self.origin[t] = TensorType(None, None), "unknown"
-
-    def finish(self) -> ModelReport:
-        return finish_report(self)

@@ -205,28 +205,8 @@ def replay(fp: Any, node: ModelNode, done: Replay) -> None:
 
 
 def replayed(fp: Any, node: ModelNode) -> bool:
-    """Whether ``node`` was given the effect a node before it had, in ``fp`` (a ``forward.ForwardPass``):
-    the short way past the pass's steps for a node whose spec is known (resolved, without error) and
-    whose key (``key_of``) is remembered; every other node takes the long way, which may record it."""
-    replays = fp.replays
-    if fp.invalid or not replays.on:
-        return False
-    attrs = node.attrs
-    front_key = (node.op_type, node.domain, node.opset, node.version, id(attrs) if attrs else 0)
-    front = replays.fronts.get(front_key, False)
-    if front is False:
-        front = _front(fp, node, front_key)
-    if not front:
-        return False
-    try:
-        done = replays.done.get(key_of(front[2], fp.facts.generation, node, fp.env))
-    except KeyError:
-        return False
-    if done is None:
-        return False
-    fp.cover(node.op_type, "spec")
-    replay(fp, node, done)
-    return True
+    """Whether ``node`` (of any graph) was given the effect a node before it had (``replay_run``)."""
+    return replay_run(fp, (node,), 0, 1, scoped=True) == 1
 
 
 def _front(fp: Any, node: ModelNode, front_key: tuple) -> tuple | None | bool:
@@ -260,3 +240,38 @@ def interned(sources: dict[str, TensorType]) -> dict[str, TensorType]:
 
 
 __all__ = ["REPLAY", "REUSE", "Replay", "Replayed", "Replays", "Sources", "interned", "replay", "replayed"]
+
+
+def replay_run(fp: Any, nodes: Any, i: int, stop: int, every: int = 0, scoped: bool = False) -> int:
+    """Give nodes ``i``, ``i + 1``, ... (before ``stop``) of ``nodes`` the effects nodes before them had, in
+    ``fp`` (a ``forward.ForwardPass``), while each is a node of the main graph (``scoped``: of any graph)
+    that the frontend found nothing wrong with, whose spec is known (resolved, without error) and whose
+    key (``key_of``) is remembered, and whose index is no multiple of ``every`` (where the caller reports
+    its progress; 0: none is); the index of the first node that is not (``i`` when none was).
+    Every other node takes the long way, which may record it.  A decoder's nodes are nearly all given
+    their effects here, one loop for a run of them: a call per node cost a tenth of the pass."""
+    replays = fp.replays
+    if fp.invalid or not replays.on:
+        return i
+    fronts, remembered, env, facts = replays.fronts, replays.done, fp.env, fp.facts
+    while i < stop:
+        node = nodes[i]
+        if node.findings or (node.scope and not scoped) or (every and not i % every):
+            break
+        attrs = node.attrs
+        front_key = (node.op_type, node.domain, node.opset, node.version, id(attrs) if attrs else 0)
+        front = fronts.get(front_key, False)
+        if front is False:
+            front = _front(fp, node, front_key)
+        if not front:
+            break
+        try:
+            done = remembered.get(key_of(front[2], facts.generation, node, env))
+        except KeyError:
+            break
+        if done is None:
+            break
+        fp.cover(node.op_type, "spec")
+        replay(fp, node, done)
+        i += 1
+    return i
