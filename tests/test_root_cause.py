@@ -6,7 +6,8 @@ makes empty is not checked downstream (as what it leaves unknown is not), and a 
 that always runs and is invalid at every size is valid for no input size.  An invalid node whose
 output it still defines from inputs the violation is not about (a ScatterND's is data's type)
 feeds on as before: the errors downstream are causes of their own.  A node in a branch that may
-not run does not empty the domain.
+not run does not empty the domain.  A declaration that fills in what inference leaves unknown is one
+note, and none for an invalid node's output.
 """
 from __future__ import annotations
 
@@ -123,3 +124,38 @@ def test_a_declaration_that_fills_in_an_invalid_nodes_output_does_not_feed_it_on
         assert {n.name: n.status for n in rep.nodes} == {"where": "invalid", "add": "unchecked"}, with_value_info
         assert [v.constraint for n in rep.nodes for v in n.violations] == ["C3"]
     assert [d.status for d in rep.declarations if d.tensor == "w"] == ["refines"]
+
+
+def _expand_declared(shape: list[int], op: str = "Expand", domain: str = "") -> onnx.ModelProto:
+    """A 1x128 table expanded to ``shape`` (or given to ``op`` of ``domain``), its output declared of rank 2
+    only (value_info dims without values or names, as torch writes for a dim it does not know)."""
+    inits = [numpy_helper.from_array(np.zeros((1, 128), np.int64), "pos"),
+             numpy_helper.from_array(np.array(shape, np.int64), "shape")]
+    nodes = [helper.make_node(op, ["pos", "shape"], ["e"], name="expand", domain=domain),
+             helper.make_node("Add", ["e", "x"], ["out"], name="add")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", T.INT64, ["batch", "seq"])],
+                          [helper.make_tensor_value_info("out", T.INT64, None)], inits,
+                          value_info=[helper.make_tensor_value_info("e", T.INT64, [None, None])])
+    ops = [helper.make_opsetid("", 17)] + ([helper.make_opsetid(domain, 1)] if domain else [])
+    return helper.make_model(g, opset_imports=ops)
+
+
+def test_what_a_declaration_fills_in_is_one_note_and_none_for_an_invalid_node(capsys, tmp_path):
+    """A declaration that fills in an output inference leaves unknown is one note (it was stated twice:
+    as the declaration and as its refinement); of an invalid node's output it is none: the node's
+    error is the root cause (a torch export's Expand at a sequence past its table stated both notes)."""
+    unknown = tmp_path / "unknown.onnx"
+    onnx.save(_expand_declared([3, 200], op="MyExpand", domain="custom"), unknown)
+    assert main(["check", str(unknown)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("note[declaration]") == 1 and "fills in element type = int64, rank = 2" in err and "declaration-refines" not in err, err
+    report = shapecheck.check_model(str(unknown))
+    assert "refinement" in {a["kind"] for a in report.assumptions}   # still in the report's data
+    invalid = tmp_path / "invalid.onnx"
+    onnx.save(_expand_declared([3, 200]), invalid)
+    assert main(["check", str(invalid)]) == 1
+    err = capsys.readouterr().err
+    assert "error[C2]" in err and "note[declaration" not in err, err
+    with pytest.raises(Exception):   # onnxruntime refuses the Expand too
+        ort.InferenceSession(str(invalid), providers=["CPUExecutionProvider"]).run(
+            None, {"x": np.zeros((3, 200), np.int64)})

@@ -47,8 +47,12 @@ def findings(report, quiet: bool) -> Iterator[tuple[str, str, list[str], str, st
     for f in others:
         lines = diagnostic_lines(f, "model")
         yield "error", f.constraint, lines, "model", "\n".join(lines)
+    # what a declaration fills in of an invalid node's output is that node's finding's consequence, not a note
+    invalid = {n.name for n in report.nodes if n.status == "invalid"} \
+        if any(d.status == "refines" for d in report.declarations) else set()
     for d in report.declarations:   # after the errors they may follow from (a pinned dim's declared output)
-        if d.status != "agrees" and (not quiet or d.severity != "info"):
+        if d.status != "agrees" and (not quiet or d.severity != "info") and not (d.status == "refines"
+                                                                                 and d.node in invalid):
             label, lines = declaration_lines(d)
             yield label, "declaration", lines, d.tensor, "\n".join(lines)
     if quiet:
@@ -60,10 +64,7 @@ def findings(report, quiet: bool) -> Iterator[tuple[str, str, list[str], str, st
         if n.status == "unchecked" and not n.reason.startswith("input from invalid node"):
             yield "note", "unchecked", [f"note[unchecked]: {node_where(n)}: {n.reason}"], n.name, \
                 f"unchecked {n.op_type} {n.reason}"
-    for a in report.assumptions:
-        if a["kind"] == "refinement":
-            yield "note", "declaration-refines", [f"note[declaration-refines]: {a['condition']}"], \
-                a["condition"].split(" ")[0], "refines " + a["condition"].split(",")[-1]
+    # a refinement (report.assumptions, kind "refinement") is the note of its declaration ("refines") above
     for note in report.notes:
         yield "note", "note", [f"note: {note}"], "", note
 
