@@ -184,9 +184,8 @@ def test_a_pin_is_found_in_the_graph_when_the_recorded_ranges_are_gone(tmp_path)
     assert not wrong, (rep.domain.text(), wrong)
 
 
-def test_a_range_torch_recorded_is_named_as_the_exports_not_the_graphs(tmp_path):
-    """A dynamo export whose recorded range caps a dim the graph runs at freely (Dim.AUTO on a sample of
-    batch 1 records s99: VR[0, 2]; onnxruntime runs batch 4): pinned by the export's record, said so."""
+def _recorded_batch(tmp_path, batch: str) -> str:
+    """resnet_tiny_dynamo18 (onnxruntime runs it at batch 4) with torch's recorded range of batch ``batch``."""
     import onnx
     from shapecheck.model.sizes import RANGES_KEY
     model = onnx.load(str(DOMAIN / "resnet_tiny_dynamo18.onnx"))
@@ -194,14 +193,38 @@ def test_a_range_torch_recorded_is_named_as_the_exports_not_the_graphs(tmp_path)
         kept = [p for p in holder.metadata_props if p.key != RANGES_KEY]
         del holder.metadata_props[:]
         holder.metadata_props.extend(kept)
-    model.metadata_props.add(key=RANGES_KEY, value="{batch: VR[0, 2], height: VR[1, 4096], width: VR[1, 4096]}")
-    onnx.save(model, str(tmp_path / "capped.onnx"))
-    [pin] = [f for f in shapecheck.check_model(str(tmp_path / "capped.onnx")).violations if f.constraint == "pinned"]
-    assert pin.message.startswith("the export is valid only where 1 <= batch <= 2") and "runs only" not in pin.message
+    model.metadata_props.add(key=RANGES_KEY, value=f"{{batch: {batch}, height: VR[1, 4096], width: VR[1, 4096]}}")
+    path = str(tmp_path / "recorded.onnx")
+    onnx.save(model, path)
+    return path
+
+
+def test_a_size_torch_recorded_as_its_only_one_pins_the_dim_as_the_exports(tmp_path):
+    """torch's Dim.AUTO records the size it specialized as a range of one value (linear_time_dynamo18's
+    ``VR[32, 32]``), the input still declared dynamic: pinned by the export's record, said so."""
+    [pin] = [f for f in shapecheck.check_model(_recorded_batch(tmp_path, "VR[2, 2]")).violations
+             if f.constraint == "pinned"]
+    assert pin.message.startswith("the export is valid only where batch == 2") and "runs only" not in pin.message
     assert "torch.export.Dim" in pin.fix and "range the exporter recorded" in pin.values["from"]
     assert main(["check", "--quiet", str(DOMAIN / "rnn_fixed_ts17.onnx")]) == 1   # a graph's own pin says "runs only"
     assert [f.message for f in _report("rnn_fixed_ts17").violations if f.constraint == "pinned"][0].startswith(
         "the model runs only where")
+
+
+@pytest.mark.parametrize("batch", ["VR[0, 2]", "VR[1, 8]"])
+def test_a_range_of_a_few_sizes_torch_recorded_is_the_exports_contract_not_a_pin(tmp_path, capsys, batch):
+    """``Dim("batch", min=1, max=8)`` records ``VR[1, 8]``: eight sizes the user asked for, not a dim the
+    export specialized (it was reported as pinned, with a fix to re-export the dim dynamic).  The
+    domain states the range as the export's, and the graph runs on more (onnxruntime at batch 4 with
+    ``VR[0, 2]``, the cap of a Dim.AUTO export on a small sample)."""
+    path = _recorded_batch(tmp_path, batch)
+    rep = shapecheck.check_model(path)
+    assert not [f for f in rep.violations if f.constraint == "pinned"] and rep.exit_code == 0
+    [rel] = [r for r in rep.domain.relations if r.dims == ("batch",)]
+    assert rel.declared and rel.severity == "info" and rel.text == f"1 <= batch <= {batch[-2]}"
+    assert main(["check", path]) == 0
+    out = capsys.readouterr().out
+    assert f"1 <= batch <= {batch[-2]}    (recorded by the exporter and taken as the model's contract" in out, out
 
 
 def test_a_pin_over_several_dims_gives_a_size_that_runs():
@@ -231,6 +254,16 @@ def test_swins_padded_windows_read_as_one_set_per_dim():
     assert [r.dims for r in rep.domain.relations] == [("height",), ("width",)] and rep.exit_code == 0
     assert rep.domain.text() == ("batch >= 1, floor(height/4) % 8 == 0 and height >= 32, "
                                  "floor(width/4) % 8 == 0 and width >= 32")
+
+
+def test_one_size_in_two_forms_is_no_condition():
+    """conv_pool_upsample's map height ``2*floor(h/8 - 9/8) + 2`` and torch's flatten size from
+    ``(h - 1)//8`` are one size: its Reshape is valid, and the domain is the recorded ranges alone
+    (it stated ``X == X``, every floor shown as a ceiling, as a condition of the Reshape)."""
+    rep = _report("conv_pool_upsample_dynamo18")
+    assert rep.summary["conditional"] == 0 and rep.exit_code == 0
+    assert [(r.dims, r.declared) for r in rep.domain.relations] == [(("batch",), True), (("height",), True),
+                                                                   (("width",), True)]
 
 
 @pytest.mark.parametrize("stem", ["levit_biases_ts17", "levit_biases_dynamo18"])

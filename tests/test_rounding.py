@@ -125,3 +125,34 @@ def test_a_difference_of_floors_is_decided_only_where_every_size_agrees(q, c1, c
     if isinstance(got, bool):
         ops = {"==": lambda v: v == 0, "!=": lambda v: v != 0, "<=": lambda v: v <= 0, ">=": lambda v: v >= 0}
         assert all(ops[op](int(d.subs(N, n))) == got for n in range(0, 6 * q + 3)), (str(d), op, got)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.sampled_from([1, 2, 4, 8]), rationals, st.sampled_from([N, M])),
+                min_size=1, max_size=3), st.integers(-2, 2),
+       st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), min_size=4, max_size=4))
+def test_floor_offsets_out_is_the_same_value_everywhere(floors, k, points):
+    """``floor(p + c)`` written ``floor(p + c - n) + n`` (``n = floor(c)``): products and sums of such
+    floors keep their value at every size, brute force."""
+    from shapecheck.dims.rounding import floor_offsets_out
+    fs = [floor_of(a * s / q + c) for a, q, c, s in floors]
+    e = sympy.expand(sympy.Mul(*fs) + sympy.Add(*fs) + k)
+    got = floor_offsets_out(e)
+    for n, m in points:
+        at = {N: n, M: m}
+        assert got.xreplace(at) == e.xreplace(at), (e, got, at)
+
+
+def test_a_strided_conv_pool_and_upsample_and_the_size_torch_computes_are_one_dim():
+    """A dynamo export of Conv(k3, s2, p1), Conv(k3, s2), MaxPool(2), Upsample(x2) and a flatten of the
+    map: the map's height is ``2*floor(H/8 - 9/8) + 2``, the flatten's size torch computes from
+    ``(H - 1)//8``; the Reshape needs ``(a + 1)*(b + 1) == a*b + a + b + 1`` in two floors of each
+    dim a whole number apart, which holds at every size (it was left a condition that printed as
+    ``X == X``, every floor shown as a ceiling)."""
+    from shapecheck.notation.compare import compare_dims
+    h, w = symbol("H"), symbol("W")
+    a, b = floor_of(h / 8 - sympy.Rational(9, 8)), floor_of(w / 8 - sympy.Rational(9, 8))
+    lhs = sympy.expand(a * b + a + b + 1)
+    rhs = floor_of(h / 8 - sympy.Rational(1, 8)) * floor_of(w / 8 - sympy.Rational(1, 8))
+    assert compare_dims(lhs, "==", rhs) is True and compare_dims(lhs, "!=", rhs) is False
+    assert compare_dims(lhs, "==", rhs + 1) is False

@@ -30,7 +30,7 @@ else:
 from .core import normalize_dim
 
 
-__all__ = ["floor_of", "ceiling_of", "floor_div", "ceilings_as_floors", "floor_bounds", "floor_argument", "provably_nonnegative",
+__all__ = ["floor_of", "ceiling_of", "floor_div", "ceilings_as_floors", "floor_offsets_out", "floor_bounds", "floor_argument", "provably_nonnegative",
            "polynomial_sign", "integral", "monomial"]
 
 
@@ -128,6 +128,30 @@ def ceilings_as_floors(d: Any) -> Any:
         num, k = sympy.fraction(sympy.together(c.args[0]))
         if k.is_Integer and k > 0 and integral(sympy.expand(num)):
             swap[c] = floor_div(sympy.expand(num) + k - 1, int(k))
+    return sympy.expand(d.xreplace(swap)) if swap else d
+
+
+def floor_offsets_out(d: Any) -> Any:
+    """``d`` with each ``floor(p + c)``, ``c`` a number outside ``[0, 1)``, written ``floor(p + c - n) + n``
+    (``n = floor(c)``, an integer): two floors of one ``p`` are then one floor and integers, so that
+    their difference expands to a number (``floor(h/8 - 9/8)`` is ``floor(h/8 + 7/8) - 2`` and
+    ``floor(h/8 - 1/8)`` is ``floor(h/8 + 7/8) - 1``: a stride-2 convolution, its pool and an
+    upsample give ``(a - 2)*(b - 2) + a + b - 3`` and ``(a - 1)*(b - 1)``, equal).  The same ``d``
+    where no floor has such a constant.
+
+    >>> from shapecheck.dims import symbol
+    >>> h = symbol("h")
+    >>> floor_offsets_out(floor_of(h / 8 - sympy.Rational(9, 8)) - floor_of(h / 8 - sympy.Rational(1, 8)))
+    -1
+    """
+    if not isinstance(d, sympy.Basic) or not d.has(sympy.floor):
+        return d
+    swap = {}
+    for f in d.atoms(sympy.floor):
+        c, rest = f.args[0].as_coeff_Add()
+        if c.is_Rational and (c < 0 or c >= 1) and rest != 0:
+            n = math.floor(sympy.Rational(c))
+            swap[f] = floor_of(rest + (c - n)) + n
     return sympy.expand(d.xreplace(swap)) if swap else d
 
 

@@ -45,7 +45,7 @@ from .reduce import reduce_relation
 from .show import show
 from .relation import DomainRelation
 from .settle import always_ge, ceilings
-from .narrow import bound_of, is_dim, multiples_taken_out, narrowed, one_dim_parts, without_repeats
+from .narrow import bound_of, few_by_the_graph, is_dim, multiples_taken_out, narrowed, one_dim_parts, without_repeats
 
 if TYPE_CHECKING:
     import sympy
@@ -166,7 +166,7 @@ def build_domain(needs: list[Need], assumed: dict, nonempty: bool = True, scoped
     conditions (made smaller under the others, never pinning a dim)."""
     sets = dict(assumed)
     base = {s: bound_of(v) for s, v in assumed.items()}
-    per_dim: dict = {}                 # dim -> [(its set under one need, the need)]
+    per_dim: dict = {}                 # dim -> [(its set under one need, the need, the part)]
     several: list = []
     out: list[DomainRelation] = []
     reduced_needs = []
@@ -196,15 +196,16 @@ def build_domain(needs: list[Need], assumed: dict, nonempty: bool = True, scoped
 
 def _per_dim(sets: dict, assumed: dict, per_dim: dict, declared: set = frozenset(), nonempty: bool = True
              ) -> list[DomainRelation]:
-    """One relation per input dim whose set the conditions (or a declared range) narrowed; a dim left
-    with a few values is pinned (an error) however it came to be, declared ranges included; a range
-    the exporter recorded is said where it narrows a dim (``declared``), so that a bound no node
-    needs is traced to it."""
+    """One relation per input dim whose set the conditions (or a declared range) narrowed.  A dim the
+    graph's conditions leave a few values is pinned (an error), and so is one the range the exporter
+    recorded (``declared``) fixes to one value (torch's ``Dim.AUTO`` records the size it specialized
+    as ``VR[32, 32]``); a recorded range of several values is the export's contract (``Dim("batch",
+    max=8)``), said as such where it narrows a dim, so that a bound no node needs is traced to it."""
     out = []
     for s in dict.fromkeys([*assumed, *per_dim]):
         contributions = per_dim.get(s, [])
         final = sets[s]
-        sources = [src for _got, need in contributions for src in need.sources]
+        sources = [src for _got, need, _part in contributions for src in need.sources]
         name = s.name
         if final.empty:
             out.append(DomainRelation("refuted", (name,), f"no value of {name} meets {_joined(contributions)}",
@@ -212,7 +213,9 @@ def _per_dim(sets: dict, assumed: dict, per_dim: dict, declared: set = frozenset
             continue
         values = final.values(8)
         input_dim = s in assumed and not is_runtime(s)
-        if values is not None and input_dim and (contributions or s in declared):
+        if values is not None and input_dim and (
+                (s not in declared or few_by_the_graph(contributions, s, 1 if nonempty else 0)) if contributions
+                else s in declared and len(values) == 1):
             out.append(DomainRelation("values", (name,), final.text(name), "error", lo=final.lo, hi=final.hi,
                                       values=tuple(values), sources=sources, declared=not contributions))
             continue
@@ -237,7 +240,7 @@ def _per_dim(sets: dict, assumed: dict, per_dim: dict, declared: set = frozenset
 
 
 def _joined(contributions: list) -> str:
-    return " and ".join(need.text for _got, need in contributions)
+    return " and ".join(need.text for _got, need, _part in contributions)
 
 
 def _several(several: list, sets: dict, pins: bool = True) -> list[DomainRelation]:

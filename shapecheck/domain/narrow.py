@@ -41,7 +41,7 @@ ROUNDS = 4   # a part taken into a set may let another condition go: a few round
 
 def one_dim_parts(rel: Any, need: Any, sets: dict, per_dim: dict) -> list:
     """Each part of the conjunction ``rel`` over one input dim met into that dim's set (``sets``;
-    ``per_dim``: dim -> [(its set under one need, the need)]); the parts over several dims, or
+    ``per_dim``: dim -> [(its set under one need, the need, the part)]); the parts over several dims, or
     that no set can hold, as ``(part, need)``."""
     left = []
     for part in conjuncts(rel):   # `h >= 5 and w >= 5` is a bound on each dim
@@ -51,11 +51,31 @@ def one_dim_parts(rel: Any, need: Any, sets: dict, per_dim: dict) -> list:
             start = sets.get(s, DimSet.interval(0, None))
             got = truth_set(part, s, start.lo or 0, start.hi)
             if got is not None:
-                per_dim.setdefault(s, []).append((got, need))
+                per_dim.setdefault(s, []).append((got, need, part))
                 sets[s] = start.meet(got)
                 continue
         left.append((part, need))
     return left
+
+
+def few_by_the_graph(contributions: list, s: Any, lo: int, few: int = 8) -> bool:
+    """Whether the parts of the conditions on ``s`` (``per_dim``'s entries for it) leave it at most ``few``
+    values from ``lo`` up, by themselves: without the range an exporter recorded, which the sets were
+    met with (``Dim("batch", max=8)`` is the export's contract, not the graph pinning the dim).  True
+    where one part's set is not proved so (as the sets met with the range say).
+
+    >>> from shapecheck.dims import symbol
+    >>> h = symbol("h")
+    >>> few_by_the_graph([(None, None, Rel("==", h % 32, 0))], h, 32), few_by_the_graph([(None, None, Rel("<=", h, 4))], h, 1)
+    (False, True)
+    """
+    own = DimSet.interval(lo, None)
+    for _got, _need, part in contributions:
+        got = truth_set(part, s, lo)
+        if got is None:
+            return True
+        own = own.meet(got)
+    return own.values(few) is not None
 
 
 def narrowed(several: list, sets: dict, per_dim: dict) -> list:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..dims import Name, Poly, normalize_dim
 from ..dims.light_order import FLIP
-from ..dims.rounding import ceilings_as_floors, floor_bounds, integral, monomial
+from ..dims.rounding import ceilings_as_floors, floor_bounds, floor_offsets_out, integral, monomial
 from .relations import PYOP, Rel
 from .logic import Cond
 from .compare_light import REFLEXIVE, compare_names, compare_sums
@@ -55,7 +55,7 @@ def _compare_symbolic(a, op: str, b):
     signed = _product_sign(a, op, b)
     if signed is not None:
         return signed
-    d = ceilings_as_floors(sympy.expand(sympy.sympify(a) - sympy.sympify(b)))
+    d = floor_offsets_out(ceilings_as_floors(sympy.expand(sympy.sympify(a) - sympy.sympify(b))))
     if d.is_Integer:
         return PYOP[op](int(d), 0)
     known = _linear(d, op) if op not in ("==", "!=") else _residue(d, op)
