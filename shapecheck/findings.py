@@ -70,9 +70,11 @@ _ALL = (
                   "A declared type (graph output, value_info, IR port) has a different element type, "
                   "rank or concrete dim than inference gives. An error for graph outputs, a warning "
                   "for value_info; both fail under --strict.", "warning"),
-    EngineFinding(DECLARATION_CONDITION, "declaration names dims differently",
-                  "A declared symbol differs from the inferred one (M declared, N inferred): the model "
-                  "is valid only if they are equal.", "note"),
+    EngineFinding(DECLARATION_CONDITION, "declaration holds only under a condition",
+                  "A declared dim differs from the inferred one and is equal to it only if a relation "
+                  "holds: a declared symbol (M declared, N inferred: the model is valid only if they are "
+                  "equal), a note; a graph output declared with a number where inference has a dynamic "
+                  "dim (float[batch,7,4] for float[batch,seq,4]: the export's size), a warning.", "note"),
     EngineFinding(DECLARATION_REFINES, "declaration fills in what inference left unknown",
                   "Inference left a dim or rank unknown and the declaration gives it; the declared value "
                   "is used and recorded as an assumption.", "note"),

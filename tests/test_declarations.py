@@ -196,7 +196,7 @@ def test_a_declarations_headline_says_what_happened_not_its_status_word():
                           "the graph output of 'out' names its dims differently from inference; valid only if N == M",
                           "declare 'out' as float[M,4]")
     label, lines = declaration_lines(d)
-    assert label == "note" and lines[0] == "note[declaration]: graph output 'out' (produced by /Mul): declaration names dims differently"
+    assert label == "note" and lines[0] == "note[declaration]: graph output 'out' (produced by /Mul): declaration holds only under a condition"
     d.status, d.severity = "contradicts", "error"
     assert declaration_lines(d)[1][0].endswith("): declaration contradicts inference")
 
@@ -220,3 +220,28 @@ def test_a_capped_dim_param_is_read_as_its_min_and_bound_at_the_sizes_given(dims
     assert got.status == status and shown in got.message
     assert not any("Min(64, seq)" in s.name for t in report.types.values() for d in t.shape or ()
                    for s in getattr(d, "free_symbols", ()))
+
+
+def test_a_graph_output_declared_at_the_export_size_is_a_warning(capsys, tmp_path):
+    """torch's dynamo exporter declared an LSTM model's output float[batch,7,4] (7: the sample's
+    sequence) for an input of dynamic seq: a note that it 'names its dims differently'.  It is a
+    warning: every reader of the declared shape is wrong at another seq (onnxruntime runs the model at
+    seq = 9, warning that the output's shape does not match); a value_info's stays a note."""
+    import numpy as np
+    import onnxruntime as ort
+    from onnx import TensorProto as T
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"]), helper.make_node("Relu", ["y"], ["z"])], "g",
+                          [helper.make_tensor_value_info("x", T.FLOAT, ["batch", "seq", 4])],
+                          [helper.make_tensor_value_info("z", T.FLOAT, ["batch", 7, 4])],
+                          value_info=[helper.make_tensor_value_info("y", T.FLOAT, ["batch", 7, 4])])
+    path = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]), path)
+    report = shapecheck.check_model(str(path))
+    out, mid = decl(report, "z"), decl(report, "y")
+    assert (out.status, out.severity, mid.status, mid.severity) == ("condition", "warning", "condition", "info")
+    assert out.message == ("the graph output 'z' is declared float[batch,7,4] but inference gives float[batch,seq,4]: "
+                           "the declaration holds only where seq == 7"), out.message
+    assert main(["check", str(path)]) == 0 and "warning[declaration]: graph output 'z'" in capsys.readouterr().err
+    assert main(["check", "--strict", str(path)]) == 1
+    got = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"x": np.zeros((2, 9, 4), np.float32)})
+    assert got[0].shape == (2, 9, 4)

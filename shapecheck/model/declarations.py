@@ -35,6 +35,7 @@ class _Comparison:
     conditions: list[tuple[str, Any]] = field(default_factory=list)
     refined: list[str] = field(default_factory=list)
     type: Any = None          # a sequence, optional or map: the type with what the declaration fills in
+    pins: bool = False        # a condition is a number declared where inference has a symbolic dim
 
 
 class Names:
@@ -152,6 +153,7 @@ def _compare_dims(declared: tuple, inferred: tuple, out: _Comparison, names: Nam
             out.contradictions.append(f"dim {i}: {dim_str(dd)} declared, {dim_str(ii)} inferred")
         elif isinstance(verdict, Cond):
             out.conditions.extend((str(r), r) for r in verdict.relations())
+            out.pins |= type(dd) is int and is_symbolic(ii)
     return tuple(new)
 
 
@@ -187,10 +189,14 @@ def check_declaration(graph: ModelGraph, report: ModelReport, env: dict, node: M
         texts = [t for t, _ in c.conditions]
         for text, rel in c.conditions:
             assume(text, who, relation=rel)
+        # a graph output declared with the export's size where inference has a dynamic dim: its readers
+        # (onnxruntime warns) see a shape that holds only at that size
+        pins = c.pins and decl.kind == "graph output"
         report.declarations.append(DeclarationReport(
-            tname, node.name, decl.kind, d, inf, "condition", "info",
-            f"the {decl.kind} of {tname!r} names its dims differently from inference; valid only if " + ", ".join(texts),
-            f"declare {tname!r} as {inf}", texts))
+            tname, node.name, decl.kind, d, inf, "condition", "warning" if pins else "info",
+            (f"the {decl.kind} {tname!r} is declared {d} but inference gives {inf}: the declaration holds only "
+             f"where " if pins else f"the {decl.kind} of {tname!r} names its dims differently from inference; "
+             "valid only if ") + ", ".join(texts), f"declare {tname!r} as {inf}", texts))
     elif c.refined:
         env[tname] = c.type if c.type is not None else TensorType(c.dtype, c.shape, inf.value)
         for r in c.refined:
