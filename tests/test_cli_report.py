@@ -321,3 +321,32 @@ def test_the_domain_says_how_many_nodes_it_does_not_cover(capsys, tmp_path):
                                 opset_imports=[helper.make_opsetid("", 18)]), str(tmp_path / "all.onnx"))
     code, out, _err = run(capsys, "check", str(tmp_path / "all.onnx"))
     assert "not checked" not in out and shapecheck.check_model(str(tmp_path / "all.onnx")).summary["skipped"] == 0
+
+
+def test_a_pin_names_the_constants_that_hold_its_number_not_another_sources_nearest():
+    """A TorchScript nn.TransformerEncoder pins seq == 10 at a dozen nodes: the reshapes' constants hold
+    the 10, and two more reshapes, whose 10 comes through their inputs' types, had their nearest
+    constants (Unsqueeze axes, [0]) named beside them.  A source's nearest constants are named only
+    where no source of the relation has constants that hold its number."""
+    from shapecheck.domain.build import Need
+    from shapecheck.domain.intset import DimSet
+    from shapecheck.domain.relation import Source
+    from shapecheck.dims import symbol
+    from shapecheck.frontends.graph import ModelGraph, ModelNode
+    from shapecheck.model.domain import model_domain
+    from shapecheck.notation import Rel
+    from shapecheck.types import parse_type
+    seq, batch = symbol("seq"), symbol("batch")
+    g = ModelGraph("m.onnx", "onnx", nodes=[ModelNode("unsq", "Unsqueeze", "", 17, ["z", "axes"], ["u"], {}),
+                                            ModelNode("b", "Add", "", 17, ["x", "u"], ["y"], {}),
+                                            ModelNode("a", "Add", "", 17, ["x", "pos"], ["w"], {})],
+                   sources={"pos": parse_type("float[1,16,4]"), "axes": parse_type("int64[1] = [0]")},
+                   source_kind={"pos": "initializer", "axes": "constant"})
+    need = Need("seq == 16", Rel("==", seq, 16), [Source("b", "Add", "Add-14"), Source("a", "Add", "Add-14")])
+    both = model_domain(g, [need], [], {batch: DimSet.interval(1, None), seq: DimSet.interval(1, None)}, True, set())
+    [rel] = [r for r in both.relations if r.dims == ("seq",)]
+    assert {s.node: s.constants for s in rel.sources} == {"b": (), "a": ("initializer 'pos' float[1,16,4]",)}
+    alone = model_domain(g, [Need("seq == 16", Rel("==", seq, 16), [Source("b", "Add", "Add-14")])], [],
+                         {batch: DimSet.interval(1, None), seq: DimSet.interval(1, None)}, True, set())
+    [rel] = [r for r in alone.relations if r.dims == ("seq",)]
+    assert [s.constants for s in rel.sources] == [("constant 'axes' int64[1] = [0]",)]   # the nearest, alone

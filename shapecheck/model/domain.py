@@ -16,7 +16,7 @@ from ..domain.evaluate import SMALL_RANGE, Unsupported, holds
 from ..findings import CONTRADICTION, DECLARED_RANGE, OUTSIDE_DOMAIN, PINNED
 from ..frontends.graph import ModelGraph
 from ..result import Finding
-from .provenance import constants_behind, producers_of
+from .provenance import producers_of, ranked_constants_behind
 
 
 
@@ -42,16 +42,19 @@ def every_value(nodes: list) -> list[dict]:
 
 def _name_constants(graph: ModelGraph, domain: InputDomain, stated: dict[str, set[int]]) -> None:
     """Each source of a relation that pins, bounds or refutes gets the constants behind its node: those
-    holding a number of the relation, else one of the node's own condition (``stated``, by node)."""
+    holding a number of the relation, else one of the node's own condition (``stated``, by node), else
+    the nearest; only the sources whose constants rank best among the relation's keep theirs."""
     producers = None
     for rel in domain.relations:
         if rel.severity != "error" and not rel.caps:
             continue   # constants make pins and upper bounds (past + seq <= 64 too); a stride's divisibility is the architecture's
         producers = producers if producers is not None else producers_of(graph)
         numbers = _numbers(rel)
-        rel.sources = [replace(src, constants=constants_behind(graph, src.node, numbers, producers,
-                                                               stated.get(src.node, frozenset())))
-                       for src in rel.sources]
+        ranked = [ranked_constants_behind(graph, src.node, numbers, producers, stated.get(src.node, frozenset()))
+                  for src in rel.sources]
+        best = min((rank for rank, _c in ranked), default=3)   # a source's nearest constants are no cause
+        rel.sources = [replace(src, constants=consts if rank == best else ())   # where another's hold the number
+                       for src, (rank, consts) in zip(rel.sources, ranked)]
 
 
 # a number that is a term of its own (Min(40, ...), x <= 64): not a part of a name or a decimal, nor a divisor

@@ -27,23 +27,30 @@ MAX_NAMED = 3      # constants named per condition
 
 def constants_behind(graph: ModelGraph, node_name: str, numbers: set[int], producers: dict | None = None,
                      then: set[int] | frozenset = frozenset()) -> tuple:
+    """``ranked_constants_behind``'s constants alone."""
+    return ranked_constants_behind(graph, node_name, numbers, producers, then)[1]
+
+
+def ranked_constants_behind(graph: ModelGraph, node_name: str, numbers: set[int], producers: dict | None = None,
+                            then: set[int] | frozenset = frozenset()) -> tuple[int, tuple]:
     """Descriptions (``initializer 'w' float[32,32]``) of the constants behind node ``node_name``'s
     inputs that hold one of ``numbers`` in their shape or value; else those that hold one of ``then``
     (the numbers of the node's own condition, before the domain solved it for the input dims: the 40
     of ``Min(40, floor(seq/2 - 1/2) + 1)`` behind ``seq <= 80``); the nearest constants if none does.
+    With their rank: 0, 1 or 2 by which of the three they are (3: none).
 
     >>> from shapecheck.frontends.graph import ModelGraph, ModelNode
     >>> from shapecheck.types import parse_type
     >>> g = ModelGraph("m.onnx", "onnx", nodes=[ModelNode("add", "Add", "", 17, ["w", "pos"], ["y"], {})],
     ...                sources={"w": parse_type("float[16]"), "pos": parse_type("float[1,40]")},
     ...                source_kind={"w": "initializer", "pos": "initializer"})
-    >>> constants_behind(g, "add", {80, 81}), constants_behind(g, "add", {80, 81}, then={40})
-    (("initializer 'w' float[16]", "initializer 'pos' float[1,40]"), ("initializer 'pos' float[1,40]",))
+    >>> ranked_constants_behind(g, "add", {80, 81}), ranked_constants_behind(g, "add", {80, 81}, then={40})[0]
+    ((2, ("initializer 'w' float[16]", "initializer 'pos' float[1,40]")), 1)
     """
     producers = producers if producers is not None else producers_of(graph)
     start = producers.get(("node", node_name))
     if start is None:
-        return ()
+        return 3, ()
     seen: set[str] = set()
     frontier = list(start.inputs)
     found: list[str] = []
@@ -72,7 +79,8 @@ def constants_behind(graph: ModelGraph, node_name: str, numbers: set[int], produ
         frontier = nxt
         if len(found) >= MAX_NAMED:
             break
-    return tuple((found or second or [t for _d, t in near])[:MAX_NAMED])
+    rank, named = next(((k, x) for k, x in enumerate((found, second, [t for _d, t in near])) if x), (3, []))
+    return rank, tuple(named[:MAX_NAMED])
 
 
 def producers_of(graph: ModelGraph) -> dict:
@@ -118,4 +126,4 @@ def _holds_number(t: Any, numbers: set[int]) -> bool:
     return elems is not None and any(type(x) is int and x in numbers for x in elems)
 
 
-__all__ = ["constants_behind", "producers_of"]
+__all__ = ["constants_behind", "ranked_constants_behind", "producers_of"]
