@@ -134,6 +134,29 @@ def constants(rel: Any) -> set[int]:
     return out
 
 
+def terms(rel: Any) -> set[int]:
+    """The integers a relation holds as terms of their own: a side, an addend, an argument of ``Min``
+    or ``Max`` (the 40 of ``Min(40, floor(seq/2 - 1/2) + 1)``); not a coefficient or a divisor (the
+    stride in ``seq/2``, the 4 in ``4*seq``), which come from the architecture, not from a table.
+
+    >>> from shapecheck.dims import symbol
+    >>> s, n = symbol("seq"), symbol("n")
+    >>> sorted(terms(Rel("==", n + 1, sympy.Max(0, sympy.Min(40, sympy.floor(s / 2 - sympy.Rational(1, 2)) + 1)))))
+    [0, 1, 40]
+    """
+    out: set[int] = set()
+    todo = [(x, True) for x in _sides(rel)]   # (expression, whether it stands as a term of its own)
+    while todo:
+        e, whole = todo.pop()
+        if type(e) is int or getattr(e, "is_Integer", False):
+            if whole:
+                out.add(abs(int(e)))
+        elif isinstance(e, sympy.Basic) and not e.is_Number:
+            own = e.is_Add or isinstance(e, (sympy.Min, sympy.Max))
+            todo.extend((a, own) for a in e.args)
+    return out
+
+
 def denominators(rel: Any) -> int:
     """The period of a relation's floors, ceilings and ``Mod``: past it, each is its value plus an
     integer that is linear in the dim.  A floor nested in another multiplies: ``floor(floor(s/4)/8)``

@@ -7,16 +7,16 @@ assumptions about the model's own claims, listed apart, not relations over its i
 """
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import Any
 
 from ..domain.build import InputDomain, Need, build_domain
-from ..domain.evaluate import SMALL_RANGE, Unsupported, holds
+from ..domain.evaluate import SMALL_RANGE, Unsupported, holds, terms
 from ..findings import CONTRADICTION, DECLARED_RANGE, OUTSIDE_DOMAIN, PINNED
 from ..frontends.graph import ModelGraph
+from ..notation import AnyOf, Rel
 from ..result import Finding
-from .provenance import producers_of, ranked_constants_behind
+from .provenance import constants_behind, producers_of
 
 
 
@@ -50,29 +50,28 @@ def _name_constants(graph: ModelGraph, domain: InputDomain, stated: dict[str, se
             continue   # constants make pins and upper bounds (past + seq <= 64 too); a stride's divisibility is the architecture's
         producers = producers if producers is not None else producers_of(graph)
         numbers = _numbers(rel)
-        ranked = [ranked_constants_behind(graph, src.node, numbers, producers, stated.get(src.node, frozenset()))
+        ranked = [constants_behind(graph, src.node, numbers, producers, stated.get(src.node, frozenset()))
                   for src in rel.sources]
         best = min((rank for rank, _c in ranked), default=3)   # a source's nearest constants are no cause
         rel.sources = [replace(src, constants=consts if rank == best else ())   # where another's hold the number
                        for src, (rank, consts) in zip(rel.sources, ranked)]
 
 
-# a number that is a term of its own (Min(40, ...), x <= 64): not a part of a name or a decimal, nor a divisor
-# or a coefficient (the stride in seq/2, the 4 in 4*seq), which come from the architecture, not from a table;
-# at most 18 digits: no table is that large, and a hostile dim_param's 5000 digits are not an int to convert
-_TERM = re.compile(r"(?<![\w./*])\d{1,18}(?![\w./*])")
-
-
 def _condition_numbers(needs: list[Need]) -> dict[str, set[int]]:
-    """The numbers above 1 that are terms of each node's conditions as it stated them, by node.
+    """The numbers above 1 that are terms of each node's conditions as it stated them (``terms``), by node.
 
+    >>> import sympy
+    >>> from shapecheck.dims import symbol
     >>> from shapecheck.domain.relation import Source
-    >>> _condition_numbers([Need("L_2 + 1 == Max(0, Min(40, floor(seq/2 - 1/2) + 1))", None, [Source("/Add", "Add", "Add-14")])])
+    >>> seq, n = symbol("seq"), symbol("n")
+    >>> rel = Rel("==", n + 1, sympy.Min(40, sympy.floor(seq / 2 - sympy.Rational(1, 2)) + 1))
+    >>> _condition_numbers([Need("...", rel, [Source("/Add", "Add", "Add-14")])])
     {'/Add': {40}}
     """
     out: dict[str, set[int]] = {}
     for need in needs:
-        found = {int(w) for w in _TERM.findall(need.text) if int(w) > 1}
+        rel = need.relation
+        found = {x for x in terms(rel) if x > 1} if isinstance(rel, (Rel, AnyOf, tuple)) else set()
         for src in need.sources:
             out.setdefault(src.node, set()).update(found)
     return out

@@ -12,7 +12,7 @@ nearest constants).
 >>> g = ModelGraph("m.onnx", "onnx", nodes=[ModelNode("mm", "MatMul", "", 17, ["x", "w"], ["y"], {})],
 ...                sources={"w": parse_type("float[32,32]")}, source_kind={"w": "initializer"})
 >>> constants_behind(g, "mm", {32})
-("initializer 'w' float[32,32]",)
+(0, ("initializer 'w' float[32,32]",))
 """
 from __future__ import annotations
 
@@ -26,13 +26,7 @@ MAX_NAMED = 3      # constants named per condition
 
 
 def constants_behind(graph: ModelGraph, node_name: str, numbers: set[int], producers: dict | None = None,
-                     then: set[int] | frozenset = frozenset()) -> tuple:
-    """``ranked_constants_behind``'s constants alone."""
-    return ranked_constants_behind(graph, node_name, numbers, producers, then)[1]
-
-
-def ranked_constants_behind(graph: ModelGraph, node_name: str, numbers: set[int], producers: dict | None = None,
-                            then: set[int] | frozenset = frozenset()) -> tuple[int, tuple]:
+                     then: set[int] | frozenset = frozenset()) -> tuple[int, tuple]:
     """Descriptions (``initializer 'w' float[32,32]``) of the constants behind node ``node_name``'s
     inputs that hold one of ``numbers`` in their shape or value; else those that hold one of ``then``
     (the numbers of the node's own condition, before the domain solved it for the input dims: the 40
@@ -44,7 +38,7 @@ def ranked_constants_behind(graph: ModelGraph, node_name: str, numbers: set[int]
     >>> g = ModelGraph("m.onnx", "onnx", nodes=[ModelNode("add", "Add", "", 17, ["w", "pos"], ["y"], {})],
     ...                sources={"w": parse_type("float[16]"), "pos": parse_type("float[1,40]")},
     ...                source_kind={"w": "initializer", "pos": "initializer"})
-    >>> ranked_constants_behind(g, "add", {80, 81}), ranked_constants_behind(g, "add", {80, 81}, then={40})[0]
+    >>> constants_behind(g, "add", {80, 81}), constants_behind(g, "add", {80, 81}, then={40})[0]
     ((2, ("initializer 'w' float[16]", "initializer 'pos' float[1,40]")), 1)
     """
     producers = producers if producers is not None else producers_of(graph)
@@ -126,4 +120,4 @@ def _holds_number(t: Any, numbers: set[int]) -> bool:
     return elems is not None and any(type(x) is int and x in numbers for x in elems)
 
 
-__all__ = ["constants_behind", "ranked_constants_behind", "producers_of"]
+__all__ = ["constants_behind", "producers_of"]
