@@ -5,7 +5,8 @@ The package's rooms: ``core`` (``normalize_dim`` and the ``is_*`` predicates, wh
 ``light`` (``Name``, ``Poly`` and ``NeedsAlgebra``: the named dims of a light check and their sums and
 products, without sympy), ``light_order`` (what a light check decides of their order, ``Min`` and
 ``Max``), ``light_text`` (a ``Poly`` printed as sympy prints it),
-``runtime`` (``RuntimeDim``: a size known only at run time; importing it imports sympy).  This
+``broadcast`` (which of two symbolic dims their broadcast is, where one is in every pair that
+broadcasts), ``runtime`` (``RuntimeDim``: a size known only at run time; importing it imports sympy).  This
 module is the face: dims are made, parsed and printed here, and consumers import every name
 of the package from ``shapecheck.dims``.
 

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..notation import NO_VALUE, UNKNOWN, EvalError, NeedInt, Unknown, UnknownShape, and_, compare_dims, or_
 from ..notation.operators import int_like
-from ..dims.rounding import ceiling_of, ceilings_as_floors, floor_of, integral
+from ..dims.rounding import ceiling_of, floor_of, integral
 from ..dims.light import quotient
+from ..dims.broadcast import broadcast_result
 from ..dims import LIGHT, is_unknown, normalize_dim, unknown_dim, is_symbolic
 from .core import _elems
 
@@ -92,64 +93,10 @@ def _merge(dims: list) -> Any:
         elif int_like(d) and int_like(out):
             raise EvalError(f"dims {out} and {d} do not broadcast")
         else:
-            out = _ordered_broadcast(out, d)
+            merged = broadcast_result(out, d)
+            # N vs M: N, M or either, by the condition; not known here
+            out = unknown_dim("broadcast") if merged is None else merged
     return normalize_dim(out)
-
-
-def _ordered_broadcast(a: Any, b: Any) -> Any:
-    """Two symbolic dims that broadcast: the larger when that is provably the result, else a fresh unknown.
-
-    Valid pairs are equal, or one of them is 1, and the result is the other.  When sympy proves
-    ``small <= large``, the result is ``large`` in every valid pair but one: ``large == 1`` with
-    ``small == 0`` (the result is then 0).  That pair is ruled out when ``large`` is a symbol and
-    ``small`` is known not to be 0 at ``large = 1`` (``Min(64, seq)`` against ``seq``).
-
-    >>> from shapecheck.dims import symbol
-    >>> S = symbol("S")
-    >>> M = symbol("M")
-    >>> _ordered_broadcast(sympy.Min(64, S), S), _ordered_broadcast(sympy.Min(1, S), 16)
-    (S, 16*Min(1, S))
-    >>> _ordered_broadcast(M, M * sympy.Min(1, S))
-    M*Min(1, S)
-    >>> _ordered_broadcast((S + 1) * (M + 1), S * M + S + M + 1)
-    (M + 1)*(S + 1)
-    """
-    from ..dims import is_unknown as _unknown
-    for x, y in ((a, b), (b, a)):
-        if _zero_or_one(y):
-            return normalize_dim(sympy.sympify(x) * y)   # y = 1: x; y = 0: valid only for x in {0, 1}, giving 0
-        if isinstance(y, sympy.Mul) and x in y.args and _zero_or_one(y / x):
-            return y   # x against x*m, m in {0, 1}: x when m = 1; 0 = x*m when m = 0 (valid only for x in {0, 1})
-    if _unknown(a) or _unknown(b):
-        return unknown_dim("broadcast")
-    a, b = sympy.sympify(a), sympy.sympify(b)
-    # one polynomial in two forms (a sum of products, expanded; a ceiling and the floor it equals);
-    # two distinct symbols never are
-    if not (a.is_Symbol and b.is_Symbol) and ceilings_as_floors(sympy.expand(a - b)) == 0:
-        return a
-    top = sympy.Max(a, b)                  # sympy folds Max when it can order the two (Min(64, S) <= S)
-    if top == b:
-        small, large = a, b
-    elif top == a:
-        small, large = b, a
-    else:
-        return unknown_dim("broadcast")     # N vs M: N, M or either, by the condition; not known here
-    if isinstance(large, sympy.Symbol):
-        at_one = sympy.sympify(small).subs(large, 1)
-        if at_one.is_number and at_one != 0:
-            return large
-    return unknown_dim("broadcast")
-
-
-def _zero_or_one(d: Any) -> bool:
-    """True for a dim that is 0 or 1 whatever its symbols: ``Min(1, N)`` (torch's ``x[:1]`` of a length).
-
-    >>> from shapecheck.dims import symbol
-    >>> _zero_or_one(sympy.Min(1, symbol("N"))), _zero_or_one(symbol("N"))
-    (True, False)
-    """
-    return (isinstance(d, sympy.Min) and any(x.is_number and 0 <= x <= 1 for x in d.args)
-            and all(x.is_nonnegative for x in d.args))
 
 
 def broadcast(*args) -> Any:
