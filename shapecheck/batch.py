@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Sequence
 
-from .errors import ShapeCheckError
+from .errors import OptionError, ShapeCheckError
+from .findings import OPTIONS, UNREADABLE
 
 EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
 
@@ -27,6 +28,7 @@ class Outcome:
     path: str
     report: Any = None          # model.ModelReport (without its type environment)
     error: str = ""
+    kind: str = UNREADABLE      # what kept it from being checked: the model (unreadable) or the options
 
     @property
     def exit_code(self) -> int:
@@ -92,6 +94,8 @@ def check_one(path: str, strict: bool = False, specs: tuple[str, ...] = (), load
         report = check_model(path, strict=strict, registry=registry_for(tuple(specs)),
                              load_external_data=load_external_data, output=output, pause_gc=True, runtime=runtime,
                              light=True, assume_nonempty=assume_nonempty, dims=dims, progress=node_progress)
+    except OptionError as exc:
+        return Outcome(path, error=str(exc), kind=OPTIONS)
     except ShapeCheckError as exc:
         return Outcome(path, error=str(exc))
     except (RecursionError, MemoryError) as exc:

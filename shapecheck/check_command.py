@@ -76,7 +76,7 @@ def check(args, out: Console, err: Console) -> int:
                    output=args.output, runtime=args.runtime, assume_nonempty=not args.allow_empty_dims,
                    dims=parse_sizes(args.dims) if args.dims else None)
     def chosen(o: Any) -> Any:
-        return batch.Outcome(o.path, o.report.without(cfg.ignored), o.error) if o.report and \
+        return batch.Outcome(o.path, o.report.without(cfg.ignored), o.error, o.kind) if o.report and \
             (cfg.select or cfg.ignore) else o
     each = None
     if fmt == "text" and len(paths) > 1:   # each model's findings and summary as soon as it is checked

@@ -16,6 +16,11 @@ class UsageError(ShapeCheckError):
     """Input that cannot be used: a bad type string, unknown op, unreadable model."""
 
 
+class OptionError(UsageError):
+    """A command option that does not fit the model it is given with (``--dims`` naming a dim no input
+    of the model declares): the model is readable, but was not checked."""
+
+
 class SpecError(UsageError):
     """A spec file that does not parse or does not make sense, located at ``file:line``."""
 

@@ -38,6 +38,7 @@ DECLARATION_REFINES = "declaration-refines"
 CONDITION = "condition"
 RUNTIME_CHECK = "runtime-check"
 UNREADABLE = "unreadable"
+OPTIONS = "options"
 ONNX_INFERENCE = "onnx-inference"
 DOMAIN = "domain"
 OVERFLOW = "overflow"
@@ -138,6 +139,10 @@ _ALL = (
     EngineFinding(UNREADABLE, "unreadable model",
                   "The model could not be read or checked: no such file, not a model, truncated, a missing "
                   ".bin, a malformed graph. No node was checked; the run exits with 2."),
+    EngineFinding(OPTIONS, "options that do not fit the model",
+                  "An option names what the model does not have: --dims a dim that no input of the model "
+                  "declares (a misspelt name, or a model whose inputs name their dims otherwise). No node was "
+                  "checked; the run exits with 2."),
 )
 
 ENGINE: dict[str, EngineFinding] = {f.id: f for f in _ALL}

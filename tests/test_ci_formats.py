@@ -75,7 +75,7 @@ def test_text_one_summary_line_per_model_and_a_total(corpus, capsys):
         assert path in line
     assert lines[1].startswith("FAILED  models/invalid.onnx: checked 3: 0 valid, 0 conditional, 3 invalid")
     assert lines[3].startswith("ERROR   models/unreadable.onnx")
-    assert lines[-1].startswith("FAILED  total: 5 models: 3 ok, 1 failed, 1 unreadable")
+    assert lines[-1].startswith("FAILED  total: 5 models: 3 ok, 1 failed, 1 not checked")
     # findings on stderr, each starting with its file, compiler style
     assert "models/invalid.onnx: error[C7]: node 'wrong_updates' (#0) (ScatterND, ScatterND-16):" in err
     assert "models/unreadable.onnx: error[unreadable]: not an ONNX model" in err

@@ -57,7 +57,7 @@ def test_check_many_in_parallel_equals_in_process(tree, capsys):
     assert one == two and one["summary"]["models"] == 3 and one["exit_code"] == 0
     code, out, err = run(capsys, "check", "a", "nope.onnx", "--quiet")
     assert code == 2 and "nope.onnx: error[unreadable]" in err and "no such file" in err
-    assert "total: 4 models: 3 ok, 0 failed, 1 unreadable" in out
+    assert "total: 4 models: 3 ok, 0 failed, 1 not checked" in out
 
 
 def test_bad_jobs_and_output_with_several_models(tree, capsys):

@@ -350,3 +350,15 @@ def test_a_pin_names_the_constants_that_hold_its_number_not_another_sources_near
                          {batch: DimSet.interval(1, None), seq: DimSet.interval(1, None)}, True, set())
     [rel] = [r for r in alone.relations if r.dims == ("seq",)]
     assert [s.constants for s in rel.sources] == [("constant 'axes' int64[1] = [0]",)]   # the nearest, alone
+
+
+def test_dims_naming_a_dim_the_model_does_not_declare_is_an_options_error_not_an_unreadable_model(capsys):
+    # a new user's trial: a misspelt --dims name was 'error[unreadable]' and 'not checked (unreadable)'
+    code, out, err = run(capsys, "check", "examples/kv_cache.onnx", "--dims", "sqe=4")
+    assert code == 2
+    assert "error[options]: --dims names 'sqe', which no input of the model declares; its inputs declare " \
+           "batch, max_len, hidden" in err and "unreadable" not in err + out
+    assert "examples/kv_cache.onnx: not checked (the options do not fit it)" in out
+    code, out, _err = run(capsys, "check", "examples/kv_cache.onnx", "--dims", "sqe=4", "--format", "sarif")
+    (result,) = json.loads(out)["runs"][0]["results"]
+    assert code == 2 and result["ruleId"] == "shapecheck/options" and result["level"] == "error"

@@ -245,3 +245,33 @@ def test_a_graph_output_declared_at_the_export_size_is_a_warning(capsys, tmp_pat
     assert main(["check", "--strict", str(path)]) == 1
     got = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"x": np.zeros((2, 9, 4), np.float32)})
     assert got[0].shape == (2, 9, 4)
+
+
+def _rolled(declared):
+    """x[N] split at a run-time index and joined back in the other order (torch.roll as dynamo exports
+    it): each part's length is known only at run time, and their sum is N; ``declared`` is the
+    value_info of the join."""
+    nodes = [node("Slice", ["x", "at", "end"], ["tail"]), node("Slice", ["x", "zero", "at"], ["head"]),
+             node("Concat", ["tail", "head"], ["rolled"], axis=0), node("Add", ["rolled", "x"], ["y"])]
+    return model(nodes, [vi("x", FLOAT, ["N"]), vi("at", INT64, [1])], [vi("y", FLOAT, None)],
+                 initializers=[const("end", [2 ** 62]), const("zero", [0])],
+                 value_info=[vi("rolled", FLOAT, declared)] if declared else [])
+
+
+def test_a_declaration_fills_in_a_dim_computed_from_unknown_dims(tmp_path):
+    # found on a dynamo export of torch.roll: the value_info's (right) [B,H,W,4] was a condition over
+    # the slices' unknown lengths ('valid only if H == val_23.shape[1] + val_24.shape[1]'), its fix said
+    # to declare '?', and --output wrote '?' over the declared dims
+    rep = shapecheck.check_model(_rolled(["N"]))
+    d = decl(rep, "rolled")
+    assert (d.status, d.severity, d.inferred) == ("refines", "info", "float[?]")
+    (add,) = [n for n in rep.nodes if n.op_type == "Add"]
+    assert add.status == "valid" and not rep.domain.relations
+    assert "shape[" not in rep.domain.text()
+    out = tmp_path / "annotated.onnx"
+    shapecheck.check_model(_rolled(["N"]), output=str(out))
+    (info,) = [v for v in onnx.load(str(out)).graph.value_info if v.name == "rolled"]
+    assert [x.dim_param for x in info.type.tensor_type.shape.dim] == ["N"]
+    # without the declaration the Add's condition is over the unknown lengths: stated, not taken as met
+    (bare,) = [n for n in shapecheck.check_model(_rolled(None)).nodes if n.op_type == "Add"]
+    assert bare.status == "conditional"

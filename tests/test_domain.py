@@ -290,3 +290,14 @@ def test_a_bounded_range_of_even_sizes_reads_as_a_progression():
     h = symbol("h")
     got = truth_set(AnyOf(((Rel("==", h, 1),), (Rel("==", h, 2 * sympy.floor(h / 2)),))), h, 1, 1024)
     assert got.text("h") == "h == 1 or h % 2 == 0 and 2 <= h <= 1024"
+
+
+def test_admits_is_undecided_without_a_dim_the_domain_narrows():
+    # a new user's trial: admits({}) and admits({'h': 3, 'w': 3}) on a model of H and W said True
+    b, h = symbol("B"), symbol("H")
+    d = build_domain([Need("H % 2 == 0", Rel("==", sympy.Mod(h, 2), 0), [])],
+                     {b: DimSet.interval(1, None), h: DimSet.interval(1, None)})
+    assert d.text() == "B >= 1, H % 2 == 0 and H >= 2"
+    assert d.admits({}) is None and d.admits({"B": 3}) is None       # H decides
+    assert d.admits({"H": 4}) is True and d.admits({"H": 3}) is False  # B is free: any B >= 1 will do
+    assert d.admits({"h": 4}) is None and d.admits({"H": 4, "seq": 9}) is True   # h is not H; seq is not read

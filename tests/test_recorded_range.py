@@ -58,3 +58,21 @@ def test_without_a_record_the_graphs_own_need_is_the_domain(tmp_path):
     rep = shapecheck.check_model(_conv(tmp_path, None))
     assert rep.domain.text() == "samples >= 40"
     assert [r.declared for r in rep.domain.relations] == [False]
+
+
+def test_the_range_of_a_dim_declared_as_an_expression_is_not_taken_for_its_symbol(tmp_path):
+    # found on a dynamo export of an input declared [B, 4, 2*h, 2*w]: torch recorded
+    # {s77: VR[0, 1024], 2*s39: VR[0, 1024], 2*s94: VR[0, 1024], s39: VR[2, 512], s94: VR[2, 512]}; the
+    # '2*s39' entry was read as s39, the counts then disagreed with the input's names, and every range was dropped
+    w = helper.make_tensor("w", T.FLOAT, [4, 4, 1, 1], np.zeros(16, np.float32).tolist())
+    g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], name="conv")], "g",
+                          [helper.make_tensor_value_info("x", T.FLOAT, ["B", 4, "2*h", "2*w"])],
+                          [helper.make_tensor_value_info("y", T.FLOAT, None)], [w])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    m.metadata_props.add(key=RANGES_KEY, value="{s77: VR[0, 1024], 2*s39: VR[0, 1024], 2*s94: VR[0, 1024], "
+                                                "s39: VR[2, 512], s94: VR[2, 512]}")
+    path = str(tmp_path / "m.onnx")
+    onnx.save(m, path)
+    rep = shapecheck.check_model(path)
+    assert rep.domain.text() == "1 <= B <= 1024, 2 <= h <= 512, 2 <= w <= 512"
+    assert shapecheck.check_model(path, dims="h=600").notes[0].startswith("h = 600 is outside the range the exporter recorded")

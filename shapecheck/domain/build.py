@@ -102,12 +102,16 @@ class InputDomain(Indexable):
         return ", ".join(parts)
 
     def admits(self, sizes: dict[str, int]) -> bool | None:
-        """Whether the domain holds at these input sizes (by dim name); None when a relation of it
-        cannot be evaluated there (it names a size known only at run time)."""
+        """Whether the domain holds at these input sizes (by dim name; other names are not read); None
+        where that depends on a dim not given (one the domain narrows: a misspelt name leaves it open)
+        or on a size known only at run time."""
         if self.invalid_nodes:
             return False
+        open_dims = False
         for name, ds in self.sets.items():
-            if name in sizes and sizes[name] not in ds:
+            if name not in sizes:
+                open_dims |= ds not in (DimSet.interval(0, None), DimSet.interval(1, None))
+            elif sizes[name] not in ds:
                 return False
         for r in self.relations:
             if r.kind == "refuted":
@@ -117,7 +121,7 @@ class InputDomain(Indexable):
             ok = _holds_at(r, sizes)
             if ok is not True:
                 return ok
-        return True
+        return None if open_dims else True
 
     def excluding(self, sizes: dict[str, int]) -> list[DomainRelation]:
         """The relations that fail at these sizes (by dim name; a dim not given is free): a dim's own

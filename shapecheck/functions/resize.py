@@ -28,10 +28,27 @@ else:
 
 
 def _scale_dim(d: Any, s: float) -> Any:
-    """``floor(d * s)`` with the float32 product of onnxruntime on ints, exactly on symbols."""
+    """``floor(d * s)`` with the float32 product of onnxruntime: on ints, as it computes it; on
+    symbols, ``floor(d * s)`` where that product is exact, a fresh dim where float32 rounds it.
+
+    The product is exact when the scale is a power of two (times a size below 2**24, as every size
+    held in float is taken to be).  Any other scale has more significant bits than the size leaves
+    room for, and the rounded product can reach the next integer: ``10 * 0.7`` is 7 in float32
+    (onnxruntime, torch) and ``floor(10 * 0.699999988)`` = 6 in double (onnx.reference); no one
+    floor of the symbol is right at every size (docs/runtime-findings.md OS1).
+
+    >>> from shapecheck.dims import symbol, is_unknown
+    >>> H = symbol("H")
+    >>> _scale_dim(H, 2.0), _scale_dim(H, 0.25), _scale_dim(10, 0.7), is_unknown(_scale_dim(H, 0.7))
+    (2*H, floor(H/4), 7, True)
+    """
+    s32 = np.float32(s)
     if _is_int(d):
-        return int(math.floor(float(np.float32(d) * np.float32(s))))
-    return normalize_dim(floor_of(sympy.sympify(d) * sympy.Rational(float(np.float32(s)))))
+        return int(math.floor(float(np.float32(d) * s32)))
+    exact = sympy.Rational(float(s32))
+    if exact.p & (exact.p - 1):   # the numerator is not a power of two: the product rounds
+        return unknown_dim("resized")
+    return normalize_dim(floor_of(sympy.sympify(d) * exact))
 
 
 def resize_shape(shape: Any, scales: Any = None, sizes: Any = None, axes: Any = None,

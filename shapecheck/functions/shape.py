@@ -211,10 +211,11 @@ def _quotient(total, part) -> Any:
         # -1 is ambiguous, which onnxruntime and onnx.reference refuse too (tests/test_broken.py)
         raise EvalError(f"-1 in a Reshape target: {sympy.sstr(total)} elements do not split into parts of "
                         f"{sympy.sstr(part)} ({sympy.sstr(q)} each)")
-    if int_like(part) and part > 0 and not any(is_unknown(x) for x in sympy.sympify(total).free_symbols):
-        # batch*seq over 16: the -1 is batch*seq/16 wherever the reshape is valid, which the element
-        # count rule then states as batch*seq == 16*floor(batch*seq/16), that is (batch*seq) % 16 == 0
-        return normalize_dim(floor_of(sympy.sympify(total) / int(part)))
+    if den.is_Integer and den > 0 and not any(is_unknown(x) for x in q.free_symbols):
+        # batch*seq over 16, B*3*H*W over B*3*2*W (pixel_unshuffle): the -1 is the quotient (H/2) wherever
+        # the reshape is valid, which the element count rule then states as B*3*H*W == B*3*2*W*floor(H/2),
+        # that is H % 2 == 0
+        return normalize_dim(floor_of(q))
     return unknown_dim("reshaped")
 
 

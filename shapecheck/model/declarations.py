@@ -144,7 +144,7 @@ def _compare_dims(declared: tuple, inferred: tuple, out: _Comparison, names: Nam
             dd = names.resolve(dd, ii)
             if dd == ii:
                 continue
-        if is_unknown(ii):
+        if has_unknown(ii):   # unknown, or computed from an unknown (a sum of two Slices' unknown lengths)
             new[i] = dd
             out.refined.append(f"dim {i} = {dim_str(dd)}")
             continue

@@ -20,14 +20,17 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import OptionError, UsageError
 from ..frontends.graph import Declaration, ModelGraph
 from ..containers import dims_in
 from ..types import TensorType
 from ..dims import is_runtime, is_symbolic, is_unknown
 
 RANGES_KEY = "pkg.torch.export.ExportedProgram.range_constraints"
-_RANGE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*:\s*VR\[\s*(-?\d+|-?int_oo)\s*,\s*(-?\d+|-?int_oo)\s*\]")
+# one entry: its key (a symbol, or an expression of symbols: ``2*s39``) and its range; the key is read
+# whole, from the dict's opening brace or the comma before it, so that ``2*s39`` is not taken for ``s39``
+_RANGE = re.compile(r"(?:^|[{,])\s*([^{},:]+?)\s*:\s*VR\[\s*(-?\d+|-?int_oo)\s*,\s*(-?\d+|-?int_oo)\s*\]")
+_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def parse_sizes(text: str | dict) -> dict[str, int]:
@@ -69,7 +72,7 @@ def bind_sizes(graph: ModelGraph, sizes: dict[str, int]) -> None:
     known = input_dim_names(graph)
     unknown = [n for n in sizes if n not in known]
     if unknown:
-        raise UsageError(f"{graph.path}: --dims names {', '.join(map(repr, unknown))}, which no input of the model "
+        raise OptionError(f"{graph.path}: --dims names {', '.join(map(repr, unknown))}, which no input of the model "
                          f"declares; its inputs declare {', '.join(known) or 'no named dims'}")
     for name in list(graph.sources):
         graph.sources[name] = _bound(graph.sources[name], sizes)
@@ -92,9 +95,17 @@ def _bound(t: TensorType, sizes: dict[str, int]) -> TensorType:
 
 
 def parse_ranges(text: str) -> list[tuple[str, int, int | None]]:
-    """``(symbol, lo, hi)`` for each ``s: VR[lo, hi]`` of torch's text (``int_oo``: unbounded)."""
+    """``(symbol, lo, hi)`` for each ``s: VR[lo, hi]`` of torch's text (``int_oo``: unbounded); the
+    ranges of expressions (``2*s39: VR[0, 1024]``, which torch records for a dim declared ``2*h``) are
+    left out: they bound no one dim.
+
+    >>> parse_ranges("{s77: VR[0, 1024], 2*s39: VR[0, 1024], s39: VR[2, 512]}")
+    [('s77', 0, 1024), ('s39', 2, 512)]
+    """
     out = []
     for m in _RANGE.finditer(text):
+        if not _SYMBOL.fullmatch(m.group(1)):
+            continue
         lo = 0 if "int_oo" in m.group(2) else int(m.group(2))
         hi = None if "int_oo" in m.group(3) else int(m.group(3))
         out.append((m.group(1), max(lo, 0), hi))

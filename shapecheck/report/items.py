@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
 from ..errors import UsageError
-from ..findings import CONDITION, DECLARATION, ENGINE, UNREADABLE, causes_first, engine_id, is_engine
+from ..findings import CONDITION, DECLARATION, ENGINE, causes_first, engine_id, is_engine
 from ..result import Finding
 from .text import declaration_lines, diagnostic_lines, node_where
 
@@ -81,7 +81,7 @@ def model_items(outcome: Any, registry: Any) -> Iterator[Item]:
     path = outcome.path
     if outcome.error:
         msg = outcome.error[len(path) + 2:] if outcome.error.startswith(path + ": ") else outcome.error
-        yield Item(engine_rule(UNREADABLE), "error", path, msg, UNREADABLE)
+        yield Item(engine_rule(outcome.kind), "error", path, msg, outcome.kind)
         return
     rep = outcome.report
     ops = {n.name: n.op_type for n in rep.nodes}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
-from ..findings import causes_first
+from ..findings import OPTIONS, causes_first
 from .console import escape
 
 if TYPE_CHECKING:
@@ -116,8 +116,9 @@ def render_outcome(o: Any, out: Console, err: Console, *, quiet: bool, findings:
     if o.error:
         msg = o.error[len(o.path) + 2:] if o.error.startswith(o.path + ": ") else o.error
         if findings:
-            err.print(f"[bold red]{escape(o.path)}: error\\[unreadable]:[/] {escape(msg)}", soft_wrap=True)
-        out.print(f"[bold red]ERROR[/]   {escape(o.path)}: not checked (unreadable)", soft_wrap=True)
+            err.print(f"[bold red]{escape(o.path)}: error\\[{o.kind}]:[/] {escape(msg)}", soft_wrap=True)
+        why = "the options do not fit it" if o.kind == OPTIONS else "unreadable"
+        out.print(f"[bold red]ERROR[/]   {escape(o.path)}: not checked ({why})", soft_wrap=True)
     elif findings:
         render_model_report(o.report, out, err, quiet=quiet, prefix=f"{o.path}: ", label=f"{o.path}: ", nodes=nodes)
     else:
@@ -132,7 +133,7 @@ def render_total(outcomes: Sequence[Any], out: Console) -> None:
     t = batch.totals(outcomes)
     verdict = "[bold green]OK[/]" if batch.worst(outcomes) == 0 else "[bold red]FAILED[/]"
     out.print(f"{verdict}  total: {t['models']} models: {t['ok']} ok, {t['failed']} failed, "
-              f"{t['unreadable']} unreadable; {t['checked']} nodes checked: {t['valid']} valid, "
+              f"{t['unreadable']} not checked; {t['checked']} nodes checked: {t['valid']} valid, "
               f"{t['conditional']} conditional, {t['invalid']} invalid; {t['skipped']} without a spec skipped",
               soft_wrap=True)
 

@@ -102,6 +102,31 @@ def test_resize_output_is_floor_of_scale_on_symbols():
     assert r.status == "invalid" and r.violations[0].constraint == "C2"
 
 
+@pytest.mark.parametrize("scale", [2.0, 0.5, 0.25, 4.0, 0.7, 1.3, 1.5, 0.3, 3.0])
+def test_a_symbolic_scaled_dim_is_what_onnxruntime_runs_at_every_size(scale):
+    # found on exports with scale_factor=0.7: floor(H * 0.699999988) is 6 at H = 10, where onnxruntime
+    # (and torch) compute 7 in float32; a scale that is not a power of two gives a fresh dim instead
+    import onnxruntime as ort
+    from shapecheck.dims import is_unknown
+    r = shapecheck.infer("Resize", 13, {"X": "float[1,1,H,2]", "scales": np.array([1, 1, scale, 1], np.float32)},
+                         {"mode": "nearest"})
+    d = r.outputs["Y"].shape[2]
+    assert is_unknown(d) != (scale in (2.0, 0.5, 0.25, 4.0)), d
+    m = helper.make_model(helper.make_graph(
+        [helper.make_node("Resize", ["x", "", "s"], ["y"], mode="nearest")], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, "H", 2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [helper.make_tensor("s", TensorProto.FLOAT, [4], [1, 1, scale, 1])]), opset_imports=[helper.make_opsetid("", 13)])
+    session = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+    for h in range(1, 300):
+        ran = session.run(None, {"x": np.zeros((1, 1, h, 2), np.float32)})[0].shape[2]
+        at = shapecheck.infer("Resize", 13, {"X": f"float[1,1,{h},2]", "scales": np.array([1, 1, scale, 1], np.float32)},
+                              {"mode": "nearest"}).outputs["Y"].shape[2] if h % 37 == 0 else None
+        assert at in (None, ran), (h, at, ran)
+        if not is_unknown(d):
+            assert d.subs(next(iter(d.free_symbols)), h) == ran, (h, d, ran)
+
+
 def test_graph_of_tensor_ops_stays_exact_over_symbols():
     """Resize to sizes computed from Shape, a reflect Pad, an Einsum and a Clip: every output is exact
     over the input's dims, and onnxruntime's run of the model at one size agrees."""

@@ -19,3 +19,38 @@ def test_node_cases_are_collected():
 @pytest.mark.parametrize("case", NODE_CASES, ids=[c.name for c in NODE_CASES])
 def test_official_node_case(case):
     check_node_case(case, "shape")
+
+
+def test_a_reshape_whose_minus_one_halves_a_dim_is_exact_where_onnxruntime_runs():
+    # found on a TorchScript export of pixel_unshuffle: Reshape [B,3,H,W] -> [0, 0, -1, 2, W] left the
+    # -1 unknown, and the domain stated 'B*H*W == 2*B*W*reshaped' over the placeholder's name
+    import numpy as np
+    import onnxruntime as ort
+    from onnx import TensorProto, helper, numpy_helper
+    import shapecheck
+    from shapecheck.dims import has_unknown
+
+    nodes = [helper.make_node("Shape", ["x"], ["s"]), helper.make_node("Gather", ["s", "i3"], ["w"]),
+             helper.make_node("Concat", ["zz", "w"], ["target"], axis=0),
+             helper.make_node("Reshape", ["x", "target"], ["y"])]
+    inits = [numpy_helper.from_array(np.array([3]), "i3"), numpy_helper.from_array(np.array([0, 0, -1, 2]), "zz")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", 3, "H", "W"])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    rep = shapecheck.check_model(model)
+    (y,) = [t for n, t in rep.types.items() if n == "y"]
+    assert not any(has_unknown(d) for d in y.shape), y
+    assert "reshaped" not in rep.domain.text() and rep.domain.text() == "B >= 1, H % 2 == 0 and H >= 2, W >= 1"
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    for h in range(1, 9):
+        sizes = {"B": 2, "H": h, "W": 3}
+        try:
+            out = session.run(None, {"x": np.zeros((2, 3, h, 3), np.float32)})[0]
+        except Exception:
+            assert rep.domain.admits(sizes) is False, h
+            continue
+        assert rep.domain.admits(sizes) is True, h
+        assert [int(d.subs({s: sizes[s.name] for s in d.free_symbols}) if hasattr(d, "subs") else d)
+                for d in y.shape] == list(out.shape)
