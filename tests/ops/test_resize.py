@@ -288,3 +288,31 @@ def test_the_antialias_node_cases_run():
     """Resize's antialias cases, once checked by the solver alone, run through both."""
     names = {c.name for c in NODE_CASES}
     assert {f"test_resize_downsample_{g}_{m}_antialias" for g in ("scales", "sizes") for m in ("linear", "cubic")} <= names
+
+
+def test_a_size_of_zero_is_refused_as_onnxruntime_refuses_it():
+    # a torch export of interpolate(scale_factor=0.7, recompute_scale_factor=True) resizes to
+    # floor(0.7 * H), 0 at H = 1: onnxruntime fails ("Scale value should be greater than 0"), and the
+    # domain admitted it; sizes H - 1 (a Shape minus one) make the condition H >= 2
+    import onnxruntime as ort
+    from onnx import numpy_helper
+    nodes = [helper.make_node("Shape", ["x"], ["s"]), helper.make_node("Sub", ["s", "delta"], ["sizes"]),
+             helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="nearest")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, "H", 2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                          [numpy_helper.from_array(np.array([0, 0, 1, 0]), "delta")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    rep = shapecheck.check_model(m)
+    assert rep.domain.text() == "H >= 2"
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    session = ort.InferenceSession(m.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    for h in range(1, 6):
+        try:
+            session.run(None, {"x": np.zeros((1, 1, h, 2), np.float32)})
+            ran = True
+        except Exception:
+            ran = False
+        assert rep.domain.admits({"H": h}) is ran, h
+    bad = shapecheck.infer("Resize", 13, {"X": "float[1,1,2,2]", "sizes": np.array([1, 1, 0, 2])}, {"mode": "nearest"})
+    assert bad.status == "invalid" and bad.violations[0].constraint == "C7"
