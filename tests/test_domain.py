@@ -301,3 +301,24 @@ def test_admits_is_undecided_without_a_dim_the_domain_narrows():
     assert d.admits({}) is None and d.admits({"B": 3}) is None       # H decides
     assert d.admits({"H": 4}) is True and d.admits({"H": 3}) is False  # B is free: any B >= 1 will do
     assert d.admits({"h": 4}) is None and d.admits({"H": 4, "seq": 9}) is True   # h is not H; seq is not read
+
+
+def test_each_node_is_named_with_the_part_of_a_dims_set_it_needs():
+    # a new user's trial: 'H % 2 == 0 and H >= 2 (needed by /pool/MaxPool, /Concat)' said the MaxPool
+    # needs H even; it needs H >= 2, and the Concat with the skip needs H even
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+    import shapecheck
+    from shapecheck.report.text import domain_lines
+    nodes = [helper.make_node("MaxPool", ["x"], ["p"], name="/pool/MaxPool", kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Resize", ["p", "", "s"], ["u"], name="/Resize", mode="nearest"),
+             helper.make_node("Concat", ["u", "x"], ["y"], name="/Concat", axis=1)]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", 4, "H", 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                          [numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "s")])
+    rep = shapecheck.check_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
+    assert "  H % 2 == 0 and H >= 2    (needed by /pool/MaxPool: H >= 2; /Concat: H % 2 == 0 and H >= 2)" \
+        in domain_lines(rep.domain)
+    (rel,) = [r for r in rep.domain.relations if r.dims == ("H",)]
+    assert rel.to_dict()["needs"] == [{"node": "/pool/MaxPool", "needs": "H >= 2"},
+                                      {"node": "/Concat", "needs": "H % 2 == 0 and H >= 2"}]

@@ -45,7 +45,7 @@ from .reduce import reduce_relation
 from .show import show
 from .relation import DomainRelation
 from .settle import always_ge, ceilings
-from .narrow import bound_of, few_by_the_graph, is_dim, multiples_taken_out, narrowed, one_dim_parts, without_repeats
+from .narrow import bound_of, few_by_the_graph, is_dim, multiples_taken_out, narrowed, one_dim_parts, own_needs, without_repeats
 
 if TYPE_CHECKING:
     import sympy
@@ -229,9 +229,10 @@ def _per_dim(sets: dict, assumed: dict, per_dim: dict, declared: set = frozenset
             continue
         if final == assumed.get(s, DimSet.interval(0, None)):
             continue
+        needs = own_needs(contributions, name, assumed.get(s, DimSet.interval(0, None)))
         if values is not None:
             out.append(DomainRelation("values", (name,), final.text(name), lo=final.lo, hi=final.hi,
-                                      values=tuple(values), sources=sources))
+                                      values=tuple(values), sources=sources, needs=needs))
             continue
         shape = final.shape()
         periodic = final.periodic() if shape is None else None
@@ -239,7 +240,7 @@ def _per_dim(sets: dict, assumed: dict, per_dim: dict, declared: set = frozenset
         kind = "divisibility" if step > 1 else "bound" if shape is not None else "condition"
         out.append(DomainRelation(kind, (name,), final.text(name), lo=lo, hi=hi, step=step if step > 1 else None,
                                   residue=(periodic[1] if periodic else lo % step) if step > 1 else None,
-                                  sources=sources))
+                                  sources=sources, needs=needs))
     return out
 
 

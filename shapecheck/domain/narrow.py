@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 else:
     from ..deferred import sympy
 
-__all__ = ["bound_of", "conjuncts", "is_dim", "multiples_taken_out", "narrowed", "one_dim_parts", "without_repeats"]
+__all__ = ["bound_of", "conjuncts", "is_dim", "multiples_taken_out", "narrowed", "one_dim_parts", "own_needs",
+           "without_repeats"]
 
 ROUNDS = 4   # a part taken into a set may let another condition go: a few rounds, each over fewer
 
@@ -56,6 +57,26 @@ def one_dim_parts(rel: Any, need: Any, sets: dict, per_dim: dict) -> list:
                 continue
         left.append((part, need))
     return left
+
+
+def own_needs(contributions: list, name: str, start: DimSet) -> tuple:
+    """``((nodes, set), ...)``: what each node needs of one dim by itself, met with ``start`` (the dim's
+    assumed set), where the nodes need different sets; ``()`` where they all need the one set (then
+    the domain's line names them together).
+
+    >>> from shapecheck.dims import symbol
+    >>> from shapecheck.domain.build import Need
+    >>> from shapecheck.domain.relation import Source
+    >>> h = symbol("H")
+    >>> pool, cat = Need("", None, [Source("/MaxPool", "MaxPool", "MaxPool-12", ())]), Need("", None, [Source("/Concat", "Concat", "Concat-13", ())])
+    >>> own_needs([(DimSet.interval(2, None), pool, None), (DimSet.progression(0, None, 2), cat, None)], "H", DimSet.interval(1, None))
+    (('/MaxPool', 'H >= 2'), ('/Concat', 'H % 2 == 0 and H >= 2'))
+    """
+    by_text: dict = {}
+    for got, need, _part in contributions:
+        nodes = by_text.setdefault(start.meet(got).text(name), [])
+        nodes += [src.node for src in need.sources if src.node not in nodes]
+    return tuple((", ".join(nodes), text) for text, nodes in by_text.items()) if len(by_text) > 1 else ()
 
 
 def few_by_the_graph(contributions: list, s: Any, lo: int, few: int = 8) -> bool:

@@ -64,6 +64,9 @@ class DomainRelation(Indexable):
     sources: list = field(default_factory=list)
     relation: Any = field(default=None, repr=False, compare=False)   # the Rel/AnyOf behind it, if any
     declared: bool = False            # stated by the model's own declarations (torch's recorded ranges)
+    # where the nodes need different parts of a dim's set: each node and the set it needs by itself
+    # (``H % 2 == 0 and H >= 2``: a MaxPool needs ``H >= 2``, a Concat with the skip ``H % 2 == 0 and H >= 2``)
+    needs: tuple = ()
 
     @property
     def pins(self) -> bool:
@@ -95,6 +98,8 @@ class DomainRelation(Indexable):
         if self.declared:
             d["declared"] = True
         d["sources"] = [s.to_dict() for s in self.sources]
+        if self.needs:
+            d["needs"] = [{"node": n, "needs": t} for n, t in self.needs]
         return d
 
 

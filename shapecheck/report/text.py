@@ -185,6 +185,8 @@ def domain_lines(domain, skipped: int = 0) -> list[str]:
         nodes = list(dict.fromkeys(src.node for src in r.sources))
         consts = list(dict.fromkeys(c for src in r.sources for c in src.constants))
         why = f"needed by {', '.join(nodes[:4])}" + (f" and {len(nodes) - 4} more" if len(nodes) > 4 else "")
+        if r.needs:   # the nodes need different parts of it: each its own
+            why = "needed by " + "; ".join(f"{who}: {text}" for who, text in r.needs[:4])
         if consts:
             why += "; from " + ", ".join(consts[:2])
         if not nodes and r.declared:
