@@ -31,9 +31,10 @@ def _scale_dim(d: Any, s: float) -> Any:
     """``floor(d * s)`` with the float32 product of onnxruntime: on ints, as it computes it; on
     symbols, ``floor(d * s)`` where that product is exact, a fresh dim where float32 rounds it.
 
-    The product is exact when the scale is a power of two (times a size below 2**24, as every size
-    held in float is taken to be).  Any other scale has more significant bits than the size leaves
-    room for, and the rounded product can reach the next integer: ``10 * 0.7`` is 7 in float32
+    The product is exact when the scale is a power of two, for every size float32 holds (below 2**24;
+    a larger one onnxruntime rounds to float32 before it multiplies, as its own inference warns: OS1).
+    Any other scale has more significant bits than the size leaves room for, and the rounded product
+    can reach the next integer: ``10 * 0.7`` is 7 in float32
     (onnxruntime, torch) and ``floor(10 * 0.699999988)`` = 6 in double (onnx.reference); no one
     floor of the symbol is right at every size (docs/runtime-findings.md OS1).
 
