@@ -275,3 +275,12 @@ def test_a_declaration_fills_in_a_dim_computed_from_unknown_dims(tmp_path):
     # without the declaration the Add's condition is over the unknown lengths: stated, not taken as met
     (bare,) = [n for n in shapecheck.check_model(_rolled(None)).nodes if n.op_type == "Add"]
     assert bare.status == "conditional"
+
+
+def test_a_declaration_wrong_at_the_sizes_given_is_fixed_by_the_type_of_every_size():
+    # a new user's trial (a dynamo GRU export declared its output float[B,9,8]): at --dims B=2,T=12 the
+    # fix said "declare 'y' as float[2,12,8]", a type that holds at those sizes only
+    m = model([node("Identity", ["x"], ["y"])], [vi("x", FLOAT, ["N", "T"])], [vi("y", FLOAT, ["N", 9])])
+    d = decl(shapecheck.check_model(m, dims="N=2,T=12"), "y")
+    assert d.status == "contradicts" and d.fix == "declare 'y' as float[N,T]"
+    assert decl(shapecheck.check_model(m), "y").status == "condition"   # T == 9, without the sizes

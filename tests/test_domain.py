@@ -134,6 +134,9 @@ def test_sets_of_progressions_are_the_sets_they_name(pieces, other):
     u = union(list(pieces))
     want = members(pieces)
     assert {x for x in range(0, 201) if x in u} == {x for x in want if x <= 200}
+    # its least and greatest values (interleaved progressions end out of the order of their starts)
+    unbounded = any(e is None and s_ <= 200 for s_, e, _t in pieces if e is None or s_ <= e)
+    assert (u.lo, u.hi) == ((min(want), None if unbounded else max(want)) if want else (None, None)), pieces
     o = DimSet.progression(*other)
     assert {x for x in range(0, 201) if x in u.meet(o)} == {x for x in want if x <= 200 and x in o}
 
@@ -322,3 +325,36 @@ def test_each_node_is_named_with_the_part_of_a_dims_set_it_needs():
     (rel,) = [r for r in rep.domain.relations if r.dims == ("H",)]
     assert rel.to_dict()["needs"] == [{"node": "/pool/MaxPool", "needs": "H >= 2"},
                                       {"node": "/Concat", "needs": "H % 2 == 0 and H >= 2"}]
+
+
+def test_interleaved_windows_keep_the_top_of_a_recorded_range():
+    # a dynamo Swin export (recorded 40 <= H <= 1024) said 'floor(H/4) % 8 == 0 and 64 <= H <= 995' while
+    # onnxruntime runs at H = 1024: a set of interleaved progressions gave the last piece's end as its top
+    h = symbol("H")
+    f, r = sympy.floor(h / 4), sympy.floor(h / 8 + sympy.Rational(1, 2))
+    needs = [Need("a", Rel("==", f, 4 * sympy.floor(f / 4)), []),
+             Need("b", Rel("==", sympy.ceiling(f / 2 - sympy.Rational(1, 2)), sympy.ceiling(f / 2)), []),
+             Need("c", Rel("==", r, 4 * sympy.floor(r / 4)), [])]
+    d = build_domain(needs, {h: DimSet.interval(40, 1024)})
+    assert d.text() == "floor(H/4) % 8 == 0 and 64 <= H <= 1024"
+    brute = [x for x in range(40, 1025) if all(bool(n.relation.lhs.subs(h, x) == n.relation.rhs.subs(h, x)) for n in needs)]
+    assert [x for x in range(40, 1025) if d.admits({"H": x})] == brute and brute[-1] == 1024
+
+
+def test_a_top_no_node_needs_is_the_exporters_not_a_constant_to_make_larger():
+    # a new user's trial (a dynamo DistilBERT export, --allow-empty-dims): '1 <= B <= 64 (needed by node_view...;
+    # from initializer position_embeddings float[64,32])', then 're-export with it larger': the views need B != 0,
+    # and the top 64 is the range torch recorded
+    from shapecheck.domain.relation import Source
+    from shapecheck.report.text import domain_lines
+    b, s = symbol("B"), symbol("S")
+    table = "initializer 'pos' float[64,32]"
+    view = [Source("node_view", "Reshape", "Reshape-14", ("C3",), (table,))]
+    d = build_domain([Need("B != 0", Rel("!=", b, 0), view), Need("S <= 64", Rel("<=", s, 64), view)],
+                     {b: DimSet.interval(0, 64), s: DimSet.interval(0, 100)}, nonempty=False, declared={b, s})
+    lines = domain_lines(d)
+    assert "  1 <= B <= 64    (needed by node_view; its top recorded by the exporter and taken as the model's contract)" \
+        in lines, lines
+    # a top a node needs keeps its constant, and the fix to make it larger
+    assert f"  0 <= S <= 64    (needed by node_view; from {table})" in lines, lines
+    assert any(line.strip().startswith("= to go past it: re-export with") for line in lines), lines

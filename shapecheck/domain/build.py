@@ -39,13 +39,14 @@ from typing import TYPE_CHECKING, Any
 from ..dims import is_runtime, is_unknown
 from ..notation import Rel
 from ..result import Indexable
-from .evaluate import Unsupported, holds
+from .evaluate import holds_at
 from .intset import DimSet
 from .reduce import reduce_relation
 from .show import show
 from .relation import DomainRelation
 from .settle import always_ge, ceilings
-from .narrow import bound_of, few_by_the_graph, is_dim, multiples_taken_out, narrowed, one_dim_parts, own_needs, without_repeats
+from .narrow import (bound_of, capped_by_the_graph, few_by_the_graph, is_dim, multiples_taken_out, narrowed, one_dim_parts,
+                     own_needs, without_repeats)
 
 if TYPE_CHECKING:
     import sympy
@@ -118,7 +119,7 @@ class InputDomain(Indexable):
                 return False
             if len(r.dims) == 1 and r.dims[0] in self.sets:
                 continue
-            ok = _holds_at(r, sizes)
+            ok = holds_at(r.relation, sizes)
             if ok is not True:
                 return ok
         return None if open_dims else True
@@ -140,7 +141,7 @@ class InputDomain(Indexable):
             if len(r.dims) == 1 and r.dims[0] in self.sets and r.relation is None:
                 if r.dims[0] in sizes and sizes[r.dims[0]] not in self.sets[r.dims[0]]:
                     out.append(r)
-            elif _holds_at(r, sizes) is False or self._never_at(r, sizes):
+            elif holds_at(r.relation, sizes) is False or self._never_at(r, sizes):
                 out.append(r)
         return out
 
@@ -230,9 +231,11 @@ def _per_dim(sets: dict, assumed: dict, per_dim: dict, declared: set = frozenset
         if final == assumed.get(s, DimSet.interval(0, None)):
             continue
         needs = own_needs(contributions, name, assumed.get(s, DimSet.interval(0, None)))
+        # a top no node needs is the range the exporter recorded: no constant of the graph to make larger
+        capped = s in declared and final.hi is not None and not capped_by_the_graph(contributions, s, final.lo or 0)
         if values is not None:
             out.append(DomainRelation("values", (name,), final.text(name), lo=final.lo, hi=final.hi,
-                                      values=tuple(values), sources=sources, needs=needs))
+                                      values=tuple(values), sources=sources, needs=needs, declared=capped))
             continue
         shape = final.shape()
         periodic = final.periodic() if shape is None else None
@@ -240,7 +243,7 @@ def _per_dim(sets: dict, assumed: dict, per_dim: dict, declared: set = frozenset
         kind = "divisibility" if step > 1 else "bound" if shape is not None else "condition"
         out.append(DomainRelation(kind, (name,), final.text(name), lo=lo, hi=hi, step=step if step > 1 else None,
                                   residue=(periodic[1] if periodic else lo % step) if step > 1 else None,
-                                  sources=sources, needs=needs))
+                                  sources=sources, needs=needs, declared=capped))
     return out
 
 
@@ -321,19 +324,6 @@ def _grows(f: Any) -> bool:
     syms = arg.free_symbols
     return len(syms) == 1 and arg.is_polynomial() and sympy.Poly(arg, *syms).degree() == 1 and \
         sympy.Poly(arg, *syms).LC() > 0
-
-
-def _holds_at(r: DomainRelation, sizes: dict[str, int]) -> bool | None:
-    """Whether a relation over several dims holds at these sizes; None when it names a dim not given
-    (or known only at run time) or cannot be evaluated."""
-    rel = r.relation
-    syms = tuple(getattr(rel, "free_symbols", ()) or ())
-    if rel is None or any(s.name not in sizes for s in syms):
-        return None
-    try:
-        return bool(holds(rel, syms)(tuple(sizes[s.name] for s in syms)))
-    except (Unsupported, ZeroDivisionError):
-        return None
 
 
 def _refuted(need: Need, why: str) -> DomainRelation:

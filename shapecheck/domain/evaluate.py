@@ -200,4 +200,16 @@ def free_dims(rel: Any) -> set:
     return set(rel.free_symbols) if not isinstance(rel, tuple) else set().union(*(r.free_symbols for r in rel))
 
 
-__all__ = ["compile_dim", "holds", "constants", "denominators", "free_dims", "Unsupported", "SMALL_RANGE"]
+def holds_at(rel: Any, sizes: dict) -> bool | None:
+    """Whether a relation holds at these sizes (by dim name); None when it names a dim not given (or
+    known only at run time) or cannot be evaluated."""
+    syms = tuple(getattr(rel, "free_symbols", ()) or ())
+    if rel is None or any(s.name not in sizes for s in syms):
+        return None
+    try:
+        return bool(holds(rel, syms)(tuple(sizes[s.name] for s in syms)))
+    except (Unsupported, ZeroDivisionError):
+        return None
+
+
+__all__ = ["compile_dim", "holds", "holds_at", "constants", "denominators", "free_dims", "Unsupported", "SMALL_RANGE"]

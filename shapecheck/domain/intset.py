@@ -52,8 +52,16 @@ class DimSet:
 
     @property
     def hi(self) -> Optional[int]:
-        """The largest value, or None when the set is unbounded (or empty)."""
-        return self.pieces[-1][1] if self.pieces else None
+        """The largest value, or None when the set is unbounded (or empty).  The pieces are in the
+        order of their starts, and interleaved progressions (``floor(h/4) % 2 == 0``: h = 8k .. 8k + 3)
+        need not end in that order: the largest is the greatest end, not the last piece's.
+
+        >>> DimSet(((48, 1024, 8), (49, 1017, 8))).hi, DimSet(((0, None, 2), (1, 9, 2))).hi, DimSet(((0, 1, 2),)).hi
+        (1024, None, 0)
+        """
+        if not self.pieces or any(p[1] is None for p in self.pieces):
+            return None
+        return max(start + (end - start) // step * step for start, end, step in self.pieces)   # each one's last member
 
     @property
     def finite(self) -> bool:

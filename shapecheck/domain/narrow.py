@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 else:
     from ..deferred import sympy
 
-__all__ = ["bound_of", "conjuncts", "is_dim", "multiples_taken_out", "narrowed", "one_dim_parts", "own_needs",
-           "without_repeats"]
+__all__ = ["bound_of", "capped_by_the_graph", "conjuncts", "is_dim", "multiples_taken_out", "narrowed", "one_dim_parts",
+           "own_needs", "without_repeats"]
 
 ROUNDS = 4   # a part taken into a set may let another condition go: a few rounds, each over fewer
 
@@ -77,6 +77,23 @@ def own_needs(contributions: list, name: str, start: DimSet) -> tuple:
         nodes = by_text.setdefault(start.meet(got).text(name), [])
         nodes += [src.node for src in need.sources if src.node not in nodes]
     return tuple((", ".join(nodes), text) for text, nodes in by_text.items()) if len(by_text) > 1 else ()
+
+
+def capped_by_the_graph(contributions: list, s: Any, lo: int) -> bool:
+    """Whether one of the parts of the conditions on ``s`` bounds it from above by itself (without the
+    range an exporter recorded, within which each part's set was taken): ``seq <= 64`` from a position
+    table does, ``batch != 0`` from a Reshape does not.  True where a part's set is not proved.
+
+    >>> from shapecheck.dims import symbol
+    >>> b = symbol("batch")
+    >>> capped_by_the_graph([(None, None, Rel("!=", b, 0))], b, 1), capped_by_the_graph([(None, None, Rel("<=", b, 64))], b, 1)
+    (False, True)
+    """
+    for _got, _need, part in contributions:
+        own = truth_set(part, s, lo, None)
+        if own is None or own.hi is not None:
+            return True
+    return False
 
 
 def few_by_the_graph(contributions: list, s: Any, lo: int, few: int = 8) -> bool:

@@ -144,6 +144,12 @@ def _outside_domain(report: ModelReport, unbound: ModelReport, sizes: dict[str, 
     a dim those sizes alone leave with a few values is a bound there, not a pin (``unpin_given``)."""
     if unbound.domain is None:
         return
+    # a declaration wrong at these sizes is fixed by the type that holds at every size: float[B,T,8],
+    # not the sizes' float[2,12,8]
+    general = {d.tensor: d.inferred for d in unbound.declarations}
+    for d in report.declarations:
+        if d.status == "contradicts" and d.tensor in general:
+            d.fix = f"declare {d.tensor!r} as {general[d.tensor]}"
     unpin_given(report, unbound.domain, sizes)
     found = outside_finding(unbound.domain, sizes)
     if found is not None:
