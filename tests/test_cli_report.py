@@ -362,3 +362,20 @@ def test_dims_naming_a_dim_the_model_does_not_declare_is_an_options_error_not_an
     code, out, _err = run(capsys, "check", "examples/kv_cache.onnx", "--dims", "sqe=4", "--format", "sarif")
     (result,) = json.loads(out)["runs"][0]["results"]
     assert code == 2 and result["ruleId"] == "shapecheck/options" and result["level"] == "error"
+
+
+def test_a_dim_pinned_to_a_few_sizes_is_fixed_by_one_static_size_and_dims_are_given_once():
+    # a new user's trial: 'declare frames static: frames in {1, 2, 99, 100}' (a static dim is one size), and
+    # '--dims B=2,B=3' taken without a word
+    from shapecheck.errors import UsageError
+    from shapecheck.model.sizes import parse_sizes
+    g = helper.make_graph([helper.make_node("Add", ["x", "c"], ["y"], name="add")], "g",
+                          [helper.make_tensor_value_info("x", T.FLOAT, ["seq"])],
+                          [helper.make_tensor_value_info("y", T.FLOAT, None)],
+                          [numpy_helper.from_array(np.zeros(16, np.float32), "c")])
+    rep = shapecheck.check_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
+    (pin,) = [f for f in rep.violations if f.constraint == "pinned"]
+    assert pin.fix.endswith("or declare seq static: seq = one of 1, 16"), pin.fix
+    with pytest.raises(UsageError, match=r"--dims gives B twice \(B=2, B=3\): one size each"):
+        parse_sizes("B=2,B=3")
+    assert parse_sizes("B=2, B=2") == {"B": 2}

@@ -207,8 +207,8 @@ def _declaring(graph: ModelGraph, names: set[str]) -> str:
 def _static(rel) -> str:
     if rel.values and len(rel.values) == 1:
         return f"{rel.dims[0]} = {rel.values[0]}"
-    if rel.values:
-        return f"{rel.dims[0]} in {{{', '.join(map(str, rel.values))}}}"
+    if rel.values:   # a static dim is one size: one of these, each its own export
+        return f"{rel.dims[0]} = one of {', '.join(map(str, rel.values))}"
     return f"sizes where {rel.text}{_example(rel)}"
 
 

@@ -52,6 +52,8 @@ def parse_sizes(text: str | dict) -> dict[str, int]:
             size = -1
         if not name or size < 0 or isinstance(value, bool):
             raise UsageError(f"--dims: {name or '?'}={value!r}: a size is a non-negative integer")
+        if str(name) in out and out[str(name)] != size:
+            raise UsageError(f"--dims gives {name} twice ({name}={out[str(name)]}, {name}={size}): one size each")
         out[str(name)] = size
     return out
 
