@@ -235,7 +235,7 @@ def _per_dim(sets: dict, assumed: dict, per_dim: dict, declared: set = frozenset
         capped = s in declared and final.hi is not None and not capped_by_the_graph(contributions, s, final.lo or 0)
         if values is not None:
             out.append(DomainRelation("values", (name,), final.text(name), lo=final.lo, hi=final.hi,
-                                      values=tuple(values), sources=sources, needs=needs, declared=capped))
+                                      values=tuple(values), sources=sources, needs=needs, top_recorded=capped))
             continue
         shape = final.shape()
         periodic = final.periodic() if shape is None else None
@@ -243,7 +243,7 @@ def _per_dim(sets: dict, assumed: dict, per_dim: dict, declared: set = frozenset
         kind = "divisibility" if step > 1 else "bound" if shape is not None else "condition"
         out.append(DomainRelation(kind, (name,), final.text(name), lo=lo, hi=hi, step=step if step > 1 else None,
                                   residue=(periodic[1] if periodic else lo % step) if step > 1 else None,
-                                  sources=sources, needs=needs, declared=capped))
+                                  sources=sources, needs=needs, top_recorded=capped))
     return out
 
 

@@ -67,6 +67,7 @@ class DomainRelation(Indexable):
     # where the nodes need different parts of a dim's set: each node and the set it needs by itself
     # (``H % 2 == 0 and H >= 2``: a MaxPool needs ``H >= 2``, a Concat with the skip ``H % 2 == 0 and H >= 2``)
     needs: tuple = ()
+    top_recorded: bool = False        # needed by nodes, but its top only by the range the exporter recorded
 
     @property
     def pins(self) -> bool:
@@ -100,6 +101,8 @@ class DomainRelation(Indexable):
         d["sources"] = [s.to_dict() for s in self.sources]
         if self.needs:
             d["needs"] = [{"node": n, "needs": t} for n, t in self.needs]
+        if self.top_recorded:
+            d["top_recorded"] = True
         return d
 
 

@@ -187,7 +187,7 @@ def domain_lines(domain, skipped: int = 0) -> list[str]:
         why = f"needed by {', '.join(nodes[:4])}" + (f" and {len(nodes) - 4} more" if len(nodes) > 4 else "")
         if r.needs:   # the nodes need different parts of it: each its own
             why = "needed by " + "; ".join(f"{who}: {text}" for who, text in r.needs[:4])
-        if r.declared and nodes:   # the nodes need its bottom; its top is the range the exporter recorded
+        if r.top_recorded:   # the nodes need its bottom; its top is the range the exporter recorded
             consts = []
             why += "; its top recorded by the exporter and taken as the model's contract"
         if consts:
