@@ -156,3 +156,33 @@ def test_a_strided_conv_pool_and_upsample_and_the_size_torch_computes_are_one_di
     rhs = floor_of(h / 8 - sympy.Rational(1, 8)) * floor_of(w / 8 - sympy.Rational(1, 8))
     assert compare_dims(lhs, "==", rhs) is True and compare_dims(lhs, "!=", rhs) is False
     assert compare_dims(lhs, "==", rhs + 1) is False
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.integers(1, 3), st.integers(-4, 4), st.sampled_from([1, 2, 3, 4, 8])),
+                min_size=1, max_size=3), st.booleans())
+def test_halves_split_keeps_the_value_of_every_floor(terms, with_halves):
+    """Hermite's floor(2y) = floor(y) + floor(y + 1/2), as ``halves_split`` writes a floor whose half's
+    floor stands beside it (a Swin patch merge), brute-forced: the value at every size is kept."""
+    from shapecheck.dims.rounding import halves_split
+    parts = []
+    for c, a, b, q in terms:
+        z = (a * N + b) / q
+        parts.append(c * floor_of(z))
+        if with_halves:
+            parts.append(floor_of(z / 2) + M * floor_of(z / 2 + sympy.Rational(1, 2)))
+    d = sympy.Add(*parts)
+    got = halves_split(d)
+    for n in range(0, 60):
+        for m in (0, 1, 3):
+            assert got.subs({N: n, M: m}) == d.subs({N: n, M: m}), (d, got, n, m)
+
+
+def test_halves_split_proves_a_swin_merge_equal_to_its_padding():
+    from shapecheck.dims.rounding import halves_split
+    from shapecheck.notation import compare_dims
+    h, w = symbol("H"), symbol("W")
+    merged = (floor_of(h / 4) - floor_of(h / 8)) * (floor_of(w / 4) - floor_of(w / 8))
+    padded = floor_of(h / 8 + sympy.Rational(1, 2)) * floor_of(w / 8 + sympy.Rational(1, 2))
+    assert halves_split(sympy.expand(merged - padded)) == 0
+    assert compare_dims(sympy.expand(merged), "==", padded) is True

@@ -22,7 +22,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from .core import is_unknown, normalize_dim
-from .rounding import ceilings_as_floors, integral, provably_nonnegative
+from .rounding import ceilings_as_floors, floor_offsets_out, halves_split, integral, provably_nonnegative
 
 if TYPE_CHECKING:
     import sympy
@@ -43,7 +43,7 @@ def broadcast_result(a: Any, b: Any) -> Any:
     a, b = sympy.sympify(a), sympy.sympify(b)
     # one polynomial in two forms (a sum of products, expanded; a ceiling and the floor it equals);
     # two distinct symbols never are
-    if not (a.is_Symbol and b.is_Symbol) and ceilings_as_floors(sympy.expand(a - b)) == 0:
+    if not (a.is_Symbol and b.is_Symbol) and halves_split(floor_offsets_out(ceilings_as_floors(sympy.expand(a - b)))) == 0:
         return a
     for x, y in ((a, b), (b, a)):
         if never_one(x):

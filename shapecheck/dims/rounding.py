@@ -30,7 +30,7 @@ else:
 from .core import normalize_dim
 
 
-__all__ = ["floor_of", "ceiling_of", "floor_div", "ceilings_as_floors", "floor_offsets_out", "floor_bounds", "floor_argument", "provably_nonnegative",
+__all__ = ["floor_of", "ceiling_of", "floor_div", "ceilings_as_floors", "floor_offsets_out", "halves_split", "floor_bounds", "floor_argument", "provably_nonnegative",
            "polynomial_sign", "integral", "monomial"]
 
 
@@ -153,6 +153,28 @@ def floor_offsets_out(d: Any) -> Any:
             n = math.floor(sympy.Rational(c))
             swap[f] = floor_of(rest + (c - n)) + n
     return sympy.expand(d.xreplace(swap)) if swap else d
+
+
+def halves_split(d: Any) -> Any:
+    """``d`` with each ``floor(z)`` whose half's floor ``floor(z/2)`` is in ``d`` too written
+    ``floor(z/2) + floor(z/2 + 1/2)`` (Hermite's identity, ``floor(2y) = floor(y) + floor(y + 1/2)`` for
+    every real ``y``): a Swin patch merge's ``floor(h/4) - floor(h/8)`` tokens along an axis are then the
+    ``floor(h/8 + 1/2)`` its padding gives.  The same ``d`` where no floor has its half beside it.
+
+    >>> from shapecheck.dims import symbol
+    >>> h = symbol("h")
+    >>> halves_split(floor_of(h / 4) - floor_of(h / 8) - floor_of(h / 8 + sympy.Rational(1, 2)))
+    0
+    """
+    if not isinstance(d, sympy.Basic) or not d.has(sympy.floor):
+        return d
+    atoms = d.atoms(sympy.floor)
+    swap = {}
+    for f in atoms:
+        half = floor_of(f.args[0] / 2)
+        if half in atoms:
+            swap[f] = half + floor_of(f.args[0] / 2 + sympy.Rational(1, 2))
+    return floor_offsets_out(sympy.expand(d.xreplace(swap))) if swap else d
 
 
 def floor_bounds(d: Any) -> tuple[Any, Any] | None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..dims import Name, Poly, normalize_dim
 from ..dims.light_order import FLIP
-from ..dims.rounding import ceilings_as_floors, floor_bounds, floor_offsets_out, integral, monomial
+from ..dims.rounding import ceilings_as_floors, floor_bounds, floor_offsets_out, halves_split, integral, monomial
 from .relations import PYOP, Rel
 from .logic import Cond
 from .compare_light import REFLEXIVE, compare_names, compare_sums
@@ -56,6 +56,9 @@ def _compare_symbolic(a, op: str, b):
     if signed is not None:
         return signed
     d = floor_offsets_out(ceilings_as_floors(sympy.expand(sympy.sympify(a) - sympy.sympify(b))))
+    split = halves_split(d)   # floor(h/4) as floor(h/8) + floor(h/8 + 1/2), where floor(h/8) is beside it
+    if split.is_Integer:
+        return PYOP[op](int(split), 0)
     if d.is_Integer:
         return PYOP[op](int(d), 0)
     known = _linear(d, op) if op not in ("==", "!=") else _residue(d, op)
