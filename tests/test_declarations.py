@@ -284,3 +284,17 @@ def test_a_declaration_wrong_at_the_sizes_given_is_fixed_by_the_type_of_every_si
     d = decl(shapecheck.check_model(m, dims="N=2,T=12"), "y")
     assert d.status == "contradicts" and d.fix == "declare 'y' as float[N,T]"
     assert decl(shapecheck.check_model(m), "y").status == "condition"   # T == 9, without the sizes
+
+
+def test_a_name_no_input_declares_is_defined_inside_a_multiple():
+    # a new user's trial on a dynamo Swin export (input [B,3,32*h,32*w]): torch's own names in the
+    # value_infos (float[B,16,8*s39,8*s94]) made 45 notes 'valid only if s39 == h, s94 == w'
+    nodes = [node("Identity", ["x"], ["a"]), node("Identity", ["a"], ["b"]), node("Identity", ["b"], ["c"])]
+    infos = [vi("a", FLOAT, ["N", "8*s"]), vi("b", FLOAT, ["N", "8*s"]), vi("c", FLOAT, ["N", "2*s + 1"])]
+    rep = shapecheck.check_model(model(nodes, [vi("x", FLOAT, ["N", "8*T"])], [vi("c", FLOAT, None)], value_info=infos))
+    assert decl(rep, "a").status == "agrees" and decl(rep, "b").status == "agrees"   # s = T, defined by a
+    assert decl(rep, "c").status == "contradicts"   # 2*T + 1 against 8*T, the name as a defined it: never equal
+    # a multiple that does not divide what inference has defines nothing: a condition, as before
+    odd = model([node("Identity", ["x"], ["a"])], [vi("x", FLOAT, ["N", "T + 1"])], [vi("a", FLOAT, None)],
+                value_info=[vi("a", FLOAT, ["N", "2*s"])])
+    assert decl(shapecheck.check_model(odd), "a").status == "condition"

@@ -67,8 +67,25 @@ class Names:
             self.bound[declared] = inferred
             return inferred
         if self.bound and any(s in self.bound for s in declared.free_symbols):
-            return normalize_dim(declared.xreplace(self.bound))
-        return declared
+            declared = normalize_dim(declared.xreplace(self.bound))
+        return self._define_in(declared, inferred)
+
+    def _define_in(self, declared: Any, inferred: Any) -> Any:
+        """A free name inside a multiple (dynamo's ``8*s39`` for an inferred ``8*h``), defined as the
+        inferred dim divided out (``s39 = h``) when that is a whole polynomial in the model's dims."""
+        free = [s for s in getattr(declared, "free_symbols", ()) if s not in self.bound and s.name not in self.sources]
+        if len(free) != 1 or not is_symbolic(inferred) or has_unknown(inferred):
+            return declared
+        (s,) = free
+        a, b = declared.coeff(s), declared.subs(s, 0)
+        if not (a.is_Integer and a != 0 and (b.is_Integer or not b.free_symbols & {s}) and declared == a * s + b):
+            return declared
+        value = normalize_dim((inferred - b) / a)
+        poly = value.as_coefficients_dict() if is_symbolic(value) else {}
+        if not poly or not all(k.is_Integer for k in poly.values()) or has_unknown(value):
+            return declared
+        self.bound[s] = value
+        return normalize_dim(declared.xreplace(self.bound))
 
 
 def _compare(d: TensorType, inf: TensorType, names: Names | None = None) -> _Comparison:
