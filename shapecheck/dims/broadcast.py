@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from .core import is_unknown, normalize_dim
+from .core import has_unknown, normalize_dim
 from .rounding import ceilings_as_floors, floor_offsets_out, halves_split, integral, provably_nonnegative
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def broadcast_result(a: Any, b: Any) -> Any:
             return normalize_dim(sympy.sympify(x) * y)   # y = 1: x; y = 0: valid only for x in {0, 1}, giving 0
         if isinstance(y, sympy.Mul) and x in y.args and zero_or_one(y / x):
             return y   # x against x*m, m in {0, 1}: x when m = 1; 0 = x*m when m = 0 (valid only for x in {0, 1})
-    if _has_unknown(a) or _has_unknown(b):
+    if has_unknown(a) or has_unknown(b):
         return None
     a, b = sympy.sympify(a), sympy.sympify(b)
     # one polynomial in two forms (a sum of products, expanded; a ceiling and the floor it equals);
@@ -60,10 +60,6 @@ def broadcast_result(a: Any, b: Any) -> Any:
         if at_one.is_number and at_one != 0:
             return large
     return None
-
-
-def _has_unknown(d: Any) -> bool:
-    return is_unknown(d) or any(is_unknown(s) for s in getattr(d, "free_symbols", ()))
 
 
 def zero_or_one(d: Any) -> bool:

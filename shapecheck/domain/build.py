@@ -45,8 +45,7 @@ from .reduce import reduce_relation
 from .show import show
 from .relation import DomainRelation
 from .settle import always_ge, ceilings
-from .narrow import (bound_of, capped_by_the_graph, few_by_the_graph, is_dim, multiples_taken_out, narrowed, one_dim_parts,
-                     own_needs, without_repeats)
+from .narrow import bound_of, by_the_graph, is_dim, multiples_taken_out, narrowed, one_dim_parts, own_needs, without_repeats
 
 if TYPE_CHECKING:
     import sympy
@@ -218,8 +217,10 @@ def _per_dim(sets: dict, assumed: dict, per_dim: dict, declared: set = frozenset
             continue
         values = final.values(8)
         input_dim = s in assumed and not is_runtime(s)
+        # what the graph's own conditions leave a declared dim, without its recorded range (None: not proved)
+        graph = by_the_graph(contributions, s, 1 if nonempty else 0) if contributions and s in declared else None
         if values is not None and input_dim and (
-                (s not in declared or few_by_the_graph(contributions, s, 1 if nonempty else 0)) if contributions
+                (s not in declared or graph is None or graph.values(8) is not None) if contributions
                 else s in declared and len(values) == 1):
             out.append(DomainRelation("values", (name,), final.text(name), "error", lo=final.lo, hi=final.hi,
                                       values=tuple(values), sources=sources, declared=not contributions))
@@ -232,7 +233,7 @@ def _per_dim(sets: dict, assumed: dict, per_dim: dict, declared: set = frozenset
             continue
         needs = own_needs(contributions, name, assumed.get(s, DimSet.interval(0, None)))
         # a top no node needs is the range the exporter recorded: no constant of the graph to make larger
-        capped = s in declared and final.hi is not None and not capped_by_the_graph(contributions, s, final.lo or 0)
+        capped = s in declared and final.hi is not None and graph is not None and graph.hi is None
         if values is not None:
             out.append(DomainRelation("values", (name,), final.text(name), lo=final.lo, hi=final.hi,
                                       values=tuple(values), sources=sources, needs=needs, top_recorded=capped))

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 else:
     from ..deferred import sympy
 
-__all__ = ["bound_of", "capped_by_the_graph", "conjuncts", "is_dim", "multiples_taken_out", "narrowed", "one_dim_parts",
+__all__ = ["bound_of", "by_the_graph", "conjuncts", "is_dim", "multiples_taken_out", "narrowed", "one_dim_parts",
            "own_needs", "without_repeats"]
 
 ROUNDS = 4   # a part taken into a set may let another condition go: a few rounds, each over fewer
@@ -79,41 +79,24 @@ def own_needs(contributions: list, name: str, start: DimSet) -> tuple:
     return tuple((", ".join(nodes), text) for text, nodes in by_text.items()) if len(by_text) > 1 else ()
 
 
-def capped_by_the_graph(contributions: list, s: Any, lo: int) -> bool:
-    """Whether one of the parts of the conditions on ``s`` bounds it from above by itself (without the
-    range an exporter recorded, within which each part's set was taken): ``seq <= 64`` from a position
-    table does, ``batch != 0`` from a Reshape does not.  True where a part's set is not proved.
-
-    >>> from shapecheck.dims import symbol
-    >>> b = symbol("batch")
-    >>> capped_by_the_graph([(None, None, Rel("!=", b, 0))], b, 1), capped_by_the_graph([(None, None, Rel("<=", b, 64))], b, 1)
-    (False, True)
-    """
-    for _got, _need, part in contributions:
-        own = truth_set(part, s, lo, None)
-        if own is None or own.hi is not None:
-            return True
-    return False
-
-
-def few_by_the_graph(contributions: list, s: Any, lo: int, few: int = 8) -> bool:
-    """Whether the parts of the conditions on ``s`` (``per_dim``'s entries for it) leave it at most ``few``
-    values from ``lo`` up, by themselves: without the range an exporter recorded, which the sets were
-    met with (``Dim("batch", max=8)`` is the export's contract, not the graph pinning the dim).  True
-    where one part's set is not proved so (as the sets met with the range say).
+def by_the_graph(contributions: list, s: Any, lo: int) -> DimSet | None:
+    """The set the parts of the conditions on ``s`` (``per_dim``'s entries for it) leave it by themselves,
+    from ``lo`` up: without the range an exporter recorded, within which each part's set was taken
+    (``Dim("batch", max=8)`` is the export's contract, not the graph pinning the dim; ``batch != 0`` from a
+    Reshape bounds no top, ``seq <= 64`` from a position table does).  None where a part's set is not proved.
 
     >>> from shapecheck.dims import symbol
     >>> h = symbol("h")
-    >>> few_by_the_graph([(None, None, Rel("==", h % 32, 0))], h, 32), few_by_the_graph([(None, None, Rel("<=", h, 4))], h, 1)
-    (False, True)
+    >>> by_the_graph([(None, None, Rel("==", h % 32, 0))], h, 32).text("h"), by_the_graph([(None, None, Rel("<=", h, 4))], h, 1).hi
+    ('h % 32 == 0 and h >= 32', 4)
     """
     own = DimSet.interval(lo, None)
     for _got, _need, part in contributions:
         got = truth_set(part, s, lo)
         if got is None:
-            return True
+            return None
         own = own.meet(got)
-    return own.values(few) is not None
+    return own
 
 
 def narrowed(several: list, sets: dict, per_dim: dict) -> list:

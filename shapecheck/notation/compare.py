@@ -56,9 +56,9 @@ def _compare_symbolic(a, op: str, b):
     if signed is not None:
         return signed
     d = floor_offsets_out(ceilings_as_floors(sympy.expand(sympy.sympify(a) - sympy.sympify(b))))
-    split = halves_split(d)   # floor(h/4) as floor(h/8) + floor(h/8 + 1/2), where floor(h/8) is beside it
-    if split.is_Integer:
-        return PYOP[op](int(split), 0)
+    if not d.is_Integer:   # floor(h/4) as floor(h/8) + floor(h/8 + 1/2) beside floor(h/8): zero, or d as it was
+        split = halves_split(d)
+        d = split if split.is_Integer else d
     if d.is_Integer:
         return PYOP[op](int(d), 0)
     known = _linear(d, op) if op not in ("==", "!=") else _residue(d, op)
