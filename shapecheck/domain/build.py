@@ -232,11 +232,12 @@ def _per_dim(sets: dict, assumed: dict, per_dim: dict, declared: set = frozenset
         if final == assumed.get(s, DimSet.interval(0, None)):
             continue
         needs = own_needs(contributions, name, assumed.get(s, DimSet.interval(0, None)))
+        tops = tuple(dict.fromkeys(src.node for got, need, _p in contributions if got.hi is not None for src in need.sources))
         # a top no node needs is the range the exporter recorded: no constant of the graph to make larger
         capped = s in declared and final.hi is not None and graph is not None and graph.hi is None
         if values is not None:
             out.append(DomainRelation("values", (name,), final.text(name), lo=final.lo, hi=final.hi,
-                                      values=tuple(values), sources=sources, needs=needs, top_recorded=capped))
+                                      values=tuple(values), sources=sources, needs=needs, top_recorded=capped, capped_by=tops))
             continue
         shape = final.shape()
         periodic = final.periodic() if shape is None else None
@@ -244,7 +245,7 @@ def _per_dim(sets: dict, assumed: dict, per_dim: dict, declared: set = frozenset
         kind = "divisibility" if step > 1 else "bound" if shape is not None else "condition"
         out.append(DomainRelation(kind, (name,), final.text(name), lo=lo, hi=hi, step=step if step > 1 else None,
                                   residue=(periodic[1] if periodic else lo % step) if step > 1 else None,
-                                  sources=sources, needs=needs, top_recorded=capped))
+                                  sources=sources, needs=needs, top_recorded=capped, capped_by=tops))
     return out
 
 

@@ -68,6 +68,7 @@ class DomainRelation(Indexable):
     # (``H % 2 == 0 and H >= 2``: a MaxPool needs ``H >= 2``, a Concat with the skip ``H % 2 == 0 and H >= 2``)
     needs: tuple = ()
     top_recorded: bool = False        # needed by nodes, but its top only by the range the exporter recorded
+    capped_by: tuple = ()             # the nodes whose own need has a top (the others need only its bottom)
 
     @property
     def pins(self) -> bool:

@@ -50,7 +50,13 @@ def _name_constants(graph: ModelGraph, domain: InputDomain, stated: dict[str, se
             continue   # constants make pins and upper bounds (past + seq <= 64 too); a stride's divisibility is the architecture's
         producers = producers if producers is not None else producers_of(graph)
         numbers = _numbers(rel)
-        ranked = [constants_behind(graph, src.node, numbers, producers, stated.get(src.node, frozenset()))
+        if rel.severity != "error" and rel.lo is not None:
+            numbers.discard(rel.lo)   # of a top, its bottom (a kernel's 3 in 3 <= T <= 82) names no table
+        # of a top, the nodes that need only its bottom (a kernel's T >= 3) hold no constant to make larger
+        bottom_only = set() if rel.severity == "error" or not rel.capped_by else \
+            {src.node for src in rel.sources} - set(rel.capped_by)
+        ranked = [(3, ()) if src.node in bottom_only else
+                  constants_behind(graph, src.node, numbers, producers, stated.get(src.node, frozenset()))
                   for src in rel.sources]
         best = min((rank for rank, _c in ranked), default=3)   # a source's nearest constants are no cause
         rel.sources = [replace(src, constants=consts if rank == best else ())   # where another's hold the number

@@ -24,6 +24,7 @@ from .region_fit import malformed
 from .declarations import Names, check_declaration
 from .finish import finish_report
 from .facts import Facts
+from .least import from_least
 from .node import (UNCHECKED, Unknowns, bind_inputs, defined, fill, fold, has_empty, holds_sizes_in_float, input_slots,
                    int64_overflow, resolve)
 from .replay import REUSE, Replays, interned, replay, replay_run, replayed
@@ -232,7 +233,7 @@ class ForwardPass(RegionWalk):
             result = self.unranked.named(result, owners)
         slots = self.slots.get((spec.name, n_out)) or self.slots.setdefault((spec.name, n_out), output_slots(spec, n_out))
         outputs = result.outputs if not result.has_unknowns else self.unknowns.own(
-            result.outputs, types, node, {key: t for (key, _d, _p), t in zip(slots, node.outputs) if t})
+            from_least(self, spec, node, types, items, n_out, result), types, node, {key: t for (key, _d, _p), t in zip(slots, node.outputs) if t})
         outputs, overflow = int64_overflow(outputs)
         status = "invalid" if overflow else result.status
         if status == "conditional" and all(self.base.implies(result.relations.get(c)) for c in result.conditions):
@@ -245,7 +246,7 @@ class ForwardPass(RegionWalk):
                 types, result_out = again
                 result_out = self.unranked.named(result_out, owners) if owners else result_out
                 outputs = result_out.outputs if not result_out.has_unknowns else self.unknowns.own(
-                    result_out.outputs, types, node, {key: t for (key, _d, _p), t in zip(slots, node.outputs) if t})
+                    from_least(self, spec, node, types, items, n_out, result_out), types, node, {key: t for (key, _d, _p), t in zip(slots, node.outputs) if t})
         if self.facts.active:    # the report shows the dims that flow on
             outputs = {k: self.facts.settle_type(t) for k, t in outputs.items()}
         if node.branches and status != "invalid":   # a body's outputs (SequenceMap's): more exact than the spec's

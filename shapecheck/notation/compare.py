@@ -14,7 +14,7 @@ import math
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ..dims import Name, Poly, normalize_dim
+from ..dims import Name, Poly, monotone, normalize_dim
 from ..dims.light_order import FLIP
 from ..dims.rounding import ceilings_as_floors, floor_bounds, floor_offsets_out, halves_split, integral, monomial
 from .relations import PYOP, Rel
@@ -73,6 +73,7 @@ def _compare_symbolic(a, op: str, b):
         # a sum of floors: its floor-free bounds decide what sympy's assumptions would (and more,
         # in a fraction of their milliseconds); what they leave open is a condition
         known = _by_bounds(d, bounds, op)
+        known = known if known is not None else monotone.decide(d, op)   # least (or largest) at 0
         return known if known is not None else Cond((make_rel(op, a, b),))
     if op == "==":
         known = True if d.is_zero else (False if d.is_zero is False else None)
@@ -86,6 +87,8 @@ def _compare_symbolic(a, op: str, b):
         known = True if d.is_positive else (False if d.is_nonpositive else None)
     else:
         known = True if d.is_nonnegative else (False if d.is_negative else None)
+    if known is None:
+        known = monotone.decide(d, op)
     if known is not None:
         return known
     return Cond((make_rel(op, a, b),))
