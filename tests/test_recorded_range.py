@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
+import pytest
 import onnxruntime as ort
 from onnx import TensorProto as T, helper
 
@@ -76,3 +77,34 @@ def test_the_range_of_a_dim_declared_as_an_expression_is_not_taken_for_its_symbo
     rep = shapecheck.check_model(path)
     assert rep.domain.text() == "1 <= B <= 1024, 2 <= h <= 512, 2 <= w <= 512"
     assert shapecheck.check_model(path, dims="h=600").notes[0].startswith("h = 600 is outside the range the exporter recorded")
+
+
+# inputs as torch.onnx (dynamo, torch 2.13) declared them and the ranges it recorded, from real exports
+# with Dim maxima B 64, T 4096 (or 50), N 64 (or 32), M 16, d 128 (or 100); a new user's trial saw the
+# first one's ranges on the wrong dims (1 <= d <= 64, 2 <= N <= 128): torch lists a dim used only
+# inside expressions (2*d) last, so pairing symbols with names by first use swapped them
+TORCH_RECORDS = [
+    ([["B", "T", "2*d"], ["N", "2*d"]],
+     "{s77: VR[0, 64], s27: VR[0, 4096], 2*s40: VR[0, 256], s17: VR[0, 64], s40: VR[2, 128]}",
+     "1 <= B <= 64, 1 <= T <= 4096, 2 <= d <= 128, 1 <= N <= 64"),
+    ([["B", "2*d"], ["N", "d"]], "{s77: VR[0, 64], 2*s94: VR[0, 256], s17: VR[0, 32], s94: VR[0, 128]}",
+     "1 <= B <= 64, 1 <= d <= 128, 1 <= N <= 32"),
+    ([["B", "d + 1"], ["N", "M"]], "{s77: VR[0, 64], s40 + 1: VR[1, 101], s17: VR[0, 32], s94: VR[0, 16], s40: VR[2, 100]}",
+     "1 <= B <= 64, 2 <= d <= 100, 1 <= N <= 32, 1 <= M <= 16"),
+    ([["2*d", "T"], ["M", "d"]], "{2*s94: VR[0, 200], s27: VR[0, 50], s17: VR[0, 16], s94: VR[0, 100]}",
+     "1 <= d <= 100, 1 <= T <= 50, 1 <= M <= 16"),
+    # one entry no input dim stands for (a dim torch specialized): nothing lines up, nothing is taken
+    ([["B", "T"]], "{s77: VR[0, 64], s27: VR[0, 50], s3: VR[32, 32]}", "B >= 1, T >= 1"),
+]
+
+
+@pytest.mark.parametrize("inputs,recorded,domain", TORCH_RECORDS)
+def test_torchs_symbols_are_paired_with_the_dims_they_stand_for(tmp_path, inputs, recorded, domain):
+    nodes = [helper.make_node("ReduceSum", [f"x{i}"], [f"r{i}"], keepdims=0) for i in range(len(inputs))]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info(f"x{i}", T.FLOAT, dims) for i, dims in enumerate(inputs)],
+                          [helper.make_tensor_value_info(f"r{i}", T.FLOAT, None) for i in range(len(inputs))])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    m.metadata_props.add(key=RANGES_KEY, value=recorded)
+    path = str(tmp_path / "m.onnx")
+    onnx.save(m, path)
+    assert shapecheck.check_model(path).domain.text() == domain

@@ -5,9 +5,9 @@ exporter recorded (torch's ``range_constraints``).
 (its inputs and its declarations), so the check answers for exactly those sizes.
 ``recorded_ranges`` reads the ranges torch.onnx writes into the graph's metadata
 (``pkg.torch.export.ExportedProgram.range_constraints``, ``{s77: VR[1, 1024], s27: VR[2, 64]}``):
-keys that are input dim names are taken as they are; torch's own symbols (``s27``) name the input
-dims in the order the inputs first use them, when the counts agree, and are otherwise left out
-(a range given to the wrong dim would be a wrong fact).
+keys that are input dim names are taken as they are; torch's own symbols (``s27``) are paired with
+the input dims by the order torch lists them in (``_by_position``), where every entry lines up, and
+are otherwise left out (a range given to the wrong dim would be a wrong fact).
 
 >>> parse_sizes("batch=8, seq=4096")
 {'batch': 8, 'seq': 4096}
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from itertools import permutations
 from typing import Any
 
 from ..errors import OptionError, UsageError
@@ -96,17 +97,17 @@ def _bound(t: TensorType, sizes: dict[str, int]) -> TensorType:
     return TensorType(t.dtype, shape, t.value, t.sym, t.bounds)
 
 
-def parse_ranges(text: str) -> list[tuple[str, int, int | None]]:
+def parse_ranges(text: str, expressions: bool = False) -> list[tuple[str, int, int | None]]:
     """``(symbol, lo, hi)`` for each ``s: VR[lo, hi]`` of torch's text (``int_oo``: unbounded); the
     ranges of expressions (``2*s39: VR[0, 1024]``, which torch records for a dim declared ``2*h``) are
-    left out: they bound no one dim.
+    left out, unless ``expressions``: they bound no one dim.
 
     >>> parse_ranges("{s77: VR[0, 1024], 2*s39: VR[0, 1024], s39: VR[2, 512]}")
     [('s77', 0, 1024), ('s39', 2, 512)]
     """
     out = []
     for m in _RANGE.finditer(text):
-        if not _SYMBOL.fullmatch(m.group(1)):
+        if not expressions and not _SYMBOL.fullmatch(m.group(1)):
             continue
         lo = 0 if "int_oo" in m.group(2) else int(m.group(2))
         hi = None if "int_oo" in m.group(3) else int(m.group(3))
@@ -124,9 +125,60 @@ def recorded_ranges(graph: ModelGraph) -> dict[str, tuple[int, int | None]]:
     direct = {k: (lo, hi) for k, lo, hi in ranges if k in names}
     if direct:
         return direct
-    if ranges and len(ranges) == len(names) and all(re.fullmatch(r"s\d+", k) for k, _lo, _hi in ranges):
-        return {n: (lo, hi) for n, (_k, lo, hi) in zip(names, ranges)}
-    return {}
+    return _by_position(parse_ranges(text, expressions=True), _input_dims_in_order(graph)) or {}
+
+
+_TORCH = re.compile(r"\bs\d+\b")   # torch's own symbols: s77
+
+
+def _input_dims_in_order(graph: ModelGraph) -> list:
+    """Each distinct symbolic dim of the graph's inputs (``B``, ``2*d``), in order of first use."""
+    out: list = []
+    for name, t in graph.sources.items():
+        if graph.source_kind.get(name) == "graph input":
+            out += [d for d in dims_in(t) if is_symbolic(d) and not is_unknown(d) and d not in out]
+    return out
+
+
+def _by_position(entries: list, dims: list) -> dict[str, tuple[int, int | None]] | None:
+    """Torch's symbols paired with the input dims they stand for.  Its entries list each distinct input
+    dim in order of first use (one declared ``2*d`` by its expression, ``2*s40``), then each symbol used
+    only inside expressions (``s40``); an expression's symbols are the names that make it the input's
+    dim.  None where the entries do not line up so (a range given to the wrong dim would be a wrong fact).
+
+    >>> from shapecheck.dims import symbol
+    >>> B, N, d = symbol("B"), symbol("N"), symbol("d")
+    >>> _by_position([("s77", 0, 64), ("2*s40", 0, 256), ("s17", 0, 64), ("s40", 2, 128)], [B, 2 * d, N])
+    {'B': (0, 64), 'N': (0, 64), 'd': (2, 128)}
+    >>> _by_position([("s77", 0, 64), ("s17", 0, 64), ("s40", 0, 64)], [B, N]) is None   # one too many
+    True
+    """
+    from ..dims import parse_dim
+    if len(entries) < len(dims):
+        return None
+    mapping: dict[str, str] = {}
+    plain: set[str] = set()
+    for (key, _lo, _hi), d in zip(entries, dims):
+        if getattr(d, "is_Symbol", False):
+            if not _TORCH.fullmatch(key) or mapping.setdefault(key, d.name) != d.name:
+                return None
+            plain.add(key)
+            continue
+        tokens = list(dict.fromkeys(_TORCH.findall(key)))
+        names = sorted(s.name for s in d.free_symbols)
+        if _TORCH.fullmatch(key) or len(tokens) != len(names) or len(names) > 3:
+            return None
+        fits = [trial for trial in (dict(zip(tokens, p)) for p in permutations(names))
+                if all(mapping.get(t, n) == n for t, n in trial.items())
+                and parse_dim(_TORCH.sub(lambda m, trial=trial: trial[m.group(0)], key)) == d]
+        if len(fits) != 1:
+            return None
+        mapping.update(fits[0])
+    rest = entries[len(dims):]
+    if any(not _TORCH.fullmatch(key) or key not in mapping or key in plain for key, _lo, _hi in rest) or \
+            len({key for key, _lo, _hi in rest}) != len(rest) or len(set(mapping.values())) != len(mapping):
+        return None
+    return {mapping[key]: (lo, hi) for key, lo, hi in entries if _TORCH.fullmatch(key)}
 
 
 def _metadata(model: Any, key: str) -> str:
