@@ -218,6 +218,9 @@ def _integral(op: str, d: Any, rel: Rel) -> Any:
 
 
 def _holds(op: str, d: Any) -> bool:
+    if d is sympy.nan or d.is_finite is False:
+        # undefined at these sizes (0/0: a Reshape's -1 over an empty tensor), which the runtime refuses
+        return False
     return {"==": d == 0, "!=": d != 0, "<": d < 0, "<=": d <= 0, ">": d > 0, ">=": d >= 0}[op]
 
 

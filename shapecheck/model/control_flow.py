@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..frontends import ModelGraph, ModelNode
 from ..registry import ONNX_DOMAIN
+from ..notation import Rel
 from ..dims import is_symbolic, is_unknown, normalize_dim, runtime_dim, unknown_dim
 from ..dims.rounding import provably_nonnegative
 from ..containers import SequenceType
@@ -68,6 +69,35 @@ def _if_branch_never_runs(owner: ModelNode, attr: str, env: dict) -> bool:
     """An If branch whose condition is a known constant of the other value."""
     value = _scalar(env.get(owner.inputs[0])) if owner.inputs else None
     return value is not None and attr in ("then_branch", "else_branch") and bool(value) != (attr == "then_branch")
+
+
+def unconditional(graph: ModelGraph, node: ModelNode, rel: Any, env: dict, facts: Any) -> bool:
+    """Whether what ``node`` needs (``rel``) is needed wherever the model runs: the node is in the main
+    graph, or every region around it runs at least once (a Loop whose trip count is at least 1, as
+    ``facts`` prove, and whose condition is absent or true) and ``rel`` is over the input dims alone,
+    which every iteration sees alike (a loop-carried size may differ from one iteration to the next)."""
+    scope = node.scope
+    if not scope:
+        return True
+    if not hasattr(rel, "free_symbols") or any(is_unknown(s) for s in rel.free_symbols):
+        return False
+    while scope:
+        owner, attr = graph.regions.get(scope, (None, ""))
+        if owner is None or owner.domain != ONNX_DOMAIN or owner.op_type != "Loop" or attr != "body" or not owner.inputs:
+            return False
+        trip, cond = owner.inputs[0], owner.inputs[1] if len(owner.inputs) > 1 else ""
+        m = env.get(trip) if trip else None
+        if m is None:
+            return False
+        count, first = _scalar(m), (_scalar(env.get(cond)) if cond else True)
+        if count is not None:
+            runs = int(count) >= 1
+        else:
+            runs = m.sym is not None and len(m.sym) == 1 and is_symbolic(m.sym[0]) and facts.implies(Rel(">=", m.sym[0], 1))
+        if not runs or first is None or not bool(first):
+            return False
+        scope = owner.scope   # the region around the Loop itself ("" in the main graph)
+    return True
 
 
 def binds(graph: ModelGraph, scope: str) -> bool:

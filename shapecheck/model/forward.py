@@ -18,7 +18,7 @@ from ..solver.cache import SolveCache, attrs_key
 from ..solver import output_slots
 from ..registry import Registry
 from ..types import TensorType
-from .control_flow import is_dead, region_outputs
+from .control_flow import is_dead, region_outputs, unconditional
 from .region_walk import RegionWalk
 from .region_fit import malformed
 from .declarations import Names, check_declaration
@@ -323,7 +323,7 @@ class ForwardPass(RegionWalk):
             ids = tuple(result.condition_sources.get(c, ()))
             self.assume(c, node.name, relation=rel, source=Source(
                 node.name, node.op_type, spec.name, ids, rules=tuple(x.rule for x in result.constraints if x.id in ids)))
-            if not node.scope:   # a node that always runs: what it needs holds for every input the model accepts
+            if unconditional(self.graph, node, rel, self.env, self.facts):   # holds for every input the model accepts
                 learned |= self.facts.learn(rel)
             else:
                 self.scoped.add(c)

@@ -61,6 +61,8 @@ def _compare_symbolic(a, op: str, b):
         d = split if split.is_Integer else d
     if d.is_Integer:
         return PYOP[op](int(d), 0)
+    if d is sympy.nan or d.is_finite is False:
+        return False   # undefined here (0/0: a Reshape's -1 over an empty tensor), which the runtime refuses
     known = _linear(d, op) if op not in ("==", "!=") else _residue(d, op)
     if known is None and op in ("==", "!="):
         known = _linear(d, op)
