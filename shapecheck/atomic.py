@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from .errors import UsageError
+from .errors import OutputError
 
 
 def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
@@ -34,7 +34,7 @@ def refuse_inputs(out: str | os.PathLike, inputs: Iterable[str | os.PathLike], w
     """A UsageError when ``out`` is, or leads to, one of ``inputs``."""
     for src in inputs:
         if src and (same_file(out, src) or os.path.realpath(out) == os.path.realpath(src)):
-            raise UsageError(f"{what} {out} is the same file as the input {src} (the path, a link or a linked "
+            raise OutputError(f"{what} {out} is the same file as the input {src} (the path, a link or a linked "
                              "directory leads to it); shapecheck never modifies a model in place: choose another path")
 
 
@@ -42,12 +42,7 @@ def write_atomic(path: str | os.PathLike, data: bytes, *, inputs: Iterable[str |
                  what: str = "output") -> None:
     """Write ``data`` to ``path`` atomically, after checking it is none of ``inputs``."""
     path = Path(path)
-    refuse_inputs(path, inputs, what)
-    if path.is_dir():
-        raise UsageError(f"cannot write {what} {path}: it is a directory; give a file name")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise UsageError(f"cannot write {what} {path}: the directory {parent} does not exist")
+    parent = writable(path, inputs, what)
     fd, tmp = None, None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
@@ -60,7 +55,7 @@ def write_atomic(path: str | os.PathLike, data: bytes, *, inputs: Iterable[str |
         os.replace(tmp, path)
         tmp = None
     except OSError as exc:
-        raise UsageError(f"cannot write {what} {path}: {exc.strerror or exc}; nothing was written "
+        raise OutputError(f"cannot write {what} {path}: {exc.strerror or exc}; nothing was written "
                          "(an existing file there is unchanged)") from None
     finally:
         if fd is not None:
@@ -72,6 +67,19 @@ def write_atomic(path: str | os.PathLike, data: bytes, *, inputs: Iterable[str |
                 pass
 
 
+def writable(path: str | os.PathLike, inputs: Iterable[str | os.PathLike] = (), what: str = "output") -> Path:
+    """The folder ``path`` is written into, after checking that a file may be written there (none of
+    ``inputs``, not a directory, in a folder that exists); an ``OutputError`` otherwise."""
+    path = Path(path)
+    refuse_inputs(path, inputs, what)
+    if path.is_dir():
+        raise OutputError(f"cannot write {what} {path}: it is a directory; give a file name")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise OutputError(f"cannot write {what} {path}: the directory {parent} does not exist")
+    return parent
+
+
 def _default_mode(tmp: str) -> None:
     """mkstemp creates 0600; a written output gets the mode a plain ``open`` would give it."""
     umask = os.umask(0)
@@ -79,7 +87,7 @@ def _default_mode(tmp: str) -> None:
     os.chmod(tmp, 0o666 & ~umask)
 
 
-__all__ = ["refuse_inputs", "same_file", "write_atomic"]
+__all__ = ["copy_atomic", "refuse_inputs", "same_file", "writable", "write_atomic"]
 
 
 def copy_atomic(src: str | os.PathLike, dst: str | os.PathLike, *, inputs: Iterable[str | os.PathLike] = (),
@@ -101,4 +109,4 @@ def copy_atomic(src: str | os.PathLike, dst: str | os.PathLike, *, inputs: Itera
     except OSError as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
-        raise UsageError(f"cannot write {what} {dst}: {exc.strerror or exc}") from None
+        raise OutputError(f"cannot write {what} {dst}: {exc.strerror or exc}") from None

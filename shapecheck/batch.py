@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Sequence
 
-from .errors import OptionError, ShapeCheckError
-from .findings import OPTIONS, UNREADABLE
+from .errors import OptionError, OutputError, ShapeCheckError
+from .findings import OPTIONS, OUTPUT, UNREADABLE
 
 EXIT_OK, EXIT_FINDINGS, EXIT_UNUSABLE = 0, 1, 2
 
@@ -36,7 +36,7 @@ class Outcome:
 
     def to_dict(self) -> dict[str, Any]:
         if self.error:
-            return {"model": self.path, "ok": False, "exit_code": EXIT_UNUSABLE, "error": self.error}
+            return {"model": self.path, "ok": False, "exit_code": EXIT_UNUSABLE, "error": self.error, "kind": self.kind}
         return {**self.report.to_dict(), "exit_code": self.exit_code}
 
 
@@ -96,6 +96,8 @@ def check_one(path: str, strict: bool = False, specs: tuple[str, ...] = (), load
                              light=True, assume_nonempty=assume_nonempty, dims=dims, progress=node_progress)
     except OptionError as exc:
         return Outcome(path, error=str(exc), kind=OPTIONS)
+    except OutputError as exc:
+        return Outcome(path, error=str(exc), kind=OUTPUT)
     except ShapeCheckError as exc:
         return Outcome(path, error=str(exc))
     except (RecursionError, MemoryError) as exc:

@@ -87,10 +87,10 @@ def check(args, out: Console, err: Console) -> int:
     single = len(args.paths) == 1 and len(paths) == 1 and paths[0] == args.paths[0]
     if fmt == "json":
         from .report.json import dumps, to_json
-        doc = outcomes[0].to_dict() if single and not outcomes[0].error else to_json(outcomes)
-        if single and outcomes[0].error:
-            raise UsageError(outcomes[0].error)
+        doc = outcomes[0].to_dict() if single else to_json(outcomes)
         print(dumps(doc, depth=2 if single else 4))   # a line per node
+        if single and outcomes[0].error:   # the error object above, and the error itself on stderr
+            raise UsageError(outcomes[0].error)
     elif fmt == "sarif":
         from .report.json import dumps
         from .report.sarif import to_sarif

@@ -21,6 +21,11 @@ class OptionError(UsageError):
     of the model declares): the model is readable, but was not checked."""
 
 
+class OutputError(UsageError):
+    """An output that cannot be written (``--output`` into a folder that does not exist, or over a file
+    shapecheck did not write): the model is readable, and nothing was written."""
+
+
 class SpecError(UsageError):
     """A spec file that does not parse or does not make sense, located at ``file:line``."""
 

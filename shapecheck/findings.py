@@ -39,6 +39,7 @@ CONDITION = "condition"
 RUNTIME_CHECK = "runtime-check"
 UNREADABLE = "unreadable"
 OPTIONS = "options"
+OUTPUT = "output"
 ONNX_INFERENCE = "onnx-inference"
 DOMAIN = "domain"
 OVERFLOW = "overflow"
@@ -143,6 +144,10 @@ _ALL = (
                   "An option names what the model does not have: --dims a dim that no input of the model "
                   "declares (a misspelt name, or a model whose inputs name their dims otherwise). No node was "
                   "checked; the run exits with 2."),
+    EngineFinding(OUTPUT, "an output that cannot be written",
+                  "--output names a file that cannot be written: in a folder that does not exist, the model "
+                  "itself, or a place where the model's external data would replace a file shapecheck did not "
+                  "write. Nothing was written; the run exits with 2."),
 )
 
 ENGINE: dict[str, EngineFinding] = {f.id: f for f in _ALL}

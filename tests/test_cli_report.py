@@ -271,6 +271,43 @@ def test_an_annotated_copy_in_another_folder_carries_its_external_data(tmp_path)
     assert (tmp_path / "a" / "weights" / "m.data").read_bytes() == before      # the model is never modified
 
 
+def test_an_annotated_copy_replaces_no_file_it_did_not_write_and_leaves_nothing_when_it_fails(tmp_path, capsys):
+    # a new user's trial: --output into another folder replaced an unrelated 'weights/m.data' there with
+    # the model's weights (OK, exit 0); and where the data could not be copied, the annotated model was
+    # left behind, pointing at data that is not there (onnxruntime could not load it)
+    w = numpy_helper.from_array(np.zeros((8, 8), np.float32), "w")
+    g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
+                          [helper.make_tensor_value_info("x", T.FLOAT, ["n", 8])],
+                          [helper.make_tensor_value_info("y", T.FLOAT, None)], [w])
+    (tmp_path / "a").mkdir()
+    model = str(tmp_path / "a" / "m.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]), model,
+              save_as_external_data=True, location="m.data", size_threshold=0)
+    for name, other in (("b", "precious weights of another model"), ("c", None)):
+        (tmp_path / name).mkdir()
+        if other is None:
+            (tmp_path / name / "m.data").mkdir()   # a directory where the data would go
+        else:
+            (tmp_path / name / "m.data").write_text(other)
+        code, out, err = run(capsys, "check", "-q", model, "--output", str(tmp_path / name / "out.onnx"))
+        assert code == 2 and "error[output]:" in err and "which exists and is not m.data" in err, err
+        assert "nothing written (its --output cannot be written)" in out
+        assert sorted(p.name for p in (tmp_path / name).iterdir()) == ["m.data"]   # nothing new
+        if other is not None:
+            assert (tmp_path / name / "m.data").read_text() == other
+    code, out, _err = run(capsys, "check", "--json", model, "--output", str(tmp_path / "b" / "out.onnx"))
+    doc = json.loads(out)   # a JSON consumer gets the error as JSON too
+    assert code == 2 and doc["ok"] is False and doc["kind"] == "output" and doc["exit_code"] == 2
+    # into a folder of its own, and again into the same folder (the data there is the same bytes)
+    (tmp_path / "d").mkdir()
+    for _ in range(2):
+        assert run(capsys, "check", "-q", model, "--output", str(tmp_path / "d" / "out.onnx"))[0] == 0
+    assert sorted(p.name for p in (tmp_path / "d").iterdir()) == ["m.data", "out.onnx"]
+    # a folder that does not exist: nothing is made
+    assert run(capsys, "check", "-q", model, "--output", str(tmp_path / "e" / "out.onnx"))[0] == 2
+    assert not (tmp_path / "e").exists()
+
+
 def test_configuration_in_pyproject_and_flags_over_it(capsys, tmp_path, monkeypatch):
     import shutil
     from pathlib import Path

@@ -5,11 +5,12 @@ data stays as references (copied beside it when it goes into another folder).
 """
 from __future__ import annotations
 
+import filecmp
 import os
 
-from ..atomic import copy_atomic, refuse_inputs, write_atomic
+from ..atomic import copy_atomic, refuse_inputs, writable, write_atomic
 from ..containers import is_container, kind_of, tensors_in
-from ..errors import UsageError
+from ..errors import OutputError, UsageError
 from ..types import TensorType
 from .onnx_fields import GRAPH, GRAPHS
 
@@ -46,27 +47,48 @@ def write_annotated(model, types: dict[str, TensorType], out_path: str, source_p
     try:
         data = m.SerializeToString()
     except ValueError as exc:  # protobuf's 2 GB limit
-        raise UsageError(f"cannot write {out_path}: the annotated model cannot be serialized ({exc})") from None
-    write_atomic(out_path, data, inputs=inputs, what="--output")
-    _copy_external_data(model, source_path, out_path, inputs)
+        raise OutputError(f"cannot write {out_path}: the annotated model cannot be serialized ({exc})") from None
+    writable(out_path, inputs, "--output")
+    copies = _external_copies(model, source_path, out_path)
+    made: list[str] = []
+    try:   # the data first, the model last: a model is never left pointing at data that is not there
+        for src, dest in copies:
+            if not os.path.exists(dest):   # (one that exists is the same bytes: _external_copies checked)
+                copy_atomic(src, dest, inputs=inputs, what="--output")
+                made.append(dest)
+        write_atomic(out_path, data, inputs=inputs, what="--output")
+    except BaseException:
+        for dest in made:   # what this run wrote, and nothing else
+            os.remove(dest)
+        raise
 
 
-def _copy_external_data(model, source_path: str, out_path: str, inputs: list[str]) -> None:
-    """Beside an annotated copy written into another folder, a copy of the model's external data at
-    the same relative locations: onnxruntime reads external data only from the model's own folder."""
+def _external_copies(model, source_path: str, out_path: str) -> list[tuple[str, str]]:
+    """``(source, destination)`` of each external data file to copy beside an annotated copy written
+    into another folder, at the same relative location (onnxruntime reads external data only from the
+    model's own folder).  A destination that exists must hold the same bytes (a run again into the same
+    folder): any other file there is not shapecheck's to replace, and the run stops before writing."""
     if not source_path or source_path == "<ModelProto>":
-        return
+        return []
     src_dir = os.path.dirname(os.path.abspath(source_path))
     out_dir = os.path.dirname(os.path.abspath(out_path))
     if os.path.realpath(src_dir) == os.path.realpath(out_dir):
-        return
+        return []
+    out = []
     for path in external_files(model, source_path):
         rel = os.path.relpath(os.path.realpath(path), os.path.realpath(src_dir))
         if rel.startswith(os.pardir) or os.path.isabs(rel):
             raise UsageError(f"{source_path}: external data {path!r} lies outside the model's folder; shapecheck "
                              "reads nothing there, so the annotated copy cannot carry it: write it beside the model")
-        if os.path.isfile(path):
-            copy_atomic(path, os.path.join(out_dir, rel), inputs=inputs, what="--output")
+        dest = os.path.join(out_dir, rel)
+        if not os.path.isfile(path):
+            continue
+        if os.path.lexists(dest) and not (os.path.isfile(dest) and filecmp.cmp(path, dest, shallow=False)):
+            raise OutputError(f"cannot write --output {out_path}: its external data would be copied to {dest}, "
+                             f"which exists and is not {os.path.basename(path)} (shapecheck replaces no file it did not "
+                             "write): write the annotated copy into another folder, or move that file away")
+        out.append((path, dest))
+    return out
 
 
 def external_files(model, source_path: str) -> list[str]:

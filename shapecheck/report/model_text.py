@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
-from ..findings import OPTIONS, causes_first
+from ..findings import OPTIONS, OUTPUT, causes_first
 from .console import escape
 
 if TYPE_CHECKING:
@@ -117,8 +117,9 @@ def render_outcome(o: Any, out: Console, err: Console, *, quiet: bool, findings:
         msg = o.error[len(o.path) + 2:] if o.error.startswith(o.path + ": ") else o.error
         if findings:
             err.print(f"[bold red]{escape(o.path)}: error\\[{o.kind}]:[/] {escape(msg)}", soft_wrap=True)
-        why = "the options do not fit it" if o.kind == OPTIONS else "unreadable"
-        out.print(f"[bold red]ERROR[/]   {escape(o.path)}: not checked ({why})", soft_wrap=True)
+        why = {OPTIONS: "not checked (the options do not fit it)",
+               OUTPUT: "nothing written (its --output cannot be written)"}.get(o.kind, "not checked (unreadable)")
+        out.print(f"[bold red]ERROR[/]   {escape(o.path)}: {why}", soft_wrap=True)
     elif findings:
         render_model_report(o.report, out, err, quiet=quiet, prefix=f"{o.path}: ", label=f"{o.path}: ", nodes=nodes)
     else:
