@@ -78,6 +78,7 @@ class InputDomain(Indexable):
     every_value: list = field(default_factory=list)
     # the sizes the model was checked at (``--dims``), by input dim name: those dims are numbers here
     given: dict = field(default_factory=dict)
+    malformed: list = field(default_factory=list)   # the graph's own errors (G2: a cycle): valid at no size
 
     @property
     def errors(self) -> list:
@@ -86,26 +87,28 @@ class InputDomain(Indexable):
     @property
     def valid(self) -> bool:
         """Whether some input size may make the model valid."""
-        return not self.invalid_nodes and not any(r.kind == "refuted" for r in self.relations)
+        return not self.invalid_nodes and not self.malformed and not any(r.kind == "refuted" for r in self.relations)
 
     def text(self) -> str:
         """``batch >= 1, 1 <= seq <= 64``: every input dim's set, then the relations over several;
         ``no input size`` when a node that always runs is invalid at every size, and ``no input
         size: `` with the conditions no size meets when the nodes need what cannot hold together."""
-        if self.invalid_nodes:
+        if self.invalid_nodes or self.malformed:
             return "no input size"
         refuted = [r.text for r in self.relations if r.kind == "refuted"]
         if refuted:
             return "no input size: " + "; ".join(refuted)
         parts = [self.sets[n].text(n) for n in self.dims if n in self.sets]
-        parts += [r.text for r in self.relations if len(r.dims) != 1 or r.dims[0] not in self.sets]
-        return ", ".join(parts)
+        parts += [r.text for r in self.relations if (len(r.dims) != 1 or r.dims[0] not in self.sets) and not r.opaque]
+        opaque = sum(r.opaque for r in self.relations)   # over types or shapes not inferred: no size condition
+        return ", ".join(parts + ([f"where {opaque} condition{'s' if opaque > 1 else ''} on what is not inferred "
+                                   f"hold{'' if opaque > 1 else 's'}"] if opaque else []))
 
     def admits(self, sizes: dict[str, int]) -> bool | None:
         """Whether the domain holds at these input sizes (by dim name; other names are not read); None
         where that depends on a dim not given (one the domain narrows: a misspelt name leaves it open)
         or on a size known only at run time."""
-        if self.invalid_nodes:
+        if self.invalid_nodes or self.malformed:
             return False
         open_dims = False
         for name, ds in self.sets.items():
@@ -158,7 +161,8 @@ class InputDomain(Indexable):
 
     def to_dict(self) -> dict[str, Any]:
         return {"assumption": self.assumption, "text": self.text(), "valid": self.valid,
-                "invalid_nodes": list(self.invalid_nodes), "every_value": list(self.every_value),
+                "invalid_nodes": list(self.invalid_nodes), "malformed": list(self.malformed),
+                "every_value": list(self.every_value),
                 "dims": {n: self.sets[n].text(n) for n in self.dims if n in self.sets},
                 "relations": [r.to_dict() for r in self.relations], **({"given": dict(self.given)} if self.given else {})}
 

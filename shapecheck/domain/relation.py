@@ -76,6 +76,12 @@ class DomainRelation(Indexable):
         return self.kind == "values" or (self.kind == "condition" and self.severity == "error")
 
     @property
+    def opaque(self) -> bool:
+        """Whether it is over types or shapes shapecheck does not infer here (``dtype(X) in T`` after a
+        custom op), not over the input dims: no size condition."""
+        return not self.dims and self.relation is None and self.kind == "condition"
+
+    @property
     def caps(self) -> bool:
         """Whether the relation caps its dims from above (``1 <= seq <= 64``, ``past + seq <= 64``): with a
         constant behind it, that constant's size is what a user who needs larger inputs changes."""

@@ -7,7 +7,8 @@ check, so the reader's walk tracks what that walk finds with two set operations 
 
 * ``G2``/``G3``: the tensors produced so far (the graph's inputs and initializers, then each
   node's outputs) hold every input of the node;
-* ``G1``: they grow by as many tensors as the nodes have named outputs.
+* ``G1``: they grow by as many tensors as the nodes have named outputs;
+* ``G3`` of the graph's outputs: they hold every one.
 
 A node's tensor attributes and subgraphs are checked on the way, as ``check_wellformed`` checks
 them (``wellformed.nested``), and so are the graph's inputs and initializers
@@ -54,7 +55,8 @@ class Tracker:
         ``check_wellformed`` makes of it."""
         grown = len(self.visible) - self.base
         if not self.late and (grown == sum(map(len, self.produced))
-                              or grown == sum(1 for outs in self.produced for o in outs if o)):
+                              or grown == sum(1 for outs in self.produced for o in outs if o)) \
+                and self.visible.issuperset(o.name for o in self.model.graph.output):
             cap(self.out)
             return self.out
         return check_wellformed(self.model)

@@ -6,7 +6,8 @@ otherwise run on them and report the model OK:
 * ``G1`` single static assignment: a tensor is produced once (by one node, or as a graph
   input or initializer);
 * ``G2`` topological order: a node reads only tensors produced before it; a cycle is named;
-* ``G3`` every input is defined in scope (a subgraph sees the tensors of its outer graphs);
+* ``G3`` every input is defined in scope (a subgraph sees the tensors of its outer graphs), and so
+  is every graph output;
 * ``G4`` an initializer's data (raw bytes or typed values) fits its dims and type;
 * ``G5`` dims are not negative (a negative ``dim_value`` in a declared type is read as unknown,
   with a note);
@@ -215,6 +216,12 @@ def _graph(gf: GraphFields, outer: frozenset, where: str, out: Wellformed) -> No
                     "initializer in scope produces", {"tensor": t},
                     f"produce {t!r} before this node, add it as a graph input, or fix the input name"))
         visible.update(outs[k])
+    for o in gf.proto.output:   # onnxruntime refuses to load a graph whose output nothing makes
+        if o.name not in visible and out.room(DEFINED):
+            out.violations.append(Finding(
+                DEFINED, "every input is defined in scope",
+                f"graph output {o.name!r} of {where} is made by no node, graph input or initializer in scope",
+                {"tensor": o.name}, f"produce {o.name!r} in the graph, or remove it from the graph's outputs"))
     if late and producer is not None:
         order_findings(nodes, late, producer, where, out)
 

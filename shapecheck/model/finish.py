@@ -23,6 +23,7 @@ def finish_report(fp: Any) -> ModelReport:
                                  [n for t, n in needs.items() if t in fp.scoped], fp.assumed, fp.nonempty,
                                  set(fp.declared_ranges))
     report.domain.invalid_nodes = list(fp.invalid_nodes)
+    report.domain.malformed = list(dict.fromkeys(f.constraint for f in report.violations))   # the graph's own
     report.domain.every_value = every_value(report.nodes)
     if fp.float_sizes:
         shown = ", ".join(fp.float_sizes[:3]) + (f" and {len(fp.float_sizes) - 3} more" if len(fp.float_sizes) > 3 else "")

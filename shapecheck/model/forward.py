@@ -173,7 +173,7 @@ class ForwardPass(RegionWalk):
             self.without_spec(node, counted=True)
         elif error is not None:
             self.failed(node, [Finding(OPSET, f"{node.op_type} exists at opset {node.opset}", error, {},
-                                       "raise the model's opset_import or use another operator")])
+                                       "raise the model's opset_import, or use an operator its domain has")])
         else:
             self.with_spec(node, spec)
 

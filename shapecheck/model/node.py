@@ -83,8 +83,18 @@ def resolve(registry: Registry, node: ModelNode, memo: dict) -> tuple:
                 if facts.get("before_first_version") == "unchecked":
                     error = (f"{UNCHECKED}no spec of {node.op_type} is at or below opset{node.opset} "
                              f"(its specs: {known()})")
+    elif facts.get("closed") and node.op_type not in facts.get("regions", ()) and not _standard(node):
+        error = (f"{node.domain} has no operator {node.op_type!r} at any opset (neither a spec nor the installed onnx "
+                 "knows it; onnxruntime refuses the model: no op registered)")
     memo[(node.op_type, node.domain, node.opset, node.version)] = (spec, error)
     return spec, error
+
+
+def _standard(node: ModelNode) -> bool:
+    """Whether the installed onnx knows the operator (one newer than the specs): asked only of an
+    operator no spec describes in a closed domain, so a model that has none imports no onnx for it."""
+    import onnx
+    return onnx.defs.has(node.op_type, "" if node.domain == "ai.onnx" else node.domain)
 
 
 _LABELS = {"graph input": "declared", "subgraph input": "declared"}   # an origin as a report names it, if not itself

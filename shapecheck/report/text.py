@@ -173,6 +173,8 @@ def domain_lines(domain, skipped: int = 0) -> list[str]:
             return [f"valid for: not at {given}{whatever}: {which} invalid there"]
         where = "at every size" if domain.dims else "at these sizes"   # or a model of fixed sizes
         return [f"valid for: no input size: {which} invalid {where}"]
+    if getattr(domain, "malformed", ()):
+        return [f"valid for: no input size: the graph itself breaks {', '.join(domain.malformed)} (above)"]
     if not domain.dims and not domain.relations:
         return []
     text = domain.text() or "every size"
@@ -192,6 +194,8 @@ def domain_lines(domain, skipped: int = 0) -> list[str]:
             why += "; its top recorded by the exporter and taken as the model's contract"
         if consts:
             why += "; from " + ", ".join(consts[:2])
+        if r.opaque:
+            why += ", of types or shapes not inferred here: not a size condition"
         if not nodes and r.declared:
             why = "recorded by the exporter and taken as the model's contract; the graph itself may run on more: try a size with --dims"
         lines.append(f"  {r.text}    ({why})" if nodes or r.declared else f"  {r.text}")
