@@ -23,7 +23,8 @@ def _query_model(q: dict):
     types = {n: parse_type(t, n) for n, t in q["inputs"].items()}
     vi = lambda n, t: helper.make_tensor_value_info(n, ONNX_CODE_OF[t.dtype], list(t.shape))
     node = helper.make_node(q["op"], list(types), ["y"], **q.get("attrs", {}))
-    g = helper.make_graph([node], "g", [vi(n, t) for n, t in types.items()], [vi("y", types["data"])])
+    out = types["data"] if "data" in types else types[next(iter(types))]   # Attention: Y has Q's shape here
+    g = helper.make_graph([node], "g", [vi(n, t) for n, t in types.items()], [vi("y", out)])
     model = helper.make_model(g, opset_imports=[helper.make_opsetid("", q["opset"])], ir_version=8)
     rng = np.random.default_rng(0)
     feeds = {}

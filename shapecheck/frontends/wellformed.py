@@ -196,6 +196,7 @@ def _graph(gf: GraphFields, outer: frozenset, where: str, out: Wellformed) -> No
     visible.add("")   # an omitted optional input reads nothing
     producer: dict[str, int] | None = None   # made when a node reads a tensor not yet in scope
     late: list[tuple[int, str, int]] = []   # (reader, tensor, producer) for reads before the write
+    unmade: set[str] = set()   # tensors read that nothing makes, named once
     for k, n in enumerate(nodes):
         if n.tensors or n.subgraphs:
             nested(n, k, visible, where, out)
@@ -209,7 +210,10 @@ def _graph(gf: GraphFields, outer: frozenset, where: str, out: Wellformed) -> No
                 continue
             if t in producer:
                 late.append((k, t, producer[t]))
+            elif t in unmade:
+                continue   # one finding per tensor: its first reader names it
             elif out.room(DEFINED):
+                unmade.add(t)
                 out.violations.append(Finding(
                     DEFINED, "every input is defined in scope",
                     f"node {_label(n, k)} in {where} reads tensor {t!r}, which no node, graph input or "

@@ -106,6 +106,8 @@ def resize(X: np.ndarray, *, scales=None, sizes=None, axes=None, mode: str = "ne
     sz = None if sc is not None or sizes is None else tuple(_ints(sizes))
     out = resize_shape(X.shape, None if sc is None else tuple(sc.tolist()), sz, None if axes is None else tuple(ax),
                        keep_aspect_ratio_policy)
+    if 0 in out:   # an empty batch: onnxruntime returns an empty Y of that shape (runtime-findings Q30 1c)
+        return np.zeros(out, X.dtype)
     rois = np.asarray(roi, np.float64).reshape(-1) if roi is not None and np.asarray(roi).size else None
     y = X.astype(np.float64) if mode != "nearest" else X
     outside = np.zeros(out, dtype=bool)

@@ -116,8 +116,8 @@ def from_least(run: Any, spec: Any, node: Any, types: dict, items: Any, n_out: i
              for k, t in types.items()}
     again = run.cache.solve(spec, moved, node.attrs, items=items, opset=node.opset, unknown_attrs="finding",
                             output_count=n_out, registry=run.registry)
-    if again.status == "invalid":
-        return result.outputs
+    if again.status != "valid":
+        return result.outputs   # outputs that hold only under a condition of its own, which the first did not state
     counted = set(back)
     return {k: _merged(t, _mapped(again.outputs[k], back), given, counted) if k in again.outputs else t
             for k, t in result.outputs.items()}

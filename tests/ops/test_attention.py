@@ -92,6 +92,16 @@ def test_attention_short_mask_runs_in_the_reference_but_not_onnxruntime():
     np.testing.assert_allclose(ours, ref, rtol=1e-4, atol=1e-5)
     with pytest.raises(Exception, match="total_sequence_length"):
         run_ort("Attention", 23, [("Q", q), ("K", k), ("V", v), ("attn_mask", m)], {}, [1])
+    # valid by the page, and the onnxruntime rule ORT5 (specs/runtimes/onnxruntime.toml) warns, at 23 and 24,
+    # a last dim of 1 too; the full-length mask gets no warning
+    for opset in (23, 24):
+        for last in (4, 1, 5):
+            vis[-1] = helper.make_tensor_value_info("attn_mask", 1, [3, last])
+            g = helper.make_graph([node], "g", vis, [helper.make_tensor_value_info("Y", 1, None)])
+            mm = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+            (rep,) = shapecheck.check_model(mm, runtime="onnxruntime").nodes
+            assert rep.status == "valid"
+            assert ("ORT5" in [w.constraint for w in rep.warnings]) is (last != 5), (opset, last)
 
 
 def test_attention_causal_one_token_query_with_past_differs_in_onnxruntime():

@@ -52,6 +52,37 @@ def test_clip_keeps_the_value_of_an_integer_shape_tensor():
     assert out["output"].tolist() == [5, 1, 8]
 
 
+CLIP_BOUND_SHAPES = [(v, shape, which) for v in (11, 12, 13) for shape in ([], [1], [2], [1, 1], [0], [1, 1, 1])
+                     for which in ("min", "max")]
+
+
+@pytest.mark.parametrize("opset,shape,which", CLIP_BOUND_SHAPES)
+def test_clip_bound_shapes_are_refused_where_onnxruntime_refuses_them(opset, shape, which):
+    """TO5: onnxruntime runs a min or max of shape [] or [1] (skl2onnx's KNNImputer writes [1]; the page says
+    scalar) and refuses [2], [1, 1], [0] ("min should be a scalar"); C3 refused [1] before."""
+    bound = np.full(shape, -1.0 if which == "min" else 1.0, np.float32)
+    inputs = ["x", "lo" if which == "min" else "", "hi" if which == "max" else ""]
+    node = helper.make_node("Clip", [i for i in inputs if i] if which == "min" else inputs, ["y"])
+    g = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["N"])],
+                          [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, ["N"])],
+                          [onnx.numpy_helper.from_array(bound, "lo" if which == "min" else "hi")])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    try:
+        got = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"]).run(
+            None, {"x": np.array([-2.0, 0.0, 2.0], np.float32)})[0]
+        ran = True
+    except Exception:  # noqa: BLE001 -- onnxruntime's refusal at run time
+        ran = False
+    (rep,) = shapecheck.check_model(model).nodes
+    assert (rep.status == "valid") is ran, (rep.status, [v.constraint for v in rep.violations])
+    if ran:
+        assert got.tolist() == ([-1.0, 0.0, 2.0] if which == "min" else [-2.0, 0.0, 1.0])
+    else:
+        assert [v.constraint for v in rep.violations] == ["C3"]
+
+
 REG = default_registry()
 
 

@@ -316,3 +316,67 @@ def test_a_size_of_zero_is_refused_as_onnxruntime_refuses_it():
         assert rep.domain.admits({"H": h}) is ran, h
     bad = shapecheck.infer("Resize", 13, {"X": "float[1,1,2,2]", "sizes": np.array([1, 1, 0, 2])}, {"mode": "nearest"})
     assert bad.status == "invalid" and bad.violations[0].constraint == "C7"
+
+
+RESIZE_EMPTY_AXIS_CASES = [
+    # (X shape, sizes or None, scales or None, attrs): each axis in 0/out 0, in 0/out n, in n/out 0, in n/out n
+    ([0, 3, 2, 2], [0, 3, 3, 3], None, {}),            # a user's trial: batch 0, onnxruntime gives Y [0, 3, 3, 3]
+    ([1, 3, 0, 2], [1, 3, 0, 3], None, {}),
+    ([0, 3, 2, 2], [1, 3, 3, 3], None, {}),            # "Input dim is zero but required output dim is non-zero"
+    ([1, 3, 0, 2], [1, 3, 2, 3], None, {}),
+    ([1, 1, 2, 2], [1, 1, 0, 2], None, {}),            # Q30 1b: "Scale value should be greater than 0"
+    ([1, 1, 2, 2], [0, 1, 2, 2], None, {}),
+    ([1, 1, 2, 2], [1, 1, 3, 3], None, {}),
+    ([0, 3, 2, 2], None, [1, 1, 1.5, 1.5], {}),        # scales: an empty axis stays empty
+    ([1, 3, 0, 2], None, [1, 1, 1.5, 1.5], {}),
+    ([1, 1, 1, 2], None, [1, 1, 0.5, 1], {}),          # floor(1 * 0.5) = 0 from a non-empty axis runs
+    ([1, 3, 0, 2], [0, 3], None, {"axes": [2, 3]}),
+    ([1, 3, 0, 2], [2, 3], None, {"axes": [2, 3]}),
+    ([1, 3, 2, 2], [0, 3], None, {"axes": [2, 3]}),
+    ([0, 3, 2, 2], [3, 3], None, {"axes": [2, 3]}),
+    ([0, 3, 2, 2], [1, 3, 4, 4], None, {"keep_aspect_ratio_policy": "not_larger"}),
+    ([1, 3, 2, 2], [1, 3, 0, 4], None, {"keep_aspect_ratio_policy": "not_larger"}),
+]
+
+
+@pytest.mark.parametrize("opset", [11, 13, 18, 19])
+@pytest.mark.parametrize("xs,sizes,scales,attrs", RESIZE_EMPTY_AXIS_CASES)
+def test_an_empty_axis_resizes_exactly_where_onnxruntime_runs_it(opset, xs, sizes, scales, attrs):
+    """Q30 1c: with sizes, an output axis is 0 exactly where the input axis is 0 (C7, per axis); C7 refused
+    every size of 0 before, the batch-0 resize onnxruntime runs included."""
+    import onnxruntime as ort
+    from onnx import numpy_helper
+    if attrs and opset < 18:
+        pytest.skip("axes and keep_aspect_ratio_policy come at 18")
+    inits = [numpy_helper.from_array(np.array([], np.float32), "roi"),
+             numpy_helper.from_array(np.array(scales if scales else [], np.float32), "scales")]
+    names = ["x", "roi", "scales"]
+    if sizes is not None:
+        inits.append(numpy_helper.from_array(np.array(sizes, np.int64), "sizes"))
+        names.append("sizes")
+    node = helper.make_node("Resize", names, ["y"], mode="nearest", **attrs)
+    g = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, xs)],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    try:
+        y = ort.InferenceSession(m.SerializeToString(), options, providers=["CPUExecutionProvider"]).run(
+            None, {"x": np.zeros(xs, np.float32)})[0]
+        ran = True
+    except Exception:  # noqa: BLE001 -- onnxruntime's refusal at run time
+        ran = False
+    (rep,) = shapecheck.check_model(m).nodes
+    assert (rep.status == "valid") is ran, (rep.status, [v.constraint for v in rep.violations])
+    if ran:
+        assert rep.outputs["Y"] == f"float[{','.join(str(d) for d in y.shape)}]"
+    else:
+        assert "C7" in [v.constraint for v in rep.violations]
+
+
+def test_the_executor_resizes_an_empty_batch_as_onnxruntime_does():
+    """onnxruntime runs X [0, 3, 2, 2] with sizes [0, 3, 3, 3] and returns Y [0, 3, 3, 3] (Q30 1c); the solver
+    proves C7 and gives that shape, the executor should return an empty Y of it."""
+    out = shapecheck.execute("Resize", 13, {"X": np.zeros((0, 3, 2, 2), np.float32),
+                                            "sizes": np.array([0, 3, 3, 3], np.int64)}, {"mode": "nearest"})
+    assert out["Y"].shape == (0, 3, 3, 3)

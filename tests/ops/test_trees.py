@@ -77,3 +77,71 @@ def test_node_cases_are_collected():
 @pytest.mark.parametrize("case", NODE_CASES, ids=[c.name for c in NODE_CASES])
 def test_official_node_case(case):
     check_node_case(case, "trees")
+
+
+# ---------------------------------------------------------------- base_values counts (runtime-findings ML18)
+
+def _ort_runs(model, feeds) -> bool:
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    try:
+        ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"]).run(None, feeds)
+        return True
+    except Exception:  # noqa: BLE001 -- onnxruntime's refusal, at load or at run
+        return False
+
+
+def _base_values_model(op: str, n: int, n_base: int, ml: int, as_tensor: bool):
+    """A one-tree TreeEnsembleClassifier of ``n`` labels (or TreeEnsembleRegressor of ``n`` targets) with
+    ``n_base`` base values, as base_values or (ml opset 3) base_values_as_tensor over a double X."""
+    from onnx import TensorProto, helper
+    attrs = dict(_tree(np.random.default_rng(0), 2))
+    vals = [0.1 * (i + 1) for i in range(n_base)]
+    if as_tensor:
+        attrs["base_values_as_tensor"] = helper.make_tensor("b", TensorProto.DOUBLE, [n_base], vals)
+    elif n_base:
+        attrs["base_values"] = vals
+    leaves = {"treeids": [0] * 4, "nodeids": [3, 4, 5, 6], "weights": [1.0, 0.5, 0.25, 2.0]}
+    if op == "TreeEnsembleClassifier":
+        attrs.update(class_treeids=leaves["treeids"], class_nodeids=leaves["nodeids"],
+                     class_ids=[i % n for i in range(4)], class_weights=leaves["weights"],
+                     classlabels_int64s=list(range(n)))
+        outs = [helper.make_tensor_value_info("Y", TensorProto.INT64, [2]),
+                helper.make_tensor_value_info("Z", TensorProto.FLOAT, [2, n])]
+    else:
+        attrs.update(target_treeids=leaves["treeids"], target_nodeids=leaves["nodeids"],
+                     target_ids=[i % n for i in range(4)], target_weights=leaves["weights"], n_targets=n)
+        outs = [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, n])]
+    elem = TensorProto.DOUBLE if as_tensor else TensorProto.FLOAT
+    node = helper.make_node(op, ["X"], [o.name for o in outs], domain=ML, **attrs)
+    g = helper.make_graph([node], "g", [helper.make_tensor_value_info("X", elem, [2, 2])], outs)
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid(ML, ml)],
+                              ir_version=8)
+    return model, {"X": np.array([[0.5, -1.0], [-0.3, 2.0]], np.float64 if as_tensor else np.float32)}
+
+
+BASE_VALUE_CASES = [(op, n, b, ml, t) for op, ns in (("TreeEnsembleClassifier", (1, 2, 3, 4)), ("TreeEnsembleRegressor", (1, 2, 3)))
+                    for n in ns for b in range(5) for ml, t in ((1, False), (3, False), (3, True))
+                    if not (t and b == 0)]
+
+
+@pytest.mark.parametrize("op,n,n_base,ml,as_tensor", BASE_VALUE_CASES)
+def test_base_values_count_is_refused_where_onnxruntime_refuses_it(op, n, n_base, ml, as_tensor):
+    """onnxruntime takes 0, 1 or 2 base values for a classifier of 1 or 2 labels (skl2onnx's binary
+    GradientBoostingClassifier writes 1; the page wants one per class), 0 or E for E >= 3 labels, and 0 or
+    n_targets for a regressor; base_values_as_tensor alike. The classifier case (2 labels, 1 value) was refuted
+    by C6 before."""
+    model, feeds = _base_values_model(op, n, n_base, ml, as_tensor)
+    (node,) = shapecheck.check_model(model).nodes
+    ran = _ort_runs(model, feeds)
+    assert (node.status == "valid") is ran, (node.status, [v.constraint for v in node.violations], ran)
+    if not ran:
+        assert [v.constraint for v in node.violations] == ["C6"]
+
+
+def test_the_binary_classifier_with_one_base_value_runs():
+    """The skl2onnx export that the old C6 refused: 2 labels, 1 base value."""
+    model, feeds = _base_values_model("TreeEnsembleClassifier", 2, 1, 1, False)
+    assert _ort_runs(model, feeds)
+    assert shapecheck.check_model(model).nodes[0].status == "valid"
