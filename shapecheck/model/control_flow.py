@@ -73,9 +73,9 @@ def _if_branch_never_runs(owner: ModelNode, attr: str, env: dict) -> bool:
 
 def unconditional(graph: ModelGraph, node: ModelNode, rel: Any, env: dict, facts: Any) -> bool:
     """Whether what ``node`` needs (``rel``) is needed wherever the model runs: the node is in the main
-    graph, or every region around it runs at least once (a Loop whose trip count is at least 1, as
-    ``facts`` prove, and whose condition is absent or true) and ``rel`` is over the input dims alone,
-    which every iteration sees alike (a loop-carried size may differ from one iteration to the next)."""
+    graph, or every region around it runs at least once whenever its owner does (``_RUNS_ONCE``: a
+    Loop body) and ``rel`` is over the input dims alone, which every iteration sees alike (a
+    loop-carried size may differ from one iteration to the next)."""
     scope = node.scope
     if not scope:
         return True
@@ -83,21 +83,24 @@ def unconditional(graph: ModelGraph, node: ModelNode, rel: Any, env: dict, facts
         return False
     while scope:
         owner, attr = graph.regions.get(scope, (None, ""))
-        if owner is None or owner.domain != ONNX_DOMAIN or owner.op_type != "Loop" or attr != "body" or not owner.inputs:
+        runs = _RUNS_ONCE.get(owner.op_type) if owner is not None and owner.domain == ONNX_DOMAIN else None
+        if runs is None or not runs(owner, attr, env, facts):
             return False
-        trip, cond = owner.inputs[0], owner.inputs[1] if len(owner.inputs) > 1 else ""
-        m = env.get(trip) if trip else None
-        if m is None:
-            return False
-        count, first = _scalar(m), (_scalar(env.get(cond)) if cond else True)
-        if count is not None:
-            runs = int(count) >= 1
-        else:
-            runs = m.sym is not None and len(m.sym) == 1 and is_symbolic(m.sym[0]) and facts.implies(Rel(">=", m.sym[0], 1))
-        if not runs or first is None or not bool(first):
-            return False
-        scope = owner.scope   # the region around the Loop itself ("" in the main graph)
+        scope = owner.scope   # the region around the owner itself ("" in the main graph)
     return True
+
+
+def _loop_body_runs(owner: ModelNode, attr: str, env: dict, facts: Any) -> bool:
+    """A Loop body runs at least once: a trip count ``facts`` prove at least 1, no condition or a true one."""
+    if attr != "body" or not owner.inputs or not owner.inputs[0]:
+        return False
+    m, cond = env.get(owner.inputs[0]), owner.inputs[1] if len(owner.inputs) > 1 else ""
+    first = _scalar(env.get(cond)) if cond else True
+    if m is None or first is None or not bool(first):
+        return False
+    if (count := _scalar(m)) is not None:
+        return int(count) >= 1
+    return m.sym is not None and len(m.sym) == 1 and is_symbolic(m.sym[0]) and facts.implies(Rel(">=", m.sym[0], 1))
 
 
 def binds(graph: ModelGraph, scope: str) -> bool:
@@ -344,3 +347,4 @@ _CARRIED: dict[str, Callable[[ModelNode], list]] = {"Loop": _loop_carried, "Scan
                                                      "SequenceMap": lambda owner: []}
 # op -> (owner, subgraph attribute, types so far) -> True when that subgraph never runs
 _NEVER_RUNS: dict[str, Callable[[ModelNode, str, dict], bool]] = {"If": _if_branch_never_runs}
+_RUNS_ONCE: dict[str, Callable[[ModelNode, str, dict, Any], bool]] = {"Loop": _loop_body_runs}

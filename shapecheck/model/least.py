@@ -7,8 +7,9 @@ the slice has no one length, and the function says it is unknown.  The pass know
 input dim is at least 1 (unless ``assume_nonempty=False``), and the convolution needs ``T >= 11``
 (``model.facts``).  Written as ``T = 11 + t`` with ``t >= 0``, ``L`` is at least 1, the start is
 from the end, and the length is ``Min(40, L)``.  So where a node's outputs hold unknown dims it
-made, the node is solved again on its inputs so written, and each dim the first solve left unknown
-and the second gives is taken, written back over ``T``.  That is sound: the facts hold wherever the
+made, the node is solved again on its inputs so written, and where that solve needs nothing (it is
+valid: a condition of its own the first did not state would go unsaid), each dim the first left
+unknown and the second gives is taken, written back over ``T``.  That is sound: the facts hold wherever the
 model is valid, as they do for ``Facts.settle``.
 
 >>> from shapecheck.dims import symbol

@@ -25,7 +25,7 @@ from ..errors import OptionError, UsageError
 from ..frontends.graph import Declaration, ModelGraph
 from ..containers import dims_in
 from ..types import TensorType
-from ..dims import is_runtime, is_symbolic, is_unknown
+from ..dims import is_runtime, is_symbolic, is_unknown, parse_dim
 
 RANGES_KEY = "pkg.torch.export.ExportedProgram.range_constraints"
 # one entry: its key (a symbol, or an expression of symbols: ``2*s39``) and its range; the key is read
@@ -153,7 +153,6 @@ def _by_position(entries: list, dims: list) -> dict[str, tuple[int, int | None]]
     >>> _by_position([("s77", 0, 64), ("s17", 0, 64), ("s40", 0, 64)], [B, N]) is None   # one too many
     True
     """
-    from ..dims import parse_dim
     if len(entries) < len(dims):
         return None
     mapping: dict[str, str] = {}
