@@ -1,7 +1,9 @@
 """``model.least``: a node whose outputs a first solve leaves unknown is solved again from its input
 dims' least values.  Two graphs that torch exports write, each checked against onnxruntime at every
 size of a grid: every tensor's shape and small integer value, and the stated domain against where
-onnxruntime runs.  Before ``least`` both kept an unknown dim (and the first an open domain)."""
+onnxruntime runs.  Before ``least`` both kept an unknown dim (and the first an open domain).  And the
+constant a bound's fix names is the table behind the bound: not a kernel that needs only its bottom,
+nor a table as wide as the bound."""
 from __future__ import annotations
 
 import numpy as np
@@ -119,3 +121,25 @@ def test_the_top_is_blamed_on_the_table_not_on_the_kernel_that_needs_the_bottom(
     (rel,) = [r for r in report.domain.relations if r.dims == ("T",)]
     named = [c for src in rel.sources for c in src.constants]
     assert rel.caps and any("'pos'" in c for c in named) and not any("'w'" in c for c in named), named
+
+
+def test_a_table_as_wide_as_the_bound_is_not_blamed_for_it():
+    # a new user's trial: a BERT of hidden size 32 with 32 positions was told to enlarge its word table
+    # float[100,32] too; its 32 is the width every embedding and the Add's output [B, S, 32] share
+    rows = np.arange(32, dtype=np.int64).reshape(1, 32)
+    nodes = [helper.make_node("Gather", ["word", "ids"], ["emb"]),
+             helper.make_node("Shape", ["ids"], ["s"], start=1, end=2),
+             helper.make_node("Slice", ["rows", "zero", "s", "one"], ["pid"]),
+             helper.make_node("Gather", ["pos", "pid"], ["pemb"]),
+             helper.make_node("Add", ["emb", "pemb"], ["out"])]
+    inits = {"word": np.zeros((100, 32), np.float32), "pos": np.zeros((32, 32), np.float32), "rows": rows,
+             "zero": np.array([0], np.int64), "one": np.array([1], np.int64)}
+    model = _model(nodes, [helper.make_tensor_value_info("ids", TensorProto.INT64, ["B", "S"])],
+                   [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)], inits)
+    report = check_model(model)
+    assert report.domain.text() == "B >= 1, 1 <= S <= 32"
+    for s in (32, 33):
+        assert (_runs(model, {"ids": np.zeros((1, s), np.int64)}) is not None) is (s == 32)
+    (rel,) = [r for r in report.domain.relations if r.dims == ("S",)]
+    named = [c for src in rel.sources for c in src.constants]
+    assert any("'pos'" in c for c in named) and not any("'word'" in c for c in named), named

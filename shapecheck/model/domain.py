@@ -21,11 +21,12 @@ from .provenance import constants_behind, producers_of
 
 
 def model_domain(graph: ModelGraph, needs: list[Need], scoped: list[Need], assumed: dict, nonempty: bool,
-                 declared: set) -> InputDomain:
+                 declared: set, env: dict | None = None) -> InputDomain:
     """The input domain of ``graph`` from the conditions its always-run nodes need (``needs``) and those
-    of branches and loop bodies (``scoped``), over the input dims' ``assumed`` sets."""
+    of branches and loop bodies (``scoped``), over the input dims' ``assumed`` sets (``env``: the
+    tensors' types, which tell a constant's width from a bound, ``provenance.constants_behind``)."""
     domain = build_domain(needs, assumed, nonempty, scoped, declared)
-    _name_constants(graph, domain, _condition_numbers(needs))
+    _name_constants(graph, domain, _condition_numbers(needs), env)
     return domain
 
 
@@ -40,7 +41,7 @@ def every_value(nodes: list) -> list[dict]:
     return [{"condition": c, "nodes": names} for c, names in found.items()]
 
 
-def _name_constants(graph: ModelGraph, domain: InputDomain, stated: dict[str, set[int]]) -> None:
+def _name_constants(graph: ModelGraph, domain: InputDomain, stated: dict[str, set[int]], env: dict | None = None) -> None:
     """Each source of a relation that pins, bounds or refutes gets the constants behind its node: those
     holding a number of the relation, else one of the node's own condition (``stated``, by node), else
     the nearest; only the sources whose constants rank best among the relation's keep theirs."""
@@ -56,7 +57,7 @@ def _name_constants(graph: ModelGraph, domain: InputDomain, stated: dict[str, se
         bottom_only = set() if rel.severity == "error" or not rel.capped_by else \
             {src.node for src in rel.sources} - set(rel.capped_by)
         ranked = [(3, ()) if src.node in bottom_only else
-                  constants_behind(graph, src.node, numbers, producers, stated.get(src.node, frozenset()))
+                  constants_behind(graph, src.node, numbers, producers, stated.get(src.node, frozenset()), env)
                   for src in rel.sources]
         best = min((rank for rank, _c in ranked), default=3)   # a source's nearest constants are no cause
         rel.sources = [replace(src, constants=consts if rank == best else ())   # where another's hold the number

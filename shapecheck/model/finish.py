@@ -21,7 +21,7 @@ def finish_report(fp: Any) -> ModelReport:
              for text in fp.assumptions if text not in fp.refinements and fp.sources.get(text)}
     report.domain = model_domain(fp.graph, [n for t, n in needs.items() if t not in fp.scoped],
                                  [n for t, n in needs.items() if t in fp.scoped], fp.assumed, fp.nonempty,
-                                 set(fp.declared_ranges))
+                                 set(fp.declared_ranges), fp.env)
     report.domain.invalid_nodes = list(fp.invalid_nodes)
     report.domain.malformed = list(dict.fromkeys(f.constraint for f in report.violations))   # the graph's own
     report.domain.every_value = every_value(report.nodes)

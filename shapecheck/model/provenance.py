@@ -16,6 +16,7 @@ nearest constants).
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from ..frontends.graph import ModelGraph
@@ -26,12 +27,14 @@ MAX_NAMED = 3      # constants named per condition
 
 
 def constants_behind(graph: ModelGraph, node_name: str, numbers: set[int], producers: dict | None = None,
-                     then: set[int] | frozenset = frozenset()) -> tuple[int, tuple]:
+                     then: set[int] | frozenset = frozenset(), env: dict | None = None) -> tuple[int, tuple]:
     """Descriptions (``initializer 'w' float[32,32]``) of the constants behind node ``node_name``'s
     inputs that hold one of ``numbers`` in their shape or value; else those that hold one of ``then``
     (the numbers of the node's own condition, before the domain solved it for the input dims: the 40
     of ``Min(40, floor(seq/2 - 1/2) + 1)`` behind ``seq <= 80``); the nearest constants if none does.
-    With their rank: 0, 1 or 2 by which of the three they are (3: none).
+    With their rank: 0, 1 or 2 by which of the three they are (3: none).  A number a constant holds in
+    its shape only as often as the node's outputs (their types in ``env``) hold it as a static dim is
+    their width, not a bound: BERT's word table [100, 32] beside ``seq <= 32`` of a hidden size of 32.
 
     >>> from shapecheck.frontends.graph import ModelGraph, ModelNode
     >>> from shapecheck.types import parse_type
@@ -45,6 +48,8 @@ def constants_behind(graph: ModelGraph, node_name: str, numbers: set[int], produ
     start = producers.get(("node", node_name))
     if start is None:
         return 3, ()
+    widths = Counter(d for o in start.outputs if o and (t := (env or {}).get(o)) is not None
+                     for d in (getattr(t, "shape", None) or ()) if type(d) is int)
     seen: set[str] = set()
     frontier = list(start.inputs)
     found: list[str] = []
@@ -60,9 +65,9 @@ def constants_behind(graph: ModelGraph, node_name: str, numbers: set[int], produ
             if kind in ("initializer", "constant"):
                 ty = graph.sources.get(t)
                 text = f"{kind} {t!r} {_short(ty)}" if ty is not None else f"{kind} {t!r}"
-                if _holds_number(ty, numbers):
+                if _holds_number(ty, numbers, widths):
                     found.append(text)
-                elif _holds_number(ty, then):
+                elif _holds_number(ty, then, widths):
                     second.append(text)
                 elif not near or near[0][0] == _depth:   # the nearest constants only
                     near.append((_depth, text))
@@ -111,10 +116,11 @@ def _short(t: Any) -> str:
     return str(TensorType(t.dtype, t.shape))
 
 
-def _holds_number(t: Any, numbers: set[int]) -> bool:
+def _holds_number(t: Any, numbers: set[int], widths: Counter = Counter()) -> bool:
     if t is None or not numbers:
         return False
-    if t.shape is not None and any(type(d) is int and d in numbers for d in t.shape):
+    if t.shape is not None and any(type(d) is int and d in numbers and list(t.shape).count(d) > widths[d]
+                                   for d in t.shape):
         return True
     elems = t.elements()
     return elems is not None and any(type(x) is int and x in numbers for x in elems)
