@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
-from .core import Dim, has_unknown, is_runtime, is_symbolic, is_unknown, normalize_dim
+from .core import Dim, has_unknown, is_runtime, is_symbolic, is_unknown, normalize_dim, undefined
 from .light import LIGHT, Name, NeedsAlgebra, Poly
 from .rounding import ceiling_of, floor_div, floor_of
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 else:
     from ..deferred import numpy as np, sympy
 
-__all__ = ["Dim", "symbol", "unknown_dim", "runtime_dim", "is_runtime", "is_symbolic", "is_unknown", "has_unknown", "dim_str", "expr_str", "parse_dim",
+__all__ = ["Dim", "symbol", "unknown_dim", "runtime_dim", "is_runtime", "is_symbolic", "is_unknown", "has_unknown", "undefined", "dim_str", "expr_str", "parse_dim",
            "normalize_dim", "MAX_DIM_NESTING", "MAX_DIM_TOKENS", "INT64_MAX", "rebuild", "short_text", "Name", "Poly", "LIGHT",
            "NeedsAlgebra"]
 

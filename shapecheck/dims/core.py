@@ -59,4 +59,15 @@ def normalize_dim(d: Any) -> Dim:
     return d
 
 
-__all__ = ["Dim", "is_runtime", "is_symbolic", "is_unknown", "has_unknown", "normalize_dim"]
+def undefined(d: Any) -> bool:
+    """Whether ``d`` is the number sympy gives for 0/0 or a division by 0 (``nan``, ``zoo``): a relation
+    over it is false, for the runtime refuses that arithmetic (a Reshape's -1 over an empty tensor).
+
+    >>> import sympy
+    >>> undefined(sympy.Integer(0) / 0), undefined(sympy.Integer(1) / 0), undefined(sympy.Rational(1, 2)), undefined(3)
+    (True, True, False, False)
+    """
+    return type(d) not in _PLAIN and is_sympy(d) and bool(d.is_number) and not d.is_finite   # nan's is_finite is None
+
+
+__all__ = ["Dim", "is_runtime", "is_symbolic", "is_unknown", "has_unknown", "normalize_dim", "undefined"]

@@ -18,7 +18,7 @@ import math
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from ..dims import normalize_dim, rebuild
+from ..dims import normalize_dim, rebuild, undefined
 from ..notation import make_rel
 from ..notation import AnyOf, Rel
 from ..dims.light_order import FLIP
@@ -218,8 +218,7 @@ def _integral(op: str, d: Any, rel: Rel) -> Any:
 
 
 def _holds(op: str, d: Any) -> bool:
-    if d is sympy.nan or d.is_finite is False:
-        # undefined at these sizes (0/0: a Reshape's -1 over an empty tensor), which the runtime refuses
+    if undefined(d):   # 0/0 at these sizes: false (dims.undefined)
         return False
     return {"==": d == 0, "!=": d != 0, "<": d < 0, "<=": d <= 0, ">": d > 0, ">=": d >= 0}[op]
 

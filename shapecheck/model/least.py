@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..containers import dims_in, rebuilt
-from ..dims import LIGHT, is_symbolic, is_unknown, normalize_dim
+from ..containers import dims_in
+from ..dims import LIGHT, is_symbolic, is_unknown
+from ..solver.unify import subst_type
 from ..types import TensorType, valued
 
 if TYPE_CHECKING:
@@ -55,17 +56,6 @@ def shifts(syms: set, bounds: dict) -> tuple[dict, dict]:
             c = _counted(s.name)
             forward[s], back[c] = c + lo, s - lo
     return forward, back
-
-
-def _mapped(t: Any, mapping: dict) -> Any:
-    def dim(d: Any) -> Any:
-        return normalize_dim(d.xreplace(mapping)) if is_symbolic(d) and not d.free_symbols.isdisjoint(mapping) else d
-
-    def one(x: TensorType) -> TensorType:
-        def each(ds: tuple | None) -> tuple | None:
-            return None if ds is None else tuple(dim(d) if not isinstance(d, bool) else d for d in ds)
-        return TensorType(x.dtype, each(x.shape), x.value, each(x.sym), each(x.bounds))
-    return rebuilt(t, one, dim)
 
 
 def _made(d: Any, given: set) -> bool:
@@ -113,14 +103,14 @@ def from_least(run: Any, spec: Any, node: Any, types: dict, items: Any, n_out: i
     forward, back = shifts(syms, facts.bounds_of(syms))
     if not forward:
         return result.outputs
-    moved = {k: tuple(_mapped(x, forward) for x in t) if isinstance(t, tuple) else _mapped(t, forward)
+    moved = {k: tuple(subst_type(x, forward) for x in t) if isinstance(t, tuple) else subst_type(t, forward)
              for k, t in types.items()}
     again = run.cache.solve(spec, moved, node.attrs, items=items, opset=node.opset, unknown_attrs="finding",
                             output_count=n_out, registry=run.registry)
     if again.status != "valid":
         return result.outputs   # outputs that hold only under a condition of its own, which the first did not state
     counted = set(back)
-    return {k: _merged(t, _mapped(again.outputs[k], back), given, counted) if k in again.outputs else t
+    return {k: _merged(t, subst_type(again.outputs[k], back), given, counted) if k in again.outputs else t
             for k, t in result.outputs.items()}
 
 

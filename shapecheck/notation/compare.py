@@ -14,7 +14,7 @@ import math
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ..dims import Name, Poly, monotone, normalize_dim
+from ..dims import Name, Poly, monotone, normalize_dim, undefined
 from ..dims.light_order import FLIP
 from ..dims.rounding import ceilings_as_floors, floor_bounds, floor_offsets_out, halves_split, integral, monomial
 from .relations import PYOP, Rel
@@ -61,7 +61,7 @@ def _compare_symbolic(a, op: str, b):
         d = split if split.is_Integer else d
     if d.is_Integer:
         return PYOP[op](int(d), 0)
-    if d is sympy.nan or d.is_finite is False:
+    if undefined(d):
         return False   # undefined here (0/0: a Reshape's -1 over an empty tensor), which the runtime refuses
     known = _linear(d, op) if op not in ("==", "!=") else _residue(d, op)
     if known is None and op in ("==", "!="):

@@ -25,15 +25,17 @@ else:
     from ..deferred import numpy as np
     from ..deferred import sympy
 
-__all__ = ["Bindings", "learn", "refuted_ids"]
+__all__ = ["Bindings", "learn", "refuted_ids", "subst_type"]
 
 
 _MAX_RANK_GUESS = 8
 
 
-def _subst_type(t: TensorType, dims: dict, shape: tuple | None = None, dtype: str | None = None) -> TensorType:
+def subst_type(t: TensorType, dims: dict, shape: tuple | None = None, dtype: str | None = None) -> TensorType:
+    """``t`` with ``dims`` (symbol -> dim) put into its shape, symbolic value and bounds, a container's
+    tensors too (``shape``, ``dtype``: replace the type's own)."""
     if is_container(t):   # a sequence's, optional's or map's tensors: their dims substituted (never bound whole)
-        return rebuilt(t, lambda x: _subst_type(x, dims), lambda d: normalize_dim(d.xreplace(dims)) if dims else d) \
+        return rebuilt(t, lambda x: subst_type(x, dims), lambda d: normalize_dim(d.xreplace(dims)) if dims else d) \
             if dims else t
     new_shape = shape if shape is not None else t.shape
     sym, bounds = t.sym, t.bounds
@@ -70,9 +72,9 @@ class Bindings:
         out = {}
         for name, t in base.items():
             if isinstance(t, tuple):
-                out[name] = tuple(_subst_type(x, sub) for x in t) if sub else t
+                out[name] = tuple(subst_type(x, sub) for x in t) if sub else t
                 continue
-            out[name] = _subst_type(t, sub, self.shapes.get(name), self.dtypes.get(name) if dims else None)
+            out[name] = subst_type(t, sub, self.shapes.get(name), self.dtypes.get(name) if dims else None)
         return out
 
 

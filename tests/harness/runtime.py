@@ -62,6 +62,19 @@ def run_ort(op: str, opset: int, inputs: list, attrs: dict, out_types: list, dom
     return sess.run(None, {n: a for n, a in inputs if a is not None})
 
 
+def run_model(model, feeds: dict) -> list[np.ndarray] | None:
+    """A whole model run in onnxruntime (optimizations off, its log quiet): every output, or None where
+    onnxruntime refuses the model or these inputs."""
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    data = model if isinstance(model, bytes) else model.SerializeToString()
+    try:
+        return ort.InferenceSession(data, options, providers=["CPUExecutionProvider"]).run(None, feeds)
+    except Exception:  # noqa: BLE001 -- onnxruntime's refusal, at load or at run time
+        return None
+
+
 def run_reference(op: str, opset: int, inputs: list, attrs: dict, out_types: list) -> list[np.ndarray]:
     """The node run in onnx.reference."""
     feeds = {n: a for n, a in inputs if a is not None}
