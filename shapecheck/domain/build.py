@@ -99,7 +99,8 @@ class InputDomain(Indexable):
         if refuted:
             return "no input size: " + "; ".join(refuted)
         parts = [self.sets[n].text(n) for n in self.dims if n in self.sets]
-        parts += [r.text for r in self.relations if (len(r.dims) != 1 or r.dims[0] not in self.sets) and not r.opaque]
+        parts += [r.text + (" where the branch or loop body that needs it runs" if r.where_run else "")
+                  for r in self.relations if (len(r.dims) != 1 or r.dims[0] not in self.sets) and not r.opaque]
         opaque = sum(r.opaque for r in self.relations)   # over types or shapes not inferred: no size condition
         return ", ".join(parts + ([f"where {opaque} condition{'s' if opaque > 1 else ''} on what is not inferred "
                                    f"hold{'' if opaque > 1 else 's'}"] if opaque else []))
@@ -119,11 +120,11 @@ class InputDomain(Indexable):
         for r in self.relations:
             if r.kind == "refuted":
                 return False
-            if len(r.dims) == 1 and r.dims[0] in self.sets:
+            if len(r.dims) == 1 and r.dims[0] in self.sets and not r.where_run:
                 continue
             ok = holds_at(r.relation, sizes)
-            if ok is not True:
-                return ok
+            if ok is not True:   # where a branch needs it, the branch may not run there: open
+                return None if r.where_run else ok
         return None if open_dims else True
 
     def excluding(self, sizes: dict[str, int]) -> list[DomainRelation]:
@@ -138,7 +139,7 @@ class InputDomain(Indexable):
         """
         out = []
         for r in self.relations:
-            if r.kind == "refuted":
+            if r.kind == "refuted" or r.where_run:   # a branch's need fails only where that branch runs
                 continue
             if len(r.dims) == 1 and r.dims[0] in self.sets and r.relation is None:
                 if r.dims[0] in sizes and sizes[r.dims[0]] not in self.sets[r.dims[0]]:
@@ -196,6 +197,8 @@ def build_domain(needs: list[Need], assumed: dict, nonempty: bool = True, scoped
     always = without_repeats(_several(several, sets))
     where_run = without_repeats(_several([(n.relation, n) for n in scoped if hasattr(n.relation, "free_symbols")],
                                          sets, pins=False), always)
+    for r in where_run:   # needed only where a branch or a loop body runs: no requirement of every input
+        r.where_run = True
     out = _per_dim(sets, assumed, per_dim, declared, nonempty) + always + where_run + out
     names = [s.name for s in assumed]
     return InputDomain("every input dim >= 1" if nonempty else "every input dim >= 0", out,

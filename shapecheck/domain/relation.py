@@ -69,6 +69,11 @@ class DomainRelation(Indexable):
     needs: tuple = ()
     top_recorded: bool = False        # needed by nodes, but its top only by the range the exporter recorded
     capped_by: tuple = ()             # the nodes whose own need has a top (the others need only its bottom)
+    # of a dim bounded (or pinned) only by its recorded range: the graph checked again without the record's
+    # top (``model/recorded.py``), and the top it then needs (None: none at all)
+    graph_checked: bool = False
+    where_run: bool = False           # needed only where a branch or a loop body runs (never pins, never excludes)
+    graph_top: Optional[int] = None
 
     @property
     def pins(self) -> bool:
@@ -110,7 +115,28 @@ class DomainRelation(Indexable):
             d["needs"] = [{"node": n, "needs": t} for n, t in self.needs]
         if self.top_recorded:
             d["top_recorded"] = True
+        if self.graph_checked:
+            d["graph_top"] = self.graph_top
+        if self.where_run:
+            d["where_run"] = True
         return d
+
+    def past_record(self) -> str:
+        """What the graph allows past the recorded range (``model/recorded.py``), or "" where unchecked.
+
+        >>> r = DomainRelation("bound", ("seq",), "1 <= seq <= 32", lo=1, hi=32, declared=True, graph_checked=True, graph_top=64)
+        >>> r.past_record()
+        'the graph itself is valid up to seq <= 64, checked without the recorded top'
+        """
+        if not self.graph_checked or len(self.dims) != 1:
+            return ""
+        name, removed = self.dims[0], "range" if self.kind == "values" else "top"
+        if self.graph_top is None:
+            sizes = f"every {name} >= {self.lo}" if removed == "top" and self.lo is not None else f"every size of {name}"
+            return f"the graph itself is valid for {sizes}, checked without the recorded {removed}"
+        if self.graph_top == self.hi:
+            return "the exporter recorded the same top"
+        return f"the graph itself is valid up to {name} <= {self.graph_top}, checked without the recorded {removed}"
 
 
 __all__ = ["DomainRelation", "Source", "KINDS"]

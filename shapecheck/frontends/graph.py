@@ -80,6 +80,9 @@ class ModelGraph:
     # each node's outputs as the main graph lists them, in its order (an ONNX reader's, for ``annotate``,
     # which writes their types in that order: the names are the ones the types are held by); None: not read
     produced: list[list[str]] | None = None
+    # tensor names two sibling subgraphs both make: the later ones are read renamed (``onnx_siblings``), and
+    # an annotated copy, whose subgraphs keep the names, leaves their types as they were
+    shadowed: set[str] = field(default_factory=set)
 
     def drop_model(self) -> None:
         """Let go of the parsed model once only the check reads the graph: of a 60k-node model it is

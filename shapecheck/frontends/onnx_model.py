@@ -19,6 +19,7 @@ from ..types import TensorType
 from .graph import Declaration, ModelGraph, ModelNode, model_file, sort_topologically
 from .onnx_fields import GRAPH, GRAPHS, GraphFields, NodeFields, node_fields
 from .onnx_functions import Functions, call_mismatch, check_depth, inline
+from .onnx_siblings import distinct_siblings
 from .onnx_proto import is_model_proto, is_protobuf_file, parse_model
 from .onnx_types import attr_value, const_type, constant_node_value, value_type_from_proto
 from .onnx_walk import walk_main
@@ -190,6 +191,8 @@ class _Reader:
                 self.graph.source_kind[n.output[0]] = "constant"
                 return
         full = _full_name(n.name, op, scope, idx)
+        if len(n.subgraphs) > 1:   # an If's branches may each make a tensor of the same name
+            n = n._replace(subgraphs=distinct_siblings(n.subgraphs, full, self.graph.shadowed))
         node = _model_node(n, op, full, scope, idx, domain, ops, self.attributes(n))
         for aname, k, sg in n.subgraphs:
             attr = aname if k is None else f"{aname}[{k}]"

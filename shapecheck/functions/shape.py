@@ -22,7 +22,7 @@ from ..dims.rounding import ceiling_of, floor_of, integral
 from ..dims.light import quotient
 from ..dims.broadcast import broadcast_result
 from ..dims import LIGHT, is_unknown, normalize_dim, unknown_dim, is_symbolic
-from .core import _elems
+from .core import _elems, fresh
 
 if TYPE_CHECKING:
     import numpy as np
@@ -220,10 +220,11 @@ def _quotient(total, part) -> Any:
 
 
 def range_len(start: Any, limit: Any, delta: Any) -> Any:
-    """Range's length ``max(ceil((limit - start) / delta), 0)``."""
+    """Range's length ``max(ceil((limit - start) / delta), 0)``; where the values do not give it (one
+    known only at run time, a float step), a size known only at run time (``fresh("range")``)."""
     for x in (start, limit, delta):
         if isinstance(x, Unknown):
-            return NO_VALUE
+            return fresh("range")
     # a float Range over a size cast to float (an anchor grid over a feature map's width): integral
     # floats are the integers they hold; ceil of the one rounded quotient of integers below 2**24 is
     # the exact ceil, so the length is exact where the cast is (``constant.cast_value``)
@@ -233,11 +234,11 @@ def range_len(start: Any, limit: Any, delta: Any) -> Any:
             raise EvalError("Range with delta 0")
         return max(-(-(limit - start) // delta), 0)
     if not int_like(delta):
-        return unknown_dim("range")
+        return fresh("range")
     if type(limit - start) in LIGHT and delta in (1, -1) and compare_dims((limit - start) * delta, ">=", 0) is True:
         return (limit - start) * delta   # a light check's length, as below (a Max with 0 needs algebra)
     if any(is_unknown(s) for s in sympy.sympify(limit - start).free_symbols):
-        return unknown_dim("range")
+        return fresh("range")
     n = ceiling_of(sympy.sympify(limit - start) / delta)
     return normalize_dim(n if compare_dims(n, ">=", 0) is True else sympy.Max(0, n))
 

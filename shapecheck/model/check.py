@@ -32,6 +32,7 @@ from ..frontends import ModelGraph
 from ..registry import Registry, default_registry
 from .domain import outside_finding, unpin_given
 from .forward import check_graph
+from .recorded import graph_tops
 from .reports import ModelReport
 from .sizes import bind_sizes, parse_sizes, recorded_ranges
 
@@ -97,7 +98,8 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
         if graph.format != "onnx":
             raise UsageError("--output writes ONNX models only; this model is OpenVINO IR")
         from ..frontends import write_annotated
-        write_annotated(graph.proto, report.types, output, graph.path, domain_metadata(report.domain))
+        types = {k: t for k, t in report.types.items() if k not in graph.shadowed} if graph.shadowed else report.types
+        write_annotated(graph.proto, types, output, graph.path, domain_metadata(report.domain))
     return report
 
 
@@ -114,6 +116,9 @@ def run_checks(graph: ModelGraph, registry: Registry, strict: bool = False, runt
     if drop_model:
         graph.drop_model()
     report = check_graph(graph, registry, strict, runtime, assume_nonempty, ranges, progress, types_only)
+    if ranges and not types_only and report.domain is not None:   # what the graph allows past the record's tops
+        graph_tops(report, ranges, assume_nonempty,
+                   lambda wider: check_graph(graph, registry, strict, runtime, assume_nonempty, wider, None, False))
     if sizes:
         if report.domain is not None:
             report.domain.given = dict(sizes)
@@ -233,6 +238,8 @@ def annotate(model: Any, *, registry: Registry | None = None, assume_nonempty: b
             m = onnx.ModelProto()
             m.CopyFrom(graph.proto)
         types = report.types   # what is written of them: onnx_write._type_bytes
+        if graph.shadowed:     # names two sibling subgraphs share: their types are left as they were
+            types = {k: t for k, t in types.items() if k not in graph.shadowed}
         subgraphs, produced = bool(graph.regions), graph.produced
         # past their types, the nodes and their reports are let go: the value_info bytes reuse their memory
         del report

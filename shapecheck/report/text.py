@@ -189,15 +189,21 @@ def domain_lines(domain, skipped: int = 0) -> list[str]:
         why = f"needed by {', '.join(nodes[:4])}" + (f" and {len(nodes) - 4} more" if len(nodes) > 4 else "")
         if r.needs:   # the nodes need different parts of it: each its own
             why = "needed by " + "; ".join(f"{who}: {text}" for who, text in r.needs[:4])
+        past = r.past_record()   # what the graph allows past the recorded top, where checked
         if r.top_recorded:   # the nodes need its bottom; its top is the range the exporter recorded
             consts = []
-            why += "; its top recorded by the exporter and taken as the model's contract"
+            why += "; its top recorded by the exporter and taken as the model's contract" + (f"; {past}" if past else "")
         if consts:
             why += "; from " + ", ".join(consts[:2])
         if r.opaque:
             why += ", of types or shapes not inferred here: not a size condition"
+        if r.where_run:
+            why += ", only where its branch or loop body runs"
+        if nodes and r.declared and past:   # the graph needs the very top the exporter recorded
+            why += f"; {past}"
         if not nodes and r.declared:
-            why = "recorded by the exporter and taken as the model's contract; the graph itself may run on more: try a size with --dims"
+            why = "recorded by the exporter and taken as the model's contract; " + (
+                past or "the graph itself may run on more: try a size with --dims")
         lines.append(f"  {r.text}    ({why})" if nodes or r.declared else f"  {r.text}")
         if consts and r.caps:
             lines.append(f"    = to go past it: re-export with {' and '.join(consts[:2])} larger (the bound is its size)")
