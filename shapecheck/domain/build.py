@@ -120,8 +120,8 @@ class InputDomain(Indexable):
         for r in self.relations:
             if r.kind == "refuted":
                 return False
-            if len(r.dims) == 1 and r.dims[0] in self.sets and not r.where_run:
-                continue
+            if len(r.dims) == 1 and r.dims[0] in self.sets:
+                continue   # its set says it (a branch's need over one dim narrows no set)
             ok = holds_at(r.relation, sizes)
             if ok is not True:   # where a branch needs it, the branch may not run there: open
                 return None if r.where_run else ok
