@@ -115,7 +115,7 @@ class Result(Indexable):
 
     @property
     def runtime_checks(self) -> list[str]:
-        """Constraints left to the runtime: they read values (index values) known only at run time."""
+        """Constraints left to the runtime: they read input values known only at run time (indices, sizes computed in float)."""
         ids = self.__dict__.get("_runtime")
         if ids is None:   # a cached result is read by every node that shares it
             ids = self.__dict__["_runtime"] = tuple(c.id for c in self.constraints if c.status == "unchecked")

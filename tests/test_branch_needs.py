@@ -49,3 +49,25 @@ def test_a_branchs_need_is_not_a_need_of_every_input(tmp_path, capsys):
     assert "T == 1    (needed by If_4/then_branch/Squeeze_6, only where its branch or loop body runs)" in \
         capsys.readouterr().out
 
+
+
+def test_a_node_invalid_at_every_size_is_the_one_finding():
+    """TorchScript writes a dilated ``padding='same'`` Conv as auto_pad SAME_UPPER with dilations 2,
+    which Conv's C11 refuses (onnxruntime too, at every size).  Its output, sized as if unpadded,
+    met a residual Add downstream, and the report added ``error[pinned]: H == 3``: the model does
+    not run at 3 either, and the Conv is the cause."""
+    rng = np.random.default_rng(0)
+    w1 = helper.make_tensor("w1", T.FLOAT, [8, 2, 3, 3], rng.standard_normal(144).astype(np.float32).tolist())
+    w2 = helper.make_tensor("w2", T.FLOAT, [8, 2, 1, 1], rng.standard_normal(16).astype(np.float32).tolist())
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["y1"], name="c1", auto_pad="SAME_UPPER", dilations=[2, 2]),
+             helper.make_node("Conv", ["x", "w2"], ["y2"], name="c2"),
+             helper.make_node("Add", ["y1", "y2"], ["z"], name="add")]
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", T.FLOAT, ["B", 2, "H", "W"])],
+                          [helper.make_tensor_value_info("z", T.FLOAT, None)], [w1, w2])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    for h in (3, 8):
+        assert run_model(m, {"x": np.ones((1, 2, h, h), np.float32)}) is None
+    rep = shapecheck.check_model(m)
+    assert [n.name for n in rep.nodes if n.status == "invalid"] == ["c1"]
+    assert [n.violations[0].constraint for n in rep.nodes if n.status == "invalid"] == ["C11"]
+    assert rep.violations == [] and rep.domain.text() == "no input size" and rep.exit_code == 1

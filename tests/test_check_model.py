@@ -136,6 +136,11 @@ def test_strict_fails_on_remaining_conditions(capsys, tmp_path):
     assert run_cli(capsys, "check", str(tmp_path / "m.onnx"))[0] == 0
     code, out, _ = run_cli(capsys, "check", "--strict", str(tmp_path / "m.onnx"))
     assert code == 1 and "N == seq" in out
+    # --quiet prints the failures: under --strict the conditions are, so they say why (a trial saw a bare FAILED)
+    code, out, _ = run_cli(capsys, "check", "--strict", "-q", str(tmp_path / "m.onnx"))
+    assert code == 1 and "N == seq" in out and "FAILED" in out
+    code, out, _ = run_cli(capsys, "check", "-q", str(tmp_path / "m.onnx"))
+    assert code == 0 and "N == seq" not in out
 
 
 def test_json_report_schema(capsys, tmp_path):
@@ -331,3 +336,15 @@ def test_loop_body_is_checked():
     # the body input is bound from the Loop's own input, not taken from the body's declaration
     assert n.name == "loop/body/body_scatter" and n.inputs["data"]["source"] == "owner input"
     assert [v.constraint for v in n.violations] == ["C7"] and n.violations[0].fix == "give updates the shape [M,4]"
+
+
+def test_a_size_of_0_given_under_the_nonempty_assumption_is_noted():
+    m = _two_nodes(["seq"], ["seq"])
+    at0 = shapecheck.check_model(m, dims="seq=0,N=0")
+    assert [n for n in at0.notes if "is below what the other dims are assumed to be" in n] == [
+        "seq = 0 is below what the other dims are assumed to be (at least 1; --allow-empty-dims takes 0 as a size): "
+        "checked there as the graph stands",
+        "N = 0 is below what the other dims are assumed to be (at least 1; --allow-empty-dims takes 0 as a size): "
+        "checked there as the graph stands"]
+    assert not [n for n in shapecheck.check_model(m, dims="seq=0,N=0", assume_nonempty=False).notes if "below" in n]
+    assert not [n for n in shapecheck.check_model(m, dims="seq=2,N=2").notes if "below" in n]

@@ -123,6 +123,10 @@ def run_checks(graph: ModelGraph, registry: Registry, strict: bool = False, runt
         if report.domain is not None:
             report.domain.given = dict(sizes)
         report.notes.extend(outside_recorded(recorded, sizes))
+        if assume_nonempty:
+            report.notes.extend(f"{name} = 0 is below what the other dims are assumed to be (at least 1; "
+                                "--allow-empty-dims takes 0 as a size): checked there as the graph stands"
+                                for name, size in sizes.items() if size == 0)
     return report
 
 

@@ -99,8 +99,11 @@ def _numbers(rel: Any) -> set[int]:
 def domain_findings(domain: InputDomain, graph: ModelGraph, declared: dict | None = None) -> list[Finding]:
     """The domain's errors as model findings: a dynamic dim pinned to a few sizes, a condition no
     input meets, a declared range (``declared``: name -> ``(lo, hi)``) wider than the graph allows.
-    Each says where it comes from and aims its fix at the cause."""
-    out = []
+    Each says where it comes from and aims its fix at the cause.  None where a node that always runs
+    is invalid at every size: that node's finding is the cause, and the model runs at no size to pin."""
+    out: list[Finding] = []
+    if domain.invalid_nodes:
+        return out
     for rel in domain.relations:
         if rel.severity != "error" and len(rel.dims) == 1 and rel.dims[0] in (declared or {}) and \
                 declared[rel.dims[0]][1] is not None and rel.hi is not None and rel.hi < declared[rel.dims[0]][1]:

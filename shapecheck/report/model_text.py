@@ -78,8 +78,9 @@ def render_model_report(report, console: Console, err: Console | None = None, *,
         print_diagnostic_to(err, g[1], g[0], prefix)
     if nodes != "none":
         render_node_table(report, console, attention=nodes == "attention")
-    if not quiet:
-        domain = getattr(report, "domain", None)
+    domain = getattr(report, "domain", None)
+    # under --strict the domain's conditions are failures: with --quiet too, they say why it failed
+    if not quiet or (domain is not None and getattr(report, "strict", False) and report.failed):
         lines = domain_lines(domain, report.summary.get("skipped", 0)) if domain is not None else []
         for line in lines + symbol_lines(getattr(report, "symbols", [])):
             console.print(escape(line), soft_wrap=True)

@@ -134,7 +134,7 @@ def runtime_check_lines(n) -> list[str]:
     if not checks or n.status == "invalid":
         return []
     lines = [f"note[runtime-check]: {node_where(n)}: {', '.join(checks)} not proved here: "
-             "the values it reads (index values) are known only at run time; the runtime checks them"]
+             "it reads values of its inputs known only at run time (such as indices, or sizes computed in float); the runtime checks them"]
     for cid, when in (getattr(n, "runtime_when", None) or {}).items():
         lines.append(f"  = {cid} holds for every input value when {when}; at other sizes the runtime checks it")
     return lines
