@@ -228,6 +228,12 @@ def cmd_diff(args, out: Console, err: Console) -> int:
         if not (args.a and args.b):
             raise UsageError("diff takes two spec names (shapecheck diff ScatterND-16 ScatterND-18), "
                              "or OP --opset LO..HI, or --all")
+        models = [x for x in (args.a, args.b) if x.lower().endswith((".onnx", ".xml")) or os.path.isfile(x)]
+        if models:
+            raise UsageError(f"diff compares two operator specs (shapecheck diff ScatterND-16 ScatterND-18), and "
+                             f"{models[0]!r} is a file: to compare what two models accept, check both "
+                             f"(shapecheck check {args.a} {args.b}) and compare their `valid for:` lines "
+                             "(--json: each model's domain.relations)")
         diffs = [specdiff.diff(args.a, args.b, registry=reg)]
     if args.json:
         print(json.dumps([d.to_dict() for d in diffs] if len(diffs) != 1 or args.all or args.opset

@@ -286,3 +286,11 @@ def test_diff_doctests():
     import shapecheck.specdiff as mod
     result = doctest.testmod(mod)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_diff_of_two_model_files_says_what_diff_compares_and_how_to_compare_models(capsys):
+    a, b = (str(Path(__file__).parent / "fixtures" / "zoo" / f"cnn_ts{v}.onnx") for v in (14, 17))
+    assert main(["diff", a, b]) == 2
+    err = capsys.readouterr().err
+    assert "diff compares two operator specs" in err and f"{a!r} is a file" in err
+    assert f"shapecheck check {a} {b}" in err and "Traceback" not in err

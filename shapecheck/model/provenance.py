@@ -19,6 +19,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..deferred import sympy
+from ..dims import LIGHT
+from ..dims.light import terms_of
 from ..frontends.graph import ModelGraph
 from ..types import TensorType
 
@@ -50,6 +53,18 @@ def constants_behind(graph: ModelGraph, node_name: str, numbers: set[int], produ
         return 3, ()
     widths = Counter(d for o in start.outputs if o and (t := (env or {}).get(o)) is not None
                      for d in (getattr(t, "shape", None) or ()) if type(d) is int)
+    if env is not None and numbers:
+        # first along the tensors that still hold the number: a rotary cache's 32 rows reach the node
+        # as Min(T, 32); a projection's weight [32, 96] of hidden size 32 does not (its MatMul sums the 32 away)
+        rank, named = _walk(graph, start, numbers, then, producers, widths, lambda t: _carries(env.get(t), numbers))
+        if rank == 0:
+            return rank, named
+    return _walk(graph, start, numbers, then, producers, widths, lambda _t: True)
+
+
+def _walk(graph: ModelGraph, start: Any, numbers: set[int], then: Any, producers: dict, widths: Counter,
+          through: Any) -> tuple[int, tuple]:
+    """``constants_behind``'s walk up from ``start``'s inputs, past the tensors ``through`` lets it."""
     seen: set[str] = set()
     frontier = list(start.inputs)
     found: list[str] = []
@@ -73,7 +88,7 @@ def constants_behind(graph: ModelGraph, node_name: str, numbers: set[int], produ
                     near.append((_depth, text))
                 continue
             node = producers.get(t)
-            if node is not None:
+            if node is not None and through(t):
                 nxt.extend(node.inputs)
         frontier = nxt
         if len(found) >= MAX_NAMED:
@@ -114,6 +129,24 @@ def _short(t: Any) -> str:
     if elems is not None and len(elems) <= 8:
         return str(t)
     return str(TensorType(t.dtype, t.shape))
+
+
+def _carries(t: Any, numbers: set[int]) -> bool:
+    """Whether a tensor's type still holds one of ``numbers``: as a dim, inside one (``Min(T, 32)``), or
+    in its value; True where its type is not known (the walk cannot tell, so it goes on)."""
+    if t is None or getattr(t, "shape", None) is None:
+        return True
+    elems = t.elements() if hasattr(t, "elements") else None
+    for d in [*t.shape, *(elems or ())]:
+        if type(d) is int:
+            if d in numbers:
+                return True
+        elif type(d) in LIGHT:
+            if any(abs(c) in numbers for c in terms_of(d).values()):
+                return True
+        elif hasattr(d, "atoms") and any(int(a) in numbers for a in d.atoms(sympy.Integer)):
+            return True
+    return False
 
 
 def _holds_number(t: Any, numbers: set[int], widths: Counter = Counter()) -> bool:
