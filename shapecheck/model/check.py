@@ -33,6 +33,7 @@ from ..registry import Registry, default_registry
 from .domain import outside_finding, unpin_given
 from .forward import check_graph
 from .recorded import graph_tops
+from .refinements import refuted_refinements
 from .reports import ModelReport
 from .sizes import bind_sizes, parse_sizes, recorded_ranges
 
@@ -90,6 +91,10 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
             if owned:
                 model = None   # the graph holds what is left of the parsed model, and run_checks drops it
             report = run_checks(graph, registry, strict, runtime, assume_nonempty, sizes, progress, drop_model=owned)
+        if not sizes and any(d.status == "refines" for d in report.declarations):
+            # what a declaration fills in, tried at the smallest sizes the domain admits (model/refinements.py)
+            refuted_refinements(report, lambda point: _at_sizes(source, registry, strict, runtime, load_external_data,
+                                                                assume_nonempty, point, light))
         if sizes and report.failed:
             unbound = check_model(source, strict=strict, registry=registry, load_external_data=load_external_data,
                                   pause_gc=False, light=light, assume_nonempty=assume_nonempty)
@@ -128,6 +133,16 @@ def run_checks(graph: ModelGraph, registry: Registry, strict: bool = False, runt
                                 "--allow-empty-dims takes 0 as a size): checked there as the graph stands"
                                 for name, size in sizes.items() if size == 0)
     return report
+
+
+def _at_sizes(model: Any, registry: Registry, strict: bool, runtime: str | None, load_external_data: bool,
+              assume_nonempty: bool, sizes: dict[str, int], light: bool) -> ModelReport:
+    """The report of ``model`` at these input sizes, without a light check's fallback or a recheck."""
+    report, model = _light_check(model, registry, strict, runtime, load_external_data, assume_nonempty, sizes) \
+        if light else (None, model)
+    if report is not None:
+        return report
+    return run_checks(load_graph(model, registry, load_external_data), registry, strict, runtime, assume_nonempty, sizes)
 
 
 def outside_recorded(recorded: dict[str, tuple[int, int | None]], sizes: dict[str, int]) -> list[str]:

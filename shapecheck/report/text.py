@@ -122,7 +122,7 @@ def declaration_lines(d) -> tuple[str, list[str]]:
     # the headline says what happened (the engine finding's title), not the status word
     what = ENGINE[DECLARATION[d.status]].title if d.status in DECLARATION else d.status
     lines = [f"{label}[declaration]: {d.kind} {d.tensor!r} (produced by {d.node}): {what}", f"  = {d.message}"]
-    if d.fix and d.status != "refines":
+    if d.fix and (d.status != "refines" or d.severity != "info"):
         lines.append(f"  = fix: {d.fix}")
     return label, lines
 
