@@ -66,7 +66,7 @@ def test_loop_with_constant_trip_count_has_exact_shapes(n):
     assert str(rep.types["xf"]) == "float[N,4]" and str(rep.types["ys"]) == "float[3,N,4]"
     got = run(m, {"x0": np.ones((n, 4), np.float32)})
     assert got["xf"].shape == (n, 4) and got["ys"].shape == (3, n, 4)
-    assert rep.symbols == [] and rep.coverage["by_op"]["Loop"] == {"fallback": 1}
+    assert rep.symbols == [] and rep.coverage["by_op"]["Loop"] == {"subgraphs": 1}
 
 
 def test_loop_trip_count_known_only_at_run_time_is_a_named_size():

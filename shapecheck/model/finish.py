@@ -49,7 +49,7 @@ def finish_report(fp: Any) -> ModelReport:
             report.violations.append(bad)
     report.symbols = fp.unknowns.symbols
     report.summary = node_counts(report.nodes, fp.skipped, fp.dead)
-    total = {how: sum(r.get(how, 0) for r in fp.coverage.values()) for how in ("spec", "fallback", "unknown")}
+    total = {how: sum(r.get(how, 0) for r in fp.coverage.values()) for how in ("spec", "subgraphs", "fallback", "unknown")}
     report.coverage = {**total, "dead": fp.dead,
                        "by_op": {op: dict(sorted(r.items())) for op, r in sorted(fp.coverage.items())}}
     report.types = fp.env

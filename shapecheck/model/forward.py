@@ -20,7 +20,7 @@ from ..registry import Registry
 from ..types import TensorType
 from .control_flow import is_dead, region_outputs, unconditional
 from .region_walk import RegionWalk
-from .region_fit import malformed
+from .region_fit import fit_finding
 from .declarations import Names, check_declaration
 from .finish import finish_report
 from .facts import Facts
@@ -179,15 +179,15 @@ class ForwardPass(RegionWalk):
 
     def without_spec(self, node: ModelNode, counted: bool) -> None:
         """Outputs from control flow or the frontend's per-node inference (the fallback), else unknown."""
-        problem = malformed(node)
+        problem = fit_finding(node, self.env)   # its bodies, and what it reads itself (an If's condition)
         if problem is not None:
             self.cover(node.op_type, "unknown")
-            self.failed(node, [Finding(CONTROL_FLOW, f"{node.op_type}'s body fits the node", problem, {},
-                                       f"give the {node.op_type} body one input and one output per value it passes")])
+            self.failed(node, [Finding(CONTROL_FLOW, *problem)])
             return
         self.bind_bodies(node)
         try:
             forward = region_outputs(node, self.env, self.graph)
+            how, counted = ("subgraphs", False) if forward is not None else ("fallback", counted)   # checked so
             if forward is None and self.graph.infer_node is not None:
                 forward = self.graph.infer_node(node, self.env)
         except NodeInferenceError as exc:
@@ -198,7 +198,7 @@ class ForwardPass(RegionWalk):
                 "make the inputs fit the operator (onnx.checker and onnxruntime refuse this node too)")])
             return
         self.skipped += counted
-        self.cover(node.op_type, "fallback" if forward else "unknown")
+        self.cover(node.op_type, how if forward else "unknown")
         if forward:
             named = self.unknowns.own({t: ty for t, (ty, _o) in forward.items()}, {}, node, {t: t for t in forward},
                                       runtime_only=True)

@@ -1,15 +1,22 @@
 """Whether a control-flow node's subgraphs fit it: a state variable with no body output to hand it
 back, num_scan_inputs out of range, a body with fewer inputs than its owner passes.  ``malformed``
 says why, in one sentence a finding can carry; ``control_flow`` only reads bodies that fit.
+
+``misfed`` checks what such a node reads itself: an If's condition and a Loop's trip count and
+condition are one element each, of bool (int64 for the trip count).  onnxruntime 1.32 refuses a
+float condition when it loads the model and a condition of two elements when it runs the If
+("If nodes condition input must have exactly one element"; ``tests/test_region_inputs.py``).
+``fit_finding`` is either problem as a finding's parts.
 """
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 from ..frontends import ModelNode
 from ..registry import ONNX_DOMAIN
 
-__all__ = ["malformed"]
+__all__ = ["fit_finding", "malformed", "misfed"]
 
 
 def malformed(node: ModelNode) -> str | None:
@@ -66,3 +73,44 @@ def _map_structure(node: ModelNode) -> str | None:
 
 _STRUCTURE: dict[str, Callable[[ModelNode], str | None]] = {"Loop": _loop_structure, "Scan": _scan_structure,
                                                             "SequenceMap": _map_structure}
+
+
+# what a control-flow node reads itself: (input position, its name, its element type)
+_OWN_INPUTS: dict[str, tuple[tuple[int, str, str], ...]] = {"If": ((0, "cond", "bool"),),
+                                                             "Loop": ((0, "M", "int64"), (1, "cond", "bool"))}
+
+
+def misfed(node: ModelNode, env: dict) -> str | None:
+    """Why an input a control-flow node reads itself does not fit it (see the module's text), or None:
+    only what the types show (a condition of ``N`` elements is left to the runtime).
+
+    >>> from shapecheck.frontends.graph import ModelNode
+    >>> from shapecheck.types import parse_type
+    >>> n = ModelNode("if", "If", "ai.onnx", 18, ["c"], ["y"], {})
+    >>> misfed(n, {"c": parse_type("float[]")}), misfed(n, {"c": parse_type("bool[2]")}), misfed(n, {"c": parse_type("bool[1,1]")})
+    ('If reads its cond as bool; it is float', 'If reads its cond as one element; it has 2 (bool[2])', None)
+    """
+    wanted = _OWN_INPUTS.get(node.op_type) if node.domain == ONNX_DOMAIN else None
+    for k, name, dtype in wanted or ():
+        t = env.get(node.inputs[k]) if k < len(node.inputs) and node.inputs[k] else None
+        if t is None or not hasattr(t, "dtype"):
+            continue
+        if t.dtype is not None and t.dtype != dtype:
+            return f"{node.op_type} reads its {name} as {dtype}; it is {t.dtype}"
+        shape = getattr(t, "shape", None)
+        if shape is not None and all(type(d) is int for d in shape) and math.prod(shape) != 1:
+            return f"{node.op_type} reads its {name} as one element; it has {math.prod(shape)} ({t})"
+    return None
+
+
+def fit_finding(node: ModelNode, env: dict) -> tuple[str, str, dict, str] | None:
+    """(rule, message, values, fix) of a control-flow node whose bodies or own inputs do not fit it, or None."""
+    problem = malformed(node)
+    if problem is not None:
+        return (f"{node.op_type}'s body fits the node", problem, {},
+                f"give the {node.op_type} body one input and one output per value it passes")
+    problem = misfed(node, env)
+    if problem is not None:
+        wanted = ", ".join(f"{name} one {dtype}" for _k, name, dtype in _OWN_INPUTS[node.op_type])
+        return f"{node.op_type}'s own inputs fit it", problem, {}, f"give the {node.op_type} {wanted}"
+    return None

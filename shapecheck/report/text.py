@@ -230,12 +230,13 @@ def coverage_line(cov: dict) -> str:
     """``coverage: 40 of 42 nodes by a spec (95%), 2 by onnx's inference, 0 unknown; no spec: Cast x2``"""
     if not cov:
         return "coverage: no nodes"
-    n = cov.get("spec", 0) + cov.get("fallback", 0) + cov.get("unknown", 0)
+    n = cov.get("spec", 0) + cov.get("subgraphs", 0) + cov.get("fallback", 0) + cov.get("unknown", 0)
     pct = f" ({100 * cov.get('spec', 0) // n}%)" if n else ""
     rest = sorted(((r.get("fallback", 0) + r.get("unknown", 0), op) for op, r in cov.get("by_op", {}).items()
                    if r.get("fallback", 0) + r.get("unknown", 0)), reverse=True)
-    line = (f"coverage: {cov.get('spec', 0)} of {n} nodes by a spec{pct}, {cov.get('fallback', 0)} by onnx's "
-            f"inference, {cov.get('unknown', 0)} unknown")
+    line = (f"coverage: {cov.get('spec', 0)} of {n} nodes by a spec{pct}, "
+            + (f"{cov['subgraphs']} by their subgraphs (control flow), " if cov.get("subgraphs") else "")
+            + f"{cov.get('fallback', 0)} by onnx's inference, {cov.get('unknown', 0)} unknown")
     if cov.get("dead"):
         line += f", {cov['dead']} in branches that never run"
     if rest:
