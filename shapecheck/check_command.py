@@ -22,7 +22,8 @@ def check_arguments(c: Any) -> None:
     out.add_argument("--format", choices=FORMATS, default=None, help="output format (default text)")
     out.add_argument("--json", action="store_true", help="the same as --format json (schema in README)")
     c.add_argument("--strict", action="store_true", default=None,
-                   help="treat remaining conditions and declaration mismatches as failures")
+                   help="treat remaining conditions, declaration mismatches and nodes of which nothing is "
+                        "inferred (no spec, no inference to fall back on) as failures")
     c.add_argument("--config", metavar="FILE",
                    help="read settings from FILE (pyproject.toml's [tool.shapecheck], else a TOML table); "
                         "by default the nearest pyproject.toml with one")

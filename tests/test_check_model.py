@@ -233,6 +233,12 @@ def test_external_data_is_not_loaded_unless_asked(tmp_path):
     assert n.status == "valid" and n.inputs["data"]["type"] == "float[64,64]"
     # the index initializer is external too: its values are unknown, so its bound check is left to run time
     assert n.inputs["indices"]["type"] == "int64[1,1]" and n.violations == []
+    # the data file is not beside the model: a note says so (a runtime cannot load the model)
+    assert [x for x in rep.notes if "external data" in x] == [
+        "external data 'ext.bin' (initializer 'data') is not beside the model: checked from the tensors' types, "
+        "but a runtime cannot load the model without it"]
+    (tmp_path / "moved.bin").rename(tmp_path / "ext.bin")
+    assert not [x for x in shapecheck.check_model(str(path)).notes if "external data" in x]
 
 
 def test_extra_specs_directory_adds_an_operator(tmp_path, capsys):

@@ -360,3 +360,15 @@ def test_a_top_no_node_needs_is_the_exporters_not_a_constant_to_make_larger():
     # a top a node needs keeps its constant, and the fix to make it larger
     assert f"  0 <= S <= 64    (needed by node_view; from {table})" in lines, lines
     assert any(line.strip().startswith("= to go past it: re-export with") for line in lines), lines
+
+
+def test_a_run_of_sizes_is_a_bound_and_a_few_scattered_ones_a_pin():
+    """An 8-row table's ``T <= 8`` was an error[pinned] (8 values or fewer), a 64-row table's a bound:
+    a run of consecutive sizes is a bound at any length; one size, or a few apart, pin the dim (the few
+    apart: tests/test_cli_report.py's frames in {1, 2, 99, 100})."""
+    t = symbol("T")
+    assumed = {t: DimSet.interval(1, None)}
+    (r,) = build_domain([Need("T <= 8", Rel("<=", t, 8), [])], assumed).relations
+    assert (r.kind, r.severity, r.text, r.pins) == ("bound", "info", "1 <= T <= 8", False)
+    (r,) = build_domain([Need("T == 16", Rel("==", t, 16), [])], assumed).relations
+    assert (r.kind, r.severity, r.values) == ("values", "error", (16,))

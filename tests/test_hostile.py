@@ -146,6 +146,17 @@ def _graph_cases(d: Path) -> list[dict]:
         node = helper.make_node("If", ["c"], ["y"], then_branch=branch(reads), else_branch=branch("a"))
         add(cid, _model([node], [V("c", T.BOOL, []), V("a", T.FLOAT, [2])], [V("y", T.FLOAT, None)]),
             expect, *needles)
+    # a branch that makes a tensor the graph around it has made already (onnxruntime: "Graph must be in single
+    # static assignment (SSA) form"), and two branches that each make a tensor of one name (onnxruntime loads it)
+    remake = helper.make_node("If", ["c"], ["y"], then_branch=helper.make_graph(
+        [helper.make_node("Neg", ["a"], ["s"]), helper.make_node("Identity", ["s"], ["o"])], "b", [],
+        [V("o", T.FLOAT, None)]), else_branch=branch("a"))
+    add("subgraph remakes an outer tensor", _model([helper.make_node("Identity", ["a"], ["s"]), remake],
+                                                   [V("c", T.BOOL, []), V("a", T.FLOAT, [2])], [V("y", T.FLOAT, None)]),
+        1, "G1", "'s'")
+    twins = helper.make_node("If", ["c"], ["y"], then_branch=branch("a"), else_branch=branch("a"))
+    add("sibling branches share a name", _model([twins], [V("c", T.BOOL, []), V("a", T.FLOAT, [2])],
+                                                [V("y", T.FLOAT, None)]), 0, "OK")
     # QLinearMatMul's inner dims must agree (its spec's C3), as onnxruntime and onnx's inference say too
     q = [V(n, T.FLOAT if n.startswith("s") else T.UINT8, []) for n in ("sa", "za", "sb", "zb", "sy", "zy")]
     mm = lambda a, b: _model([helper.make_node("QLinearMatMul", ["a", "sa", "za", "b", "sb", "zb", "sy", "zy"], ["y"],
@@ -314,6 +325,7 @@ def outcome(tmp_path_factory):
 ALL_IDS = [
     "self-consuming node", "two-node cycle", "two writers", "undefined input", "short raw data", "typed data count",
     "negative dim_value", "opset 999", "undeclared domain", "outer scope read", "undefined in subgraph",
+    "subgraph remakes an outer tensor", "sibling branches share a name",
     "matmul inner dims", "matmul symbolic", "matmul unknown rank",
     "output symlink to model", "output hard link to model", "output through linked dir", "output is external data",
     "annotated copy beside external data", "annotated copy with external data loaded", "write past the file-size limit",

@@ -222,7 +222,10 @@ def _per_dim(sets: dict, assumed: dict, per_dim: dict, declared: set = frozenset
             out.append(DomainRelation("refuted", (name,), f"no value of {name} meets {_joined(contributions)}",
                                       "error", sources=sources))
             continue
-        values = final.values(8)
+        # a few values pin the dim (seq == 16, frames in {1, 2, 99, 100}); a run of them is a bound (an
+        # 8-row table's 1 <= T <= 8, as a 64-row table's 1 <= seq <= 64)
+        run = final.shape()
+        values = None if run is not None and run[2] == 1 and run[1] is not None and run[1] > run[0] else final.values(8)
         input_dim = s in assumed and not is_runtime(s)
         # what the graph's own conditions leave a declared dim, without its recorded range (None: not proved)
         graph = by_the_graph(contributions, s, 1 if nonempty else 0) if contributions and s in declared else None

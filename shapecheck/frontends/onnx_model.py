@@ -8,6 +8,7 @@ in is never modified.
 """
 from __future__ import annotations
 
+import os
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -126,12 +127,29 @@ def read_onnx(source: Any, registry, load_external_data: bool = False, light: bo
     wf, graph.produced = walk_main(reader, model)   # read in one walk, its well-formedness checked on the way
     graph.violations.extend(wf.violations)
     graph.notes.extend(wf.notes)
+    if not load_external_data:
+        graph.notes.extend(missing_external_data(model.graph.initializer, path))
     if any(getattr(v, "constraint", "") == TOPOLOGICAL for v in wf.violations):
         sort_topologically(graph)   # G2 is the finding; the rest is checked in the order onnxruntime runs it
     if reader.needs_onnx:
         from .onnx_forward import NodeInference
         graph.infer_node = NodeInference.of_model(model)
     return graph
+
+
+def missing_external_data(initializers: Any, path: str) -> list[str]:
+    """A note for each external data file the initializers name that is not beside the model (checked
+    without it: the types say all a check reads, but onnxruntime cannot load the model)."""
+    if not path or path == "<ModelProto>":
+        return []
+    base, missing = os.path.dirname(os.path.abspath(path)), {}
+    for t in initializers:
+        if t.data_location == 1:   # TensorProto.EXTERNAL
+            loc = next((e.value for e in t.external_data if e.key == "location"), "")
+            if loc and loc not in missing and not os.path.isfile(os.path.join(base, loc)):
+                missing[loc] = t.name
+    return [f"external data {loc!r} (initializer {name!r}) is not beside the model: checked from the tensors' types, "
+            "but a runtime cannot load the model without it" for loc, name in missing.items()]
 
 
 class _Reader:

@@ -178,6 +178,21 @@ def _definitions(g, nodes: list[NodeFields], where: str, out: Wellformed) -> tup
     return defined, outs
 
 
+def _outer_names_made(nodes: list[NodeFields], outs: list[list[str]], outer: frozenset, where: str,
+                      out: Wellformed) -> None:
+    """``G1`` of a subgraph's node that makes a tensor the scope around it has made already (a Loop body's
+    ReduceSum writing ``s``, the main graph's Shape output): onnxruntime refuses the model ("Graph must
+    be in single static assignment (SSA) form, however 's' has been used as output names multiple times")."""
+    for k, os_ in enumerate(outs):
+        for o in os_:
+            if o and o in outer and out.room(SSA):
+                out.violations.append(Finding(
+                    SSA, "a tensor is produced once (single static assignment)",
+                    f"tensor {o!r} in {where} is produced by node {_label(nodes[k], k)}, and the scope around it "
+                    "has a tensor of that name already (a subgraph may read it, not make it again)",
+                    {"tensor": o}, f"rename the output {o!r} of node {_label(nodes[k], k)}"))
+
+
 def _producers(defined: dict[str, str | int], outs: list[list[str]]) -> dict[str, int]:
     """Each tensor a node of the graph makes -> the first node that makes it (``defined`` holds the
     nodes' outputs only where one is made twice, ``_definitions``)."""
@@ -192,6 +207,8 @@ def _producers(defined: dict[str, str | int], outs: list[list[str]]) -> dict[str
 def _graph(gf: GraphFields, outer: frozenset, where: str, out: Wellformed) -> None:
     nodes = gf.nodes
     defined, outs = _definitions(gf.proto, nodes, where, out)
+    if outer:
+        _outer_names_made(nodes, outs, outer, where, out)
     visible = set(outer) | {t for t, d in defined.items() if type(d) is str}
     visible.add("")   # an omitted optional input reads nothing
     producer: dict[str, int] | None = None   # made when a node reads a tensor not yet in scope

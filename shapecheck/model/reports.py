@@ -163,7 +163,9 @@ class ModelReport(Indexable):
                             or any(d.status == "condition" for d in self.declarations)
                             or (self.domain is None and any(a["kind"] == "condition" for a in self.assumptions))
                             or any(d.status == "contradicts" for d in self.declarations)
-                            or any(n.status == "unchecked" for n in self.nodes)):
+                            or any(n.status == "unchecked" for n in self.nodes)
+                            # nodes of which nothing is inferred (no spec, no inference to fall back on)
+                            or self.coverage.get("unknown", 0)):
             return True
         return False
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 else:
     from ..deferred import numpy as np
 
-from ..dims import is_symbolic
+from ..dims import is_symbolic, is_unknown
 from ..dims.light_order import FLIP
 from .compare import compare_dims
 from .relations import PYOP
@@ -34,10 +34,14 @@ def compare(a, op: str, b):
     if type(a) is TensorVal:
         if a.bounds is not None and a.value is None and a.sym is None and op in _ORDER:
             return _compare_bounds(a, op, b)
+        if a.value is None and a.sym is not None and op in _ORDER:
+            return _compare_elements(a.sym, op, b)
         a = values(a)
     if type(b) is TensorVal:
         if b.bounds is not None and b.value is None and b.sym is None and op in _ORDER:
             return _compare_bounds(b, FLIP[op], a)
+        if b.value is None and b.sym is not None and op in _ORDER:
+            return _compare_elements(b.sym, FLIP[op], a)
         b = values(b)
     if op in ("in", "not in"):
         return _member(a, b, op == "not in")
@@ -103,6 +107,24 @@ def _compare_bounds(t: TensorVal, op: str, other):
         return True
     empty = [e for e in empty if e is not False]
     return or_([got, *empty]) if empty else got
+
+
+def _compare_elements(elems: tuple, op: str, other):
+    """Every element of a tensor known by its symbolic elements (an index computed from a shape,
+    ``Shape(x)[0] - 1``) against a dim: each comparison decided or a condition over the dims; left to
+    the runtime where an element or ``other`` is not known here.
+
+    >>> from shapecheck.dims import symbol
+    >>> n = symbol("N")
+    >>> _compare_elements((n - 1,), "<=", n - 1), [str(r) for r in _compare_elements((n - 1,), ">=", -n).rels]
+    (True, ['2*N >= 1'])
+    """
+    if isinstance(other, Unknown) or not is_dim(other) or any(isinstance(x, Unknown) or not is_dim(x) for x in elems):
+        return NO_VALUE
+    if any(is_unknown(s) for x in (*elems, other) if is_symbolic(x) for s in x.free_symbols):
+        return NO_VALUE   # an element or a bound of sizes known nowhere: the runtime checks it
+    o = int(other) if isinstance(other, np.integer) else other
+    return and_([compare_dims(int(x) if isinstance(x, np.integer) else x, op, o) for x in elems])
 
 
 def _float_vs_dim(x: float, op: str, d):
