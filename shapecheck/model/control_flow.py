@@ -41,14 +41,13 @@ from ..containers import SequenceType
 from ..types import TensorType
 from .induction import grown, hypotheses, step
 from .provenance import reads_any
+from .body_inputs import BINDERS, scalar, scan_parts
 from .region_fit import malformed
-from .regions import carried, dims_of, generalized, merge, outside, same_value_type, stacked, without
+from .regions import carried, dims_of, merge, outside, same_value_type, stacked, without
 
 if TYPE_CHECKING:
-    import numpy as np
     import sympy
 else:
-    from ..deferred import numpy as np
     from ..deferred import sympy
 
 Outputs = dict[str, tuple[TensorType, str]]
@@ -67,7 +66,7 @@ def is_dead(graph: ModelGraph, scope: str, env: dict) -> bool:
 
 def _if_branch_never_runs(owner: ModelNode, attr: str, env: dict) -> bool:
     """An If branch whose condition is a known constant of the other value."""
-    value = _scalar(env.get(owner.inputs[0])) if owner.inputs else None
+    value = scalar(env.get(owner.inputs[0])) if owner.inputs else None
     return value is not None and attr in ("then_branch", "else_branch") and bool(value) != (attr == "then_branch")
 
 
@@ -95,10 +94,10 @@ def _loop_body_runs(owner: ModelNode, attr: str, env: dict, facts: Any) -> bool:
     if attr != "body" or not owner.inputs or not owner.inputs[0]:
         return False
     m, cond = env.get(owner.inputs[0]), owner.inputs[1] if len(owner.inputs) > 1 else ""
-    first = _scalar(env.get(cond)) if cond else True
+    first = scalar(env.get(cond)) if cond else True
     if m is None or first is None or not bool(first):
         return False
-    if (count := _scalar(m)) is not None:
+    if (count := scalar(m)) is not None:
         return int(count) >= 1
     return m.sym is not None and len(m.sym) == 1 and is_symbolic(m.sym[0]) and facts.implies(Rel(">=", m.sym[0], 1))
 
@@ -107,7 +106,7 @@ def binds(graph: ModelGraph, scope: str) -> bool:
     """True when ``scope`` is a subgraph whose inputs its owner binds (a Loop or Scan body that
     fits it: a body that does not, ``malformed``, keeps its declared inputs)."""
     owner, _attr = graph.regions.get(scope, (None, ""))
-    return (owner is not None and owner.domain == ONNX_DOMAIN and owner.op_type in _BINDERS
+    return (owner is not None and owner.domain == ONNX_DOMAIN and owner.op_type in BINDERS
             and malformed(owner) is None)
 
 
@@ -116,7 +115,7 @@ def bind(graph: ModelGraph, scope: str, env: dict[str, TensorType], exact: bool)
     iteration (``exact``), or generalized to any iteration (fresh dims, see ``regions.generalized``)."""
     owner, attr = graph.regions[scope]
     names = owner.branch_inputs.get(attr, [])
-    return {n: t for n, t in zip(names, _BINDERS[owner.op_type](owner, env, exact)) if t is not None}
+    return {n: t for n, t in zip(names, BINDERS[owner.op_type](owner, env, exact)) if t is not None}
 
 
 def is_fixpoint(owner: ModelNode, env: dict[str, TensorType]) -> bool:
@@ -141,34 +140,6 @@ def induction_holds(owner: ModelNode, env: dict, guesses: dict) -> bool:
     return all(step(env.get(a), env.get(b)) is not None for a, b in _CARRIED[owner.op_type](owner) if a in guesses)
 
 
-def _loop_inputs(owner: ModelNode, env: dict, exact: bool) -> list:
-    names = owner.branch_inputs.get("body", [])
-    initial = [env.get(x) if x else None for x in owner.inputs[2:]]
-    return [TensorType("int64", ()), TensorType("bool", ())] + [
-        generalized(t, n, exact) for t, n in zip(initial, names[2:])]
-
-
-def _scan_parts(node: ModelNode) -> tuple[bool, list, int, int]:
-    """(Scan-8, the state and scan inputs, num_scan_inputs, the number of states).  Scan-8 has
-    sequence_lens first and a batch axis (axis 0) on every tensor; a scan input's scan axis is 1."""
-    v8 = node.opset is not None and node.opset < 9
-    ins = node.inputs[1:] if v8 else node.inputs
-    m = int(node.attrs.get("num_scan_inputs", 0) or 0)
-    return v8, ins, m, len(ins) - m
-
-
-def _scan_inputs(owner: ModelNode, env: dict, exact: bool) -> list:
-    v8, ins, _m, states = _scan_parts(owner)
-    names = owner.branch_inputs.get("body", [])
-    out: list = [generalized(without(env.get(x), (0,)) if v8 else env.get(x), n, exact)
-                 for x, n in zip(ins[:states], names)]
-    axes = list(owner.attrs.get("scan_input_axes") or ())
-    for k, x in enumerate(ins[states:]):
-        axis = 1 if v8 else (int(axes[k]) if k < len(axes) else 0)
-        out.append(without(env.get(x), (0, axis) if v8 else (axis,)))
-    return out
-
-
 def region_outputs(node: ModelNode, env: dict[str, TensorType], graph: ModelGraph | None = None) -> Outputs | None:
     """The outputs of a control-flow node from its subgraphs' inferred outputs, or None if it is not one;
     ``graph``, the model's, tells which body outputs the iterations cannot change (a Loop's condition)."""
@@ -176,16 +147,11 @@ def region_outputs(node: ModelNode, env: dict[str, TensorType], graph: ModelGrap
     return None if rule is None else rule(node, env, graph)
 
 
-def _scalar(t: TensorType | None) -> Any:
-    value = getattr(t, "value", None)
-    return value.reshape(-1)[0] if isinstance(value, np.ndarray) and value.size == 1 else None
-
-
 def _if(node: ModelNode, env: dict, _graph: Any = None) -> Outputs | None:
     then, other = node.branches.get("then_branch", []), node.branches.get("else_branch", [])
     if len(then) != len(node.outputs) or len(other) != len(node.outputs):
         return None
-    cond = _scalar(env.get(node.inputs[0])) if node.inputs else None
+    cond = scalar(env.get(node.inputs[0])) if node.inputs else None
     if cond is not None:
         branch = then if bool(cond) else other
         label = f"If {'then' if bool(cond) else 'else'}_branch (condition is constant)"
@@ -210,7 +176,7 @@ def _size(t: TensorType | None) -> Any:
     """A scalar's value as a dim: a constant, or a symbolic size (``M`` from ``Shape(x)[0]``)."""
     if t is not None and t.sym is not None and len(t.sym) == 1:
         return t.sym[0]
-    m = _scalar(t)
+    m = scalar(t)
     return int(m) if m is not None else None
 
 
@@ -222,7 +188,7 @@ def _trip_count(node: ModelNode, env: dict, body: list, graph: ModelGraph | None
     m = _size(env.get(node.inputs[0])) if node.inputs and node.inputs[0] else None
     cond = node.inputs[1] if len(node.inputs) > 1 and node.inputs[1] else None
     if cond is not None:
-        initially = _scalar(env.get(cond))
+        initially = scalar(env.get(cond))
         if initially is None or not bool(initially) or not _unchanged(node, body[0], env, graph):
             return runtime_dim("trip", m if type(m) is int else None)
     if m is None:
@@ -236,7 +202,7 @@ def _unchanged(node: ModelNode, out: str, env: dict, graph: ModelGraph | None) -
     inputs = node.branch_inputs.get("body", [])
     if len(inputs) > 1 and out == inputs[1]:
         return True
-    value = _scalar(env.get(out))
+    value = scalar(env.get(out))
     if graph is None or value is None or not bool(value):
         return False
     return not reads_any(graph, out, set(inputs))
@@ -272,7 +238,7 @@ def _carried(initial: Any, bound: Any, final: Any, invariant: dict, inside: set,
 
 def _scan(node: ModelNode, env: dict, _graph: Any = None) -> Outputs | None:
     body = node.branches.get("body", [])
-    v8, ins, m, states = _scan_parts(node)
+    v8, ins, m, states = scan_parts(node)
     if m < 1 or states < 0 or len(body) != len(node.outputs):
         return None
     first = env.get(ins[states])
@@ -300,15 +266,6 @@ def _scan(node: ModelNode, env: dict, _graph: Any = None) -> Outputs | None:
     return out
 
 
-def _map_inputs(owner: ModelNode, env: dict, exact: bool) -> list:
-    """SequenceMap's body inputs: each sequence's element (what every element is), each tensor as it is."""
-    out = []
-    for x in owner.inputs:
-        t = env.get(x) if x else None
-        out.append(t.elem if isinstance(t, SequenceType) else t if t is not None else TensorType(None, None))
-    return out
-
-
 def _map(node: ModelNode, env: dict, _graph: Any = None) -> Outputs | None:
     body = node.branches.get("body", [])
     if len(body) != len(node.outputs) or not node.inputs:
@@ -327,8 +284,6 @@ def _unknowns(t) -> set:
 
 _RULES: dict[str, Callable[[ModelNode, dict, Any], Outputs | None]] = {"If": _if, "Loop": _loop, "Scan": _scan,
                                                                    "SequenceMap": _map}
-_BINDERS: dict[str, Callable[[ModelNode, dict, bool], list]] = {"Loop": _loop_inputs, "Scan": _scan_inputs,
-                                                                "SequenceMap": _map_inputs}
 
 
 def _loop_carried(owner: ModelNode) -> list[tuple[str, str]]:
@@ -340,7 +295,7 @@ def _loop_carried(owner: ModelNode) -> list[tuple[str, str]]:
 def _scan_carried(owner: ModelNode) -> list[tuple[str, str]]:
     """(body input, body output) of each Scan state: the first inputs and outputs."""
     names, outs = owner.branch_inputs.get("body", []), owner.branches.get("body", [])
-    return list(zip(names, outs[:_scan_parts(owner)[3]]))
+    return list(zip(names, outs[:scan_parts(owner)[3]]))
 
 
 _CARRIED: dict[str, Callable[[ModelNode], list]] = {"Loop": _loop_carried, "Scan": _scan_carried,
