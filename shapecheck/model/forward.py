@@ -187,7 +187,7 @@ class ForwardPass(RegionWalk):
         self.bind_bodies(node)
         try:
             forward = region_outputs(node, self.env, self.graph)
-            how, counted = ("subgraphs", False) if forward is not None else ("fallback", counted)   # checked so
+            how, counted = ("subgraphs", False) if forward is not None else ("fallback", counted)   # bodies: not skipped
             if forward is None and self.graph.infer_node is not None:
                 forward = self.graph.infer_node(node, self.env)
         except NodeInferenceError as exc:
