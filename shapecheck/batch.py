@@ -42,7 +42,8 @@ class Outcome:
 
 def discover(paths: Sequence[str]) -> list[str]:
     """Model files from files, directories (recursively: ``*.onnx``, and ``*.xml`` with a ``.bin``
-    beside it) and glob patterns, sorted within each argument and without repeats.
+    beside it or an OpenVINO IR's ``<net`` root) and glob patterns, sorted within each argument and
+    without repeats.
 
     A path that does not exist, a pattern that matches nothing or a directory without models is
     kept as given: checking it reports why it is unusable.
@@ -71,9 +72,22 @@ def _models_under(directory: str) -> list[str]:
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for f in sorted(files):
             low = f.lower()
-            if low.endswith(".onnx") or (low.endswith(".xml") and os.path.exists(os.path.join(root, f[:-4] + ".bin"))):
-                out.append(os.path.join(root, f))
+            path = os.path.join(root, f)
+            if low.endswith(".onnx") or (low.endswith(".xml") and (os.path.exists(path[:-4] + ".bin") or _is_ir(path))):
+                out.append(path)
     return sorted(out) or [directory]    # an empty directory is reported, not silently passed
+
+
+def _is_ir(path: str) -> bool:
+    """Whether an ``.xml`` without a ``.bin`` beside it is an OpenVINO IR all the same (its root element
+    ``<net``, in its first 4 KB): then it is checked, and says what is wrong with it, rather than
+    left out of a directory's count; any other XML file (a ``pom.xml``) is not a model."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    return b"<net " in head or b"<net>" in head
 
 
 @lru_cache(maxsize=8)   # keyed by the spec directories: a registry (and its solve cache) per set of them

@@ -51,6 +51,15 @@ def test_discover_directories_globs_and_files(tree):
     assert batch.discover(["*.none"]) == ["*.none"]
 
 
+def test_an_ir_without_its_bin_is_found_and_says_what_is_wrong(tree, capsys):
+    # a trial's directory left out an IR whose .bin was missing, and a malformed one, from its count
+    shutil.copy(EXAMPLES / "scatter_update.xml", tree / "a" / "b" / "lone.xml")
+    (tree / "a" / "b" / "broken.xml").write_text("<net><layers><layer id='0'")
+    assert batch.discover(["a"]) == ["a/b/broken.xml", "a/b/ir.xml", "a/b/lone.xml", "a/b/sub.onnx", "a/kv.onnx"]
+    assert main(["check", "-j", "1", "-q", "a/b/broken.xml"]) == 2
+    assert "unreadable" in capsys.readouterr().out
+
+
 def test_check_many_in_parallel_equals_in_process(tree, capsys):
     one = json.loads(run(capsys, "check", "a", "--json", "--jobs", "1")[1])
     two = json.loads(run(capsys, "check", "a", "--jobs", "2", "--json")[1])
