@@ -84,6 +84,11 @@ class ModelGraph:
     # an annotated copy, whose subgraphs keep the names, leaves their types as they were
     shadowed: set[str] = field(default_factory=set)
 
+    def writable_types(self, types: dict) -> dict:
+        """``types`` as an annotated copy writes them: without the names two sibling subgraphs share
+        (``shadowed``), whose types a copy that keeps those names cannot tell apart."""
+        return {k: t for k, t in types.items() if k not in self.shadowed} if self.shadowed else types
+
     def drop_model(self) -> None:
         """Let go of the parsed model once only the check reads the graph: of a 60k-node model it is
         the largest object (30 MB), and nothing but ``annotate`` (``proto``), the exporter's metadata

@@ -36,7 +36,8 @@ def _iteration(owner: ModelNode, env: dict) -> TensorType:
     """The iteration number a Loop body reads: 0 to M - 1 for a trip count M known as a dim, attained
     where no condition can end the loop early (a for loop: no cond input), else only a bound."""
     m = env.get(owner.inputs[0]) if owner.inputs and owner.inputs[0] else None
-    count = int(scalar(m)) if m is not None and scalar(m) is not None else None
+    value = scalar(m)
+    count = int(value) if value is not None else None
     if count is None and m is not None and m.sym is not None and len(m.sym) == 1 and is_symbolic(m.sym[0]) \
             and not has_unknown(m.sym[0]):
         count = m.sym[0]

@@ -103,8 +103,7 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
         if graph.format != "onnx":
             raise UsageError("--output writes ONNX models only; this model is OpenVINO IR")
         from ..frontends import write_annotated
-        types = {k: t for k, t in report.types.items() if k not in graph.shadowed} if graph.shadowed else report.types
-        write_annotated(graph.proto, types, output, graph.path, domain_metadata(report.domain))
+        write_annotated(graph.proto, graph.writable_types(report.types), output, graph.path, domain_metadata(report.domain))
     return report
 
 
@@ -256,9 +255,7 @@ def annotate(model: Any, *, registry: Registry | None = None, assume_nonempty: b
         else:             # the caller's model is never modified
             m = onnx.ModelProto()
             m.CopyFrom(graph.proto)
-        types = report.types   # what is written of them: onnx_write._type_bytes
-        if graph.shadowed:     # names two sibling subgraphs share: their types are left as they were
-            types = {k: t for k, t in types.items() if k not in graph.shadowed}
+        types = graph.writable_types(report.types)   # what is written of them: onnx_write._type_bytes
         subgraphs, produced = bool(graph.regions), graph.produced
         # past their types, the nodes and their reports are let go: the value_info bytes reuse their memory
         del report
