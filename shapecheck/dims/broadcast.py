@@ -4,15 +4,19 @@ Two dims broadcast when they are equal or one of them is 1, and the result is th
 A dim is the result in every such pair when it can never be 1 (``2*ceil(H/2)``, even, against
 ``H``: they are equal, or ``H`` is 1), when the other is 0 or 1 whatever its symbols
 (``Min(1, S)``), or when it is provably the larger and the one pair against it, itself 1 and the
-other 0, cannot happen.  Where none of these is proved, ``broadcast_result`` gives None and the
-caller makes a fresh unknown dim: which of the two the result is depends on the sizes.
+other 0, cannot happen.  Where none of these is proved, which of the two it is depends on the
+sizes, and the result is ``Max(a, b)*Min(1, a)*Min(1, b)``: in every pair that broadcasts that is the
+other dim when one is 1, either when they are equal, and 0 when one is 0 (an empty input, the
+other 0 or 1).  Under the model's facts (every input dim at least 1, by default) it settles to
+``Max(a, b)``.  Only a dim that is not known at all (an unknown) gives None, and the caller makes a
+fresh unknown dim.
 
 >>> from shapecheck.dims import symbol
 >>> H, S, M = symbol("H"), symbol("S"), symbol("M")
 >>> broadcast_result(2 * sympy.floor(H / 2 - sympy.Rational(1, 2)) + 2, H)
 2*floor(H/2 - 1/2) + 2
 >>> broadcast_result(sympy.Min(64, S), S), broadcast_result(sympy.Min(1, S), 16), broadcast_result(M, S)
-(S, 16*Min(1, S), None)
+(S, 16*Min(1, S), Max(M, S)*Min(1, M)*Min(1, S))
 >>> broadcast_result(M, M * sympy.Min(1, S)), broadcast_result((S + 1) * (M + 1), S * M + S + M + 1)
 (M*Min(1, S), (M + 1)*(S + 1))
 """
@@ -54,12 +58,25 @@ def broadcast_result(a: Any, b: Any) -> Any:
     elif top == a:
         small, large = b, a
     else:
-        return None     # N vs M: N, M or either, by the condition; not known here
+        return either(a, b)     # N vs M: N, M or either, by the condition
     if isinstance(large, sympy.Symbol):
         at_one = sympy.sympify(small).subs(large, 1)
         if at_one.is_number and at_one != 0:
             return large
-    return None
+    return either(a, b)
+
+
+def either(a: Any, b: Any) -> Any:
+    """The broadcast of ``a`` and ``b`` in every pair of their values that broadcasts, when which of
+    the two it is depends on the values: the larger, or 0 where one is 0.
+
+    >>> from shapecheck.dims import symbol
+    >>> A, B = symbol("A"), symbol("B")
+    >>> r = either(A, B)
+    >>> [(a, b, r.subs({A: a, B: b})) for a, b in [(1, 5), (5, 1), (4, 4), (0, 1), (1, 0), (0, 0)]]
+    [(1, 5, 5), (5, 1, 5), (4, 4, 4), (0, 1, 0), (1, 0, 0), (0, 0, 0)]
+    """
+    return sympy.Max(a, b) * sympy.Min(1, a) * sympy.Min(1, b)
 
 
 def zero_or_one(d: Any) -> bool:
@@ -99,4 +116,4 @@ def never_one(d: Any) -> bool:
     return provably_nonnegative(e - 2)
 
 
-__all__ = ["broadcast_result", "never_one", "zero_or_one"]
+__all__ = ["broadcast_result", "either", "never_one", "zero_or_one"]

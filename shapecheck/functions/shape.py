@@ -94,7 +94,6 @@ def _merge(dims: list) -> Any:
             raise EvalError(f"dims {out} and {d} do not broadcast")
         else:
             merged = broadcast_result(out, d)
-            # N vs M: N, M or either, by the condition; not known here
             out = unknown_dim("broadcast") if merged is None else merged
     return normalize_dim(out)
 

@@ -33,7 +33,7 @@ from ..registry import Registry, default_registry
 from .domain import outside_finding, unpin_given
 from .forward import check_graph
 from .recorded import graph_tops
-from .refinements import refuted_refinements
+from .refinements import refuted_conditions, refuted_refinements
 from .reports import ModelReport
 from .sizes import bind_sizes, parse_sizes, recorded_ranges
 
@@ -91,10 +91,13 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
             if owned:
                 model = None   # the graph holds what is left of the parsed model, and run_checks drops it
             report = run_checks(graph, registry, strict, runtime, assume_nonempty, sizes, progress, drop_model=owned)
-        if not sizes and any(d.status == "refines" for d in report.declarations):
-            # what a declaration fills in, tried at the smallest sizes the domain admits (model/refinements.py)
-            refuted_refinements(report, lambda point: _at_sizes(source, registry, strict, runtime, load_external_data,
-                                                                assume_nonempty, point, light))
+        refuted: list = []
+        if not sizes and report.declarations:
+            # what a declaration fills in or states, tried at the smallest sizes the domain admits (model/refinements.py)
+            refuted_conditions(report)
+            if any(d.status == "refines" for d in report.declarations):
+                refuted = refuted_refinements(report, lambda point: _at_sizes(
+                    source, registry, strict, runtime, load_external_data, assume_nonempty, point, light))
         if sizes and report.failed:
             unbound = check_model(source, strict=strict, registry=registry, load_external_data=load_external_data,
                                   pause_gc=False, light=light, assume_nonempty=assume_nonempty)
@@ -103,7 +106,9 @@ def check_model(model: Any, *, strict: bool = False, registry: Registry | None =
         if graph.format != "onnx":
             raise UsageError("--output writes ONNX models only; this model is OpenVINO IR")
         from ..frontends import write_annotated
-        write_annotated(graph.proto, graph.writable_types(report.types), output, graph.path, domain_metadata(report.domain))
+        types = _types_without(source, registry, load_external_data, assume_nonempty, sizes, refuted) if refuted \
+            else report.types
+        write_annotated(graph.proto, graph.writable_types(types), output, graph.path, domain_metadata(report.domain))
     return report
 
 
@@ -142,6 +147,16 @@ def _at_sizes(model: Any, registry: Registry, strict: bool, runtime: str | None,
     if report is not None:
         return report
     return run_checks(load_graph(model, registry, load_external_data), registry, strict, runtime, assume_nonempty, sizes)
+
+
+def _types_without(model: Any, registry: Registry, load_external_data: bool, assume_nonempty: bool,
+                   sizes: dict[str, int] | None, refuted: list) -> dict:
+    """The types of a check of ``model`` that takes nothing from the declarations of ``refuted``
+    (wrong at a size the domain admits, ``refinements``): what an annotated copy writes."""
+    graph = load_graph(model, registry, load_external_data)
+    for d in refuted:
+        graph.declared.pop(d.tensor, None)
+    return run_checks(graph, registry, False, None, assume_nonempty, sizes, types_only=True).types
 
 
 def outside_recorded(recorded: dict[str, tuple[int, int | None]], sizes: dict[str, int]) -> list[str]:
@@ -255,7 +270,12 @@ def annotate(model: Any, *, registry: Registry | None = None, assume_nonempty: b
         else:             # the caller's model is never modified
             m = onnx.ModelProto()
             m.CopyFrom(graph.proto)
-        types = graph.writable_types(report.types)   # what is written of them: onnx_write._type_bytes
+        refuted = refuted_refinements(report, lambda point: run_checks(
+            load_graph(model, registry), registry, False, None, assume_nonempty, point)) \
+            if not dims and any(d.status == "refines" for d in report.declarations) else []
+        # what is written of them (onnx_write._type_bytes): nothing a declaration wrong somewhere fills in
+        types = graph.writable_types(_types_without(model, registry, False, assume_nonempty, None, refuted)
+                                     if refuted else report.types)
         subgraphs, produced = bool(graph.regions), graph.produced
         # past their types, the nodes and their reports are let go: the value_info bytes reuse their memory
         del report

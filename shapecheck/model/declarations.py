@@ -213,7 +213,8 @@ def check_declaration(graph: ModelGraph, report: ModelReport, env: dict, node: M
             tname, node.name, decl.kind, d, inf, "condition", "warning" if pins else "info",
             (f"the {decl.kind} {tname!r} is declared {d} but inference gives {inf}: the declaration holds only "
              f"where " if pins else f"the {decl.kind} of {tname!r} names its dims differently from inference; "
-             "valid only if ") + ", ".join(texts), f"declare {tname!r} as {inf}", texts))
+             "it holds only if ") + ", ".join(texts), f"declare {tname!r} as {inf}", texts,
+            [r for _, r in c.conditions if r is not None]))
     elif c.refined:
         env[tname] = c.type if c.type is not None else TensorType(c.dtype, c.shape, inf.value)
         for r in c.refined:

@@ -8,10 +8,20 @@ it, though at T = 1 the sum is ``[B, 0, 3]`` (onnxruntime too).
 ``refuted_refinements`` checks the model again at a few of the smallest sizes its domain admits
 (``probe_points``); where a refining declaration contradicts inference there, its report becomes a
 warning that gives those sizes and both types: a witness, not a proof (the sizes tried are few).
+An annotated copy then takes its types from a check that takes nothing from those declarations
+(``check._types_without``): what they filled in, and every type downstream of it, is left as inference has it.
+
+A declaration that names its dims differently from inference states a condition (``floor(T/2 +
+1/2) == ceiling(T/2)*Min(1, ceiling(T/2 - 1/2))``, the same sum now inferred exactly).  The domain
+does not need it, since the graph runs either way; ``refuted_conditions`` evaluates it at the same
+sizes, and where it fails there, its report becomes the same warning.
 """
 from __future__ import annotations
 
 from typing import Any, Callable
+
+from ..domain.evaluate import Unsupported, compile_dim, holds_at
+from ..types import TensorType
 
 PROBES = 3   # sizes tried, at most
 
@@ -39,28 +49,74 @@ def probe_points(domain: Any, limit: int = PROBES) -> list[dict[str, int]]:
     return [p for p in out if domain.admits(p) is True][:limit]
 
 
-def refuted_refinements(report: Any, check_at: Callable[[dict[str, int]], Any]) -> None:
+def refuted_refinements(report: Any, check_at: Callable[[dict[str, int]], Any]) -> list:
     """Each refining declaration of ``report`` that a check at a probe point (``check_at(sizes)``, its
-    report) finds contradicted there: a warning with the sizes and both types (see the module's text)."""
+    report) finds contradicted there: a warning with the sizes and both types (see the module's text).
+    Gives those declarations' reports."""
     if report.domain is None:
-        return
+        return []
     refining = [d for d in report.declarations if d.status == "refines" and _refutable(d, set(report.domain.dims))]
-    if not refining:
-        return
-    for point in probe_points(report.domain):
+    refuted: list = []
+    for point in probe_points(report.domain) if refining else ():
         other = check_at(point)
         wrong = {d.tensor: d for d in other.declarations if d.status == "contradicts"}
-        at = ", ".join(f"{k} = {v}" for k, v in point.items())
         for d in refining:
             c = wrong.get(d.tensor)
             if c is None or d.severity == "warning":
                 continue
-            d.severity = "warning"
-            d.message += (f"; but at {at}, which the domain admits, inference gives {c.inferred} where the "
-                          f"{d.kind} says {c.declared}: what it fills in is wrong there")
+            _wrong_at(d, point, c.inferred, c.declared, "what it fills in is wrong there")
             d.fix = f"declare {d.tensor!r} as {d.inferred}, what inference gives at every size"
+            refuted.append(d)
         if all(d.severity == "warning" for d in refining):
+            break
+    return refuted
+
+
+def refuted_conditions(report: Any) -> None:
+    """Each declaration whose condition fails at a probe point of ``report``'s domain: a warning that
+    gives the sizes and both types there (see the module's text)."""
+    # a dim declared as a number where inference has a symbolic one says where it holds already (``seq == 7``)
+    stated = [d for d in report.declarations if d.status == "condition" and d.severity == "info" and d.relations
+              and not any(_number(getattr(r, "lhs", None)) or _number(getattr(r, "rhs", None)) for r in d.relations)]
+    if not stated or report.domain is None:
+        return
+    for point in probe_points(report.domain):
+        for d in stated:
+            if d.severity == "info" and any(holds_at(r, point) is False for r in d.relations):
+                _wrong_at(d, point, _at(d.inferred_type, point), _at(d.declared_type, point),
+                          "the declaration is wrong there")
+        if all(d.severity != "info" for d in stated):
             return
+
+
+def _wrong_at(d: Any, point: dict[str, int], inferred: Any, declared: Any, what: str) -> None:
+    at = ", ".join(f"{k} = {v}" for k, v in point.items())
+    d.severity = "warning"
+    d.message += (f"; but at {at}, which the domain admits, inference gives {inferred} where the "
+                  f"{d.kind} says {declared}: {what}")
+
+
+def _number(x: Any) -> bool:
+    return type(x) is int or bool(getattr(x, "is_number", False))
+
+
+def _at(t: Any, point: dict[str, int]) -> Any:
+    """The tensor type ``t`` at these sizes: each dim over them a number, any other as it is."""
+    shape = getattr(t, "shape", None)
+    if not isinstance(t, TensorType) or shape is None:
+        return t
+    out = []
+    for x in shape:
+        syms = tuple(getattr(x, "free_symbols", ()) or ())
+        if not syms or any(getattr(s, "name", None) not in point for s in syms):
+            out.append(x)
+            continue
+        try:
+            v = compile_dim(x, syms)(tuple(point[s.name] for s in syms))
+        except (Unsupported, ZeroDivisionError):
+            v = None
+        out.append(int(v) if v is not None and v == int(v) else x)
+    return TensorType(t.dtype, tuple(out))
 
 
 def _refutable(d: Any, inputs: set[str]) -> bool:
@@ -76,4 +132,4 @@ def _free(dims: Any) -> set:
     return {s for x in dims if not isinstance(x, int) for s in getattr(x, "free_symbols", ())}
 
 
-__all__ = ["probe_points", "refuted_refinements", "PROBES"]
+__all__ = ["probe_points", "refuted_conditions", "refuted_refinements", "PROBES"]

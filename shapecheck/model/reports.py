@@ -75,6 +75,8 @@ class DeclarationReport(Indexable):
     message: str = ""
     fix: str = ""
     conditions: list[str] = field(default_factory=list)
+    # the relations of ``conditions`` (``Rel``s), which ``refinements`` evaluates at sizes the domain admits
+    relations: list = field(default_factory=list, repr=False, compare=False)
 
     @property
     def declared(self) -> str:
