@@ -372,3 +372,21 @@ def test_a_run_of_sizes_is_a_bound_and_a_few_scattered_ones_a_pin():
     assert (r.kind, r.severity, r.text, r.pins) == ("bound", "info", "1 <= T <= 8", False)
     (r,) = build_domain([Need("T == 16", Rel("==", t, 16), [])], assumed).relations
     assert (r.kind, r.severity, r.values) == ("values", "error", (16,))
+
+
+A2, B2, C2 = symbol("a"), symbol("b"), symbol("c")
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.integers(-3, 3), st.sampled_from([A2, B2, A2 * B2, A2 * B2 * C2, sympy.Integer(1)])),
+                min_size=1, max_size=3),
+       st.sampled_from([C2, B2, C2 ** 2, B2 * C2]), st.booleans())
+def test_a_dim_divided_by_a_dim_is_evaluated_as_sympy_evaluates_it(terms, den, floored):
+    # a Reshape's -1 over a part of another input's dims is floor(A*B/C): brute force at every small point
+    e = sympy.Add(*(k * t for k, t in terms)) / den
+    e = sympy.floor(e) if floored else e
+    f = compile_dim(e, (A2, B2, C2))
+    for a in range(4):
+        for b in range(1, 4):
+            for c in range(1, 5):
+                assert f((a, b, c)) == e.subs({A2: a, B2: b, C2: c}), (e, a, b, c)

@@ -80,6 +80,9 @@ def _compile(e: Any, index: dict) -> Fn:
     if e.is_Pow and e.exp.is_Integer and e.exp >= 0:
         base, k = args[0], int(e.exp)
         return lambda p: base(p) ** k
+    if e.is_Pow and e.exp.is_Integer:   # a dim divided by a dim (a Reshape's -1 over a symbolic part)
+        base, k = args[0], -int(e.exp)
+        return lambda p: _exact(Fraction(1, 1) / Fraction(base(p)) ** k)
     if kind is sympy.Min:
         return lambda p: min(f(p) for f in args)
     if kind is sympy.Max:

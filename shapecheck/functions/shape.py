@@ -215,6 +215,8 @@ def _quotient(total, part) -> Any:
         # the reshape is valid, which the element count rule then states as B*3*H*W == B*3*2*W*floor(H/2),
         # that is H % 2 == 0
         return normalize_dim(floor_of(q))
+    if not any(is_unknown(x) for x in q.free_symbols):
+        return normalize_dim(floor_of(q))
     return unknown_dim("reshaped")
 
 
