@@ -33,8 +33,9 @@ def show(rel: Any) -> str:
         multiple = multiple_of(rel)
         if multiple is not None:
             x, q = multiple
-            text = expr_str(x)
-            return f"{text if x.is_Symbol else '(' + text + ')'} % {q} {'==' if rel.op == '==' else '!='} 0"
+            text, by = expr_str(x), expr_str(q)
+            return (f"{text if x.is_Symbol else '(' + text + ')'} % {by if type(q) is int or q.is_Symbol else '(' + by + ')'} "
+                    f"{'==' if rel.op == '==' else '!='} 0")
         lhs, rhs = sympy.sympify(ceilings(rel.lhs)), sympy.sympify(ceilings(rel.rhs))
         if rhs.is_Number and lhs.is_Add:   # the constant on the right: `ceiling(h/2)*ceiling(w/2) >= 2`
             c, lhs = lhs.as_coeff_Add()
@@ -47,7 +48,14 @@ def show(rel: Any) -> str:
 
 
 def multiple_of(rel: Rel) -> tuple | None:
-    """``(x, q)`` when ``rel`` is ``x == q*floor(x/q)`` (or ``!=``), either way round."""
+    """``(x, q)`` when ``rel`` is ``x == q*floor(x/q)`` (or ``!=``), either way round; ``q`` an integer
+    above 1, or a product of dims (a Reshape's -1 over another input's dims: ``A*B == C*floor(A*B/C)``).
+
+    >>> from shapecheck.dims import symbol
+    >>> a, b, c = symbol("A"), symbol("B"), symbol("C")
+    >>> multiple_of(Rel("==", a * b, c * sympy.floor(a * b / c))), show(Rel("==", a * b, c * sympy.floor(a * b / c)))
+    ((A*B, C), '(A*B) % C == 0')
+    """
     if rel.op not in ("==", "!="):
         return None
     for a, b in ((rel.lhs, rel.rhs), (rel.rhs, rel.lhs)):
@@ -56,4 +64,10 @@ def multiple_of(rel: Rel) -> tuple | None:
         q, f = b.as_coeff_Mul()
         if q.is_Integer and q > 1 and isinstance(f, sympy.floor) and sympy.expand(f.args[0] * q - a) == 0:
             return sympy.sympify(a), int(q)
+        if q == 1 and f.is_Mul:
+            floors = [x for x in f.args if isinstance(x, sympy.floor)]
+            if len(floors) == 1:
+                by = f / floors[0]
+                if by.free_symbols and not by.is_Number and sympy.expand(floors[0].args[0] * by - a) == 0:
+                    return sympy.sympify(a), by
     return None

@@ -80,6 +80,7 @@ def test_a_reshape_whose_minus_one_divides_by_another_inputs_dim_is_stated_over_
     for nonempty in (True, False):
         rep = shapecheck.check_model(model, assume_nonempty=nonempty)
         assert "reshaped" not in rep.domain.text() and ".shape" not in rep.domain.text(), rep.domain.text()
+        assert "(A*B) % C == 0" in rep.domain.text() and "A*B/C == D" in rep.domain.text(), rep.domain.text()
         rows = rep.types["r"].shape[0]
         ran = 0
         for a, b, c, d in itertools.product(range(0 if not nonempty else 1, 5), repeat=4):
